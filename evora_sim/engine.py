@@ -1,0 +1,953 @@
+"""The rules of Évora as compiled functions over one flat int32 state array.
+
+This module is the only implementation of the rules. Python callers (``evora_sim.api``) and the
+compiled batch driver call these same functions. Every function takes the state ``s`` and the
+packed rules ``R`` (``Rules.packed``); offsets and codes are in :mod:`evora_sim.layout`.
+
+Shape of a turn (OpenSpiel style, one decision per ``apply_action``):
+    setup placements -> [choose worker (2 players)] -> move -> main -> after -> next player.
+Effects that need choices (builds, Emperor tiles, Temple cards, the Centurion, Governor cards,
+paying 3 cards for a tile) push *frames* on a small stack inside the state; the top frame owns
+the decision until it is resolved. ``settle`` resolves everything that needs no choice, so a
+non-terminal state always has at least one legal action.
+
+Rules decisions (docs/RULES.md): D1-D20 from shared/rules/DECISIONS.md and the project's P1-P5.
+"""
+import numpy as np
+from numba import njit
+
+from .layout import (
+    A_COLUMN, A_DISCARD, A_EMPTILE, A_END, A_HEIGHT, A_PLAY, A_SITE, A_SKIP, A_SPACE, A_STACK,
+    A_TILE, A_WORKER, CENT_ANY, CENT_MOVE, CENT_SWAP, COL_H, COL_HOLDER, COL_PART, COL_TILE,
+    COLPARTS, CORE, E_ARCH_STONE, E_ARCH_STONE_WHITE, E_ARCH_TWO_STONES, E_CENT_ANY, E_CENT_MOVE,
+    E_CENT_SWAP, E_EMP_FLIP, E_EMP_PLACE, E_EMP_TEMPLE, E_GOV_COLUMN, E_GOV_HEIGHT,
+    E_GOV_WORKERS, EMPTY, END_OUT_OF_STONES, END_ROUND_LIMIT, END_TEMPLE_FULL, F_BUILD, F_CENT,
+    F_DISCARD, F_EMP_FLIP, F_EMP_PLACE, F_GOV_COLUMN, F_GOV_HEIGHT, F_ITILE, F_TEMPLE, FRAMES, FW,
+    G_CARD_PLAYED, G_CARD_SPACE, G_CENT_POS, G_CUR, G_END_SEAT, G_END_TRIGGER, G_MOVED, G_NCOLS,
+    G_NPLAYERS, G_NSPACES, G_NTURNS, G_PHASE, G_ROUND, G_SETUP_DONE, G_SP, G_TRACK,
+    G_TRACK_SCORE0, G_WHITE_LEFT, G_WINNER, ITILE_AVAIL, K_CAPITAL, K_STONE, K_WHITE, MAXSTACK,
+    N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
+    P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
+    P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
+    PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
+    PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
+    PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
+    R_GOV_COL, R_GOV_H, R_GOV_H_TIE, R_GOV_WORKER_CAP, R_GOV_WORKER_VP, R_HEIGHT_VP, R_HMAJ,
+    R_HMAJ_TIE, R_MAX_ROUNDS, R_MIN_PARTS, R_NCOLS, R_NSPACES, R_SITE_WORKERS, R_SPACE_ACTION,
+    R_SPACE_ARG, R_SPACE_COLOUR, R_STONES, R_WHITE_VP, R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
+    S_SPACE_USES, S_TEMPLE_USES, SA_BUILD, SA_CENTURION, SA_DRAW2, SA_EMPEROR, SA_TEMPLE, SITE,
+    SSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, STATS, T_CAPITAL_TWO_STONES,
+    T_FLIP_BOTH, T_THREE_STONES, T_TWO_CAPITALS, WHITE,
+)
+from .rng import randbelow, seed_stream
+
+PATTERNS = np.array(PATTERNS_LIST, dtype=np.int64)          # [pattern, group, part]
+NGROUPS = np.array([sum(1 for g in p if g[0]) for p in PATTERNS_LIST], dtype=np.int64)
+CARD_PATTERN = np.array([-1] * 6 + [PAT_STONE_THEN_WHITE, PAT_ONE_STONE, PAT_TWO_STONES_SAME]
+                        + [-1] * 3, dtype=np.int64)
+TILE_PATTERN = np.array([PAT_CAPITAL_TWO_STONES, -1, PAT_TWO_CAPITALS, PAT_THREE_STONES], dtype=np.int64)
+NCLASS = 5   # a column's height class for building: 0..4 stones (5 = capped, takes nothing)
+
+
+# ---------------------------------------------------------------------------------------------
+# small accessors
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def pb(p):
+    return PLAYERS + p * PSTRIDE
+
+
+@njit(cache=True, inline="always")
+def sb(p):
+    return STATS + p * SSTRIDE
+
+
+@njit(cache=True)
+def new_state():
+    return np.zeros(STATE_SIZE, dtype=np.int32)
+
+
+@njit(cache=True)
+def push(s, kind, a, b, c):
+    f = FRAMES + s[G_SP] * FW
+    s[f] = kind
+    s[f + 1] = a
+    s[f + 2] = b
+    s[f + 3] = c
+    s[G_SP] += 1
+
+
+@njit(cache=True)
+def pop(s):
+    s[G_SP] -= 1
+
+
+@njit(cache=True, inline="always")
+def top(s):
+    return FRAMES + (s[G_SP] - 1) * FW
+
+
+@njit(cache=True)
+def add_vp(s, p, vp, category):
+    s[pb(p) + P_SCORE] += vp
+    s[pb(p) + category] += vp
+
+
+# ---------------------------------------------------------------------------------------------
+# setup (D3, D20)
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def init_game(s, R, n, seed):
+    """Fill ``s`` with a new game for ``n`` players; the stacks are shuffled from ``seed``."""
+    s[:] = 0
+    s[G_NPLAYERS] = n
+    s[G_NSPACES] = R[R_NSPACES]
+    s[G_NCOLS] = R[R_NCOLS + n]
+    s[G_PHASE] = PH_SETUP
+    s[G_CUR] = 0
+    s[G_END_SEAT] = -1
+    s[G_WINNER] = -1
+    s[G_CENT_POS] = 0
+    s[G_WHITE_LEFT] = R[R_WHITES]
+    s[G_MOVED] = -1
+    s[G_CARD_SPACE] = -1
+    s[G_TRACK] = -1
+    for x in range(s[G_NSPACES]):
+        s[SITE + x] = EMPTY
+    s[SITE + 0] = OCC_CENTURION
+    for c in range(s[G_NCOLS]):
+        s[COL_HOLDER + c] = -1
+        s[COL_TILE + c] = -1
+        for k in range(COLPARTS):
+            s[COL_PART + c * COLPARTS + k] = -1
+    rs = np.zeros(1, dtype=np.uint64)
+    seed_stream(rs, seed, 0)
+    copies = R[R_COPIES]
+    for t in range(NTYPES):
+        base = STACK_CARDS + t * MAXSTACK
+        m = 3 * copies
+        for i in range(m):
+            s[base + i] = t * 3 + i // copies
+        for i in range(m - 1, 0, -1):     # Fisher-Yates
+            j = randbelow(rs, i + 1)
+            tmp = s[base + i]
+            s[base + i] = s[base + j]
+            s[base + j] = tmp
+        s[STACK_LEN + t] = m
+        s[STACK_TOP + t] = 0
+    for t in range(NITILE):
+        s[ITILE_AVAIL + t] = 1
+    for p in range(n):
+        b = pb(p)
+        s[b + P_STONES] = R[R_STONES]
+        s[b + P_CAPS] = R[R_CAPS]
+        s[b + P_WORKERS] = R[R_WORKERS] - R[R_SITE_WORKERS + n]
+        for k in range(2):
+            s[b + P_WPOS + k] = -1
+            s[b + P_TPOS + k] = -1
+
+
+# ---------------------------------------------------------------------------------------------
+# the Construction Site (D4, D12)
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def destinations(s, start, out, n_out):
+    """D4: append to ``out`` the first 3 spaces of the first run of 3 empty spaces after ``start``."""
+    ns = s[G_NSPACES]
+    run = 0
+    first = 0
+    for i in range(1, ns):
+        x = (start + i) % ns
+        if s[SITE + x] == EMPTY:
+            if run == 0:
+                first = i
+            run += 1
+            if run == 3:
+                for k in range(3):
+                    out[n_out + k] = A_SPACE + (start + first + k) % ns
+                return n_out + 3
+        else:
+            run = 0
+    return n_out
+
+
+# ---------------------------------------------------------------------------------------------
+# majorities (D7, D17)
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def column_leader(s, R, c):
+    """D7: the colour (seat, or WHITE) holding column ``c``, or -1."""
+    counts = np.zeros(NOWNERS, dtype=np.int64)
+    high = np.full(NOWNERS, -1, dtype=np.int64)
+    h = s[COL_H + c]
+    for k in range(h):
+        o = s[COL_PART + c * COLPARTS + k]
+        counts[o] += 1
+        high[o] = k
+    best = -1
+    need = R[R_MIN_PARTS]
+    for o in range(NOWNERS):
+        if counts[o] >= need:
+            if best < 0 or counts[o] > counts[best] or (counts[o] == counts[best] and high[o] > high[best]):
+                best = o
+    return best
+
+
+@njit(cache=True)
+def update_column_holder(s, R, c):
+    """D7: after a placement in ``c``, the majority worker moves to the current holder."""
+    leader = column_leader(s, R, c)
+    if leader == WHITE:
+        leader = -1
+    old = s[COL_HOLDER + c]
+    if old == leader:
+        return
+    if old >= 0:
+        s[pb(old) + P_WORKERS] += 1
+        s[COL_HOLDER + c] = -1
+    if leader >= 0 and s[pb(leader) + P_WORKERS] > 0:
+        s[pb(leader) + P_WORKERS] -= 1
+        s[COL_HOLDER + c] = leader
+
+
+@njit(cache=True)
+def height_counts(s, level, counts):
+    """Parts of each owner at ``level`` (1-4 stones, 5 capitals) across the Temple."""
+    counts[:] = 0
+    for c in range(s[G_NCOLS]):
+        if s[COL_H + c] >= level:
+            counts[s[COL_PART + c * COLPARTS + level - 1]] += 1
+
+
+@njit(cache=True)
+def height_standing(counts, p, need):
+    """D17: 0 if ``p`` does not lead, 1 if it leads alone, 2 if it leads tied (white included)."""
+    best = 0
+    for o in range(NOWNERS):
+        if counts[o] >= need and counts[o] > best:
+            best = counts[o]
+    if best == 0 or counts[p] != best:
+        return 0
+    leaders = 0
+    for o in range(NOWNERS):
+        if counts[o] == best:
+            leaders += 1
+    return 1 if leaders == 1 else 2
+
+
+# ---------------------------------------------------------------------------------------------
+# building (D6, D8, D16)
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def check_end(s, R, p):
+    """D16: checked after every part placed."""
+    if s[G_END_TRIGGER] != 0:
+        return
+    full = True
+    for c in range(s[G_NCOLS]):
+        if s[COL_H + c] < 4:
+            full = False
+            break
+    if full:
+        s[G_END_TRIGGER] = END_TEMPLE_FULL
+        s[G_END_SEAT] = p
+    elif s[pb(p) + P_STONES] == 0:
+        s[G_END_TRIGGER] = END_OUT_OF_STONES
+        s[G_END_SEAT] = p
+
+
+@njit(cache=True)
+def can_place(s, p, c, kind):
+    h = s[COL_H + c]
+    if kind == K_STONE:
+        return h < 4 and s[pb(p) + P_STONES] > 0
+    if kind == K_WHITE:
+        return h < 4 and s[G_WHITE_LEFT] > 0
+    return h == 4 and s[pb(p) + P_CAPS] > 0
+
+
+@njit(cache=True)
+def place_part(s, R, p, c, kind):
+    """Place one part at the top of column ``c``: its VP at once, the holder, the end check."""
+    h = s[COL_H + c]
+    if kind == K_WHITE:
+        s[COL_PART + c * COLPARTS + h] = WHITE
+        s[G_WHITE_LEFT] -= 1
+        add_vp(s, p, R[R_WHITE_VP], P_VP_WHITE)
+    else:
+        s[COL_PART + c * COLPARTS + h] = p
+        if kind == K_STONE:
+            s[pb(p) + P_STONES] -= 1
+        else:
+            s[pb(p) + P_CAPS] -= 1
+        add_vp(s, p, R[R_HEIGHT_VP + h + 1], P_VP_BUILD)
+    s[COL_H + c] = h + 1
+    update_column_holder(s, R, c)
+    check_end(s, R, p)
+
+
+@njit(cache=True)
+def group_fill(pat, g, h, stones, whites, caps):
+    """Parts group ``g`` of ``pat`` places on a column of height ``h`` (D6: in order, skipping
+    parts that do not fit), and the supplies left: (placed, stones, whites, caps)."""
+    placed = 0
+    for k in range(2):
+        kind = PATTERNS[pat, g, k]
+        if kind == K_STONE:
+            if h < 4 and stones > 0:
+                stones -= 1
+                h += 1
+                placed += 1
+        elif kind == K_WHITE:
+            if h < 4 and whites > 0:
+                whites -= 1
+                h += 1
+                placed += 1
+        elif kind == K_CAPITAL:
+            if h == 4 and caps > 0:
+                caps -= 1
+                h += 1
+                placed += 1
+    return placed, stones, whites, caps
+
+
+@njit(cache=True)
+def best_from(pat, g, stones, whites, caps, cls):
+    """Most parts groups g.. of ``pat`` can still place on distinct columns, given ``cls[h]``
+    free columns of each height class; every group either takes one column or is skipped."""
+    rem = NGROUPS[pat] - g
+    if rem <= 0:
+        return 0
+    best = 0
+    total = 1
+    for _ in range(rem):
+        total *= NCLASS + 1
+    for code in range(total):
+        st, wh, cp = stones, whites, caps
+        placed = 0
+        x = code
+        d0 = -1
+        d1 = -1
+        ok = True
+        for j in range(rem):
+            d = x % (NCLASS + 1)
+            x //= NCLASS + 1
+            if d == NCLASS:       # skip this group
+                continue
+            same = 1 + (1 if d == d0 else 0) + (1 if d == d1 else 0)
+            if cls[d] < same:
+                ok = False
+                break
+            k, st, wh, cp = group_fill(pat, g + j, d, st, wh, cp)
+            placed += k
+            if j == 0:
+                d0 = d
+            else:
+                d1 = d
+        if ok and placed > best:
+            best = placed
+    return best
+
+
+@njit(cache=True)
+def free_classes(s, used):
+    cls = np.zeros(NCLASS + 1, dtype=np.int64)
+    for c in range(s[G_NCOLS]):
+        if not (used >> c) & 1:
+            h = s[COL_H + c]
+            if h < NCLASS:
+                cls[h] += 1
+    return cls
+
+
+@njit(cache=True)
+def legal_build(s, R, f, out, n):
+    """D6: the columns (or a skip) for the next group that keep the largest build possible."""
+    p = s[G_CUR]
+    pat = s[f + 1]
+    g = s[f + 2]
+    used = s[f + 3]
+    st = s[pb(p) + P_STONES]
+    wh = s[G_WHITE_LEFT]
+    cp = s[pb(p) + P_CAPS]
+    cls = free_classes(s, used)
+    target = best_from(pat, g, st, wh, cp, cls)
+    if target == 0:
+        return n
+    good = np.zeros(NCLASS, dtype=np.bool_)
+    for h in range(NCLASS):
+        if cls[h] > 0:
+            k, st2, wh2, cp2 = group_fill(pat, g, h, st, wh, cp)
+            if k > 0:
+                cls[h] -= 1
+                good[h] = k + best_from(pat, g + 1, st2, wh2, cp2, cls) == target
+                cls[h] += 1
+    for c in range(s[G_NCOLS]):
+        h = s[COL_H + c]
+        if h < NCLASS and good[h] and not (used >> c) & 1:
+            out[n] = A_COLUMN + c
+            n += 1
+    if best_from(pat, g + 1, st, wh, cp, cls) == target:
+        out[n] = A_SKIP
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_build(s, R, f, a):
+    p = s[G_CUR]
+    pat = s[f + 1]
+    g = s[f + 2]
+    if a != A_SKIP:
+        c = a - A_COLUMN
+        for k in range(2):
+            kind = PATTERNS[pat, g, k]
+            if kind != 0 and can_place(s, p, c, kind):
+                place_part(s, R, p, c, kind)
+        s[f + 3] |= 1 << c
+    s[f + 2] = g + 1
+    if g + 1 >= NGROUPS[pat]:
+        pop(s)
+
+
+# ---------------------------------------------------------------------------------------------
+# cards, tiles and site actions (D9-D15)
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def draw_card(s, R, p, t):
+    """D9: a drawn card waits face down until the end of the turn; an empty stack pays VP."""
+    top_i = s[STACK_TOP + t]
+    if top_i < s[STACK_LEN + t]:
+        e = s[STACK_CARDS + t * MAXSTACK + top_i]
+        s[STACK_TOP + t] = top_i + 1
+        s[pb(p) + P_PENDING + e] += 1
+    else:
+        add_vp(s, p, R[R_EMPTY_VP], P_VP_EMPTY)
+
+
+@njit(cache=True)
+def push_emp_place(s, p):
+    """D14: which tile to place is a choice only if both are in supply with different sides up."""
+    b = pb(p)
+    in0 = s[b + P_TPOS] < 0
+    in1 = s[b + P_TPOS + 1] < 0
+    if in0 and in1:
+        chosen = 0 if s[b + P_TVAL] == s[b + P_TVAL + 1] else -1
+    elif in0:
+        chosen = 0
+    elif in1:
+        chosen = 1
+    else:
+        chosen = -2   # no tile left: nothing to place
+    push(s, F_EMP_PLACE, chosen, 0, 0)
+
+
+@njit(cache=True)
+def dispatch_effect(s, R, p, e, nested):
+    """Carry out card effect ``e`` for ``p`` (from hand or from the Temple)."""
+    if e == E_GOV_COLUMN:
+        push(s, F_GOV_COLUMN, 0, 0, 0)
+    elif e == E_GOV_WORKERS:
+        held = 0
+        for c in range(s[G_NCOLS]):
+            if s[COL_HOLDER + c] == p:
+                held += 1
+        add_vp(s, p, min(held * R[R_GOV_WORKER_VP], R[R_GOV_WORKER_CAP]), P_VP_CARDS)
+    elif e == E_GOV_HEIGHT:
+        push(s, F_GOV_HEIGHT, 0, 0, 0)
+    elif e == E_EMP_PLACE:
+        push_emp_place(s, p)
+    elif e == E_EMP_FLIP:
+        push(s, F_EMP_FLIP, 0, 0, 0)
+    elif e == E_EMP_TEMPLE:
+        push(s, F_TEMPLE, (1 << NTYPES) - 1, 0, 0)
+    elif e == E_CENT_SWAP:
+        push(s, F_CENT, CENT_SWAP, nested, 0)
+    elif e == E_CENT_ANY:
+        push(s, F_CENT, CENT_ANY, nested, 0)
+    elif e == E_CENT_MOVE:
+        push(s, F_CENT, CENT_MOVE, nested, 0)
+    else:
+        push(s, F_BUILD, CARD_PATTERN[e], 0, 0)
+
+
+@njit(cache=True)
+def execute_space(s, R, p, x, nested, by_centurion):
+    """Carry out the action of space ``x``.
+
+    D12: reached by the Centurion, the "use the Centurion" space does nothing.
+    P1: reached while resolving a Temple card (``nested``), a Temple space does nothing.
+    """
+    s[sb(p) + S_SPACE_USES + x] += 1
+    kind = R[R_SPACE_ACTION + x]
+    arg = R[R_SPACE_ARG + x]
+    if kind == SA_BUILD:
+        push(s, F_BUILD, arg, 0, 0)
+    elif kind == SA_EMPEROR:
+        push_emp_place(s, p)
+    elif kind == SA_DRAW2:
+        draw_card(s, R, p, arg // NTYPES)
+        draw_card(s, R, p, arg % NTYPES)
+    elif kind == SA_CENTURION:
+        if not by_centurion:
+            push(s, F_CENT, CENT_MOVE, nested, 1)
+    elif kind == SA_TEMPLE:
+        if not nested:
+            push(s, F_TEMPLE, arg, 0, 0)
+
+
+@njit(cache=True)
+def apply_itile(s, R, p, t):
+    """D15: an instant bonus tile, once its 3 cards are paid."""
+    if t == T_FLIP_BOTH:
+        s[pb(p) + P_TVAL] = 1
+        s[pb(p) + P_TVAL + 1] = 1
+    else:
+        push(s, F_BUILD, TILE_PATTERN[t], 0, 0)
+
+
+@njit(cache=True)
+def colour_ok(s, R, e):
+    x = s[G_CARD_SPACE]
+    return x >= 0 and e // 3 == R[R_SPACE_COLOUR + x]
+
+
+@njit(cache=True)
+def any_play(s, R, p):
+    if s[G_CARD_PLAYED]:
+        return False
+    b = pb(p)
+    for e in range(NEFF):
+        if s[b + P_HAND + e] > 0 and colour_ok(s, R, e):
+            return True
+    if s[b + P_HANDN] >= 3:
+        for t in range(NITILE):
+            if s[ITILE_AVAIL + t]:
+                return True
+    return False
+
+
+@njit(cache=True)
+def legal_plays(s, R, p, out, n):
+    if s[G_CARD_PLAYED]:
+        return n
+    b = pb(p)
+    for e in range(NEFF):
+        if s[b + P_HAND + e] > 0 and colour_ok(s, R, e):
+            out[n] = A_PLAY + e
+            n += 1
+    if s[b + P_HANDN] >= 3:
+        for t in range(NITILE):
+            if s[ITILE_AVAIL + t]:
+                out[n] = A_TILE + t
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def temple_choosable(s, t):
+    """D11: a non-empty stack whose top card is not itself "use a card in the Temple"."""
+    top_i = s[STACK_TOP + t]
+    if top_i >= s[STACK_LEN + t]:
+        return False
+    return s[STACK_CARDS + t * MAXSTACK + top_i] != E_EMP_TEMPLE
+
+
+# ---------------------------------------------------------------------------------------------
+# legal actions
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def legal_frame(s, R, out):
+    """Legal actions of the top frame (0 if it has no choice to offer)."""
+    f = top(s)
+    kind = s[f]
+    p = s[G_CUR]
+    b = pb(p)
+    n = 0
+    if kind == F_BUILD:
+        return legal_build(s, R, f, out, 0)
+    if kind == F_EMP_PLACE:
+        chosen = s[f + 1]
+        if chosen == -1:
+            out[0] = A_EMPTILE
+            out[1] = A_EMPTILE + 1
+            return 2
+        if chosen >= 0:
+            for c in range(s[G_NCOLS]):
+                if s[COL_TILE + c] < 0:
+                    out[n] = A_COLUMN + c
+                    n += 1
+        return n
+    if kind == F_EMP_FLIP:
+        for k in range(2):
+            if s[b + P_TVAL + k] == 0:
+                # two front-side tiles both in supply are the same choice
+                if k == 1 and n == 1 and s[b + P_TPOS] < 0 and s[b + P_TPOS + 1] < 0:
+                    continue
+                out[n] = A_EMPTILE + k
+                n += 1
+        return n
+    if kind == F_TEMPLE:
+        mask = s[f + 1]
+        for t in range(NTYPES):
+            if (mask >> t) & 1 and temple_choosable(s, t):
+                out[n] = A_STACK + t
+                n += 1
+        return n
+    if kind == F_CENT:
+        mode = s[f + 1]
+        if mode == CENT_MOVE:
+            return destinations(s, s[G_CENT_POS], out, 0)
+        for x in range(s[G_NSPACES]):
+            occ = s[SITE + x]
+            if (mode == CENT_ANY and occ == EMPTY) or (mode == CENT_SWAP and 0 <= occ < OCC_CENTURION):
+                out[n] = A_SPACE + x
+                n += 1
+        return n
+    if kind == F_GOV_COLUMN:
+        for c in range(s[G_NCOLS]):
+            out[n] = A_COLUMN + c
+            n += 1
+        return n
+    if kind == F_GOV_HEIGHT:
+        counts = np.zeros(NOWNERS, dtype=np.int64)
+        for level in range(1, 6):
+            height_counts(s, level, counts)
+            if height_standing(counts, p, R[R_MIN_PARTS]) > 0:
+                out[n] = A_HEIGHT + level - 1
+                n += 1
+        return n
+    if kind == F_DISCARD:
+        for e in range(s[f + 2], NEFF):
+            if s[b + P_HAND + e] > 0:
+                out[n] = A_DISCARD + e
+                n += 1
+        return n
+    return 0
+
+
+@njit(cache=True)
+def legal_actions(s, R, out):
+    """Write the legal actions into ``out`` (length >= N_ACTIONS) and return how many."""
+    ph = s[G_PHASE]
+    if ph == PH_TERMINAL:
+        return 0
+    if s[G_SP] > 0:
+        return legal_frame(s, R, out)
+    p = s[G_CUR]
+    n = 0
+    if ph == PH_SETUP:
+        for x in range(s[G_NSPACES]):
+            if s[SITE + x] == EMPTY:
+                out[n] = A_SPACE + x
+                n += 1
+        return n
+    if ph == PH_CHOOSE_WORKER:
+        for k in range(R[R_SITE_WORKERS + s[G_NPLAYERS]]):
+            out[n] = A_WORKER + k
+            n += 1
+        return n
+    if ph == PH_MOVE:
+        return destinations(s, s[pb(p) + P_WPOS + s[G_MOVED]], out, 0)
+    n = legal_plays(s, R, p, out, 0)
+    if ph == PH_MAIN:
+        for t in range(NTYPES):
+            out[n] = A_STACK + t
+            n += 1
+        out[n] = A_SITE
+        n += 1
+    else:
+        out[n] = A_END
+        n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# applying an action
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def begin_turn(s, R):
+    if R[R_SITE_WORKERS + s[G_NPLAYERS]] > 1:
+        s[G_PHASE] = PH_CHOOSE_WORKER      # D5
+    else:
+        s[G_MOVED] = 0
+        s[G_PHASE] = PH_MOVE
+
+
+@njit(cache=True)
+def final_scoring(s, R):
+    """Emperor bonus, column majorities, height majorities; then the winner (D17-D19)."""
+    n = s[G_NPLAYERS]
+    counts = np.zeros(NOWNERS, dtype=np.int64)
+    for p in range(n):
+        b = pb(p)
+        emp = 0
+        for k in range(2):
+            c = s[b + P_TPOS + k]
+            if c >= 0:
+                own = 0
+                for i in range(s[COL_H + c]):
+                    if s[COL_PART + c * COLPARTS + i] == p:
+                        own += 1
+                emp += own * R[R_EMP_VALUES + s[b + P_TVAL + k]]
+        s[b + P_VP_EMPEROR] = emp
+        held = 0
+        for c in range(s[G_NCOLS]):
+            if s[COL_HOLDER + c] == p:
+                held += 1
+        s[b + P_VP_COLMAJ] = held * R[R_COLMAJ_VP]
+    for level in range(1, 6):
+        height_counts(s, level, counts)
+        for p in range(n):
+            st = height_standing(counts, p, R[R_MIN_PARTS])
+            vp = 0
+            if st == 1:
+                vp = R[R_HMAJ + level]
+            elif st == 2:
+                vp = R[R_HMAJ_TIE + level]
+            s[pb(p) + P_VP_HEIGHT + level - 1] = vp
+    best = -1
+    for p in range(n):
+        b = pb(p)
+        total = s[b + P_SCORE] + s[b + P_VP_EMPEROR] + s[b + P_VP_COLMAJ]
+        for k in range(5):
+            total += s[b + P_VP_HEIGHT + k]
+        s[b + P_FINAL] = total
+        if best < 0:
+            best = p
+        else:
+            bb = pb(best)
+            left_p = s[b + P_STONES] + s[b + P_CAPS]
+            left_b = s[bb + P_STONES] + s[bb + P_CAPS]
+            # D18: more VP; then fewer parts left; then later in turn order (p > best here)
+            if total > s[bb + P_FINAL] or (total == s[bb + P_FINAL] and left_p <= left_b):
+                best = p
+    s[G_WINNER] = best
+    s[G_PHASE] = PH_TERMINAL
+
+
+@njit(cache=True)
+def end_turn(s, R):
+    """D9 (drawn cards join the hand), D16 (finish the round), P4 (round limit)."""
+    p = s[G_CUR]
+    b = pb(p)
+    for e in range(NEFF):
+        k = s[b + P_PENDING + e]
+        if k:
+            s[b + P_HAND + e] += k
+            s[b + P_HANDN] += k
+            s[b + P_PENDING + e] = 0
+    s[b + P_TURNS] += 1
+    s[G_NTURNS] += 1
+    s[G_CARD_PLAYED] = 0
+    s[G_MOVED] = -1
+    s[G_CARD_SPACE] = -1
+    n = s[G_NPLAYERS]
+    if p == n - 1:
+        if s[G_END_TRIGGER] == 0 and s[G_ROUND] >= R[R_MAX_ROUNDS]:
+            s[G_END_TRIGGER] = END_ROUND_LIMIT
+        if s[G_END_TRIGGER] != 0:
+            final_scoring(s, R)
+            return
+        s[G_CUR] = 0
+        s[G_ROUND] += 1
+    else:
+        s[G_CUR] = p + 1
+    begin_turn(s, R)
+
+
+@njit(cache=True)
+def settle(s, R):
+    """Resolve everything that needs no choice: tiles whose cards are paid, frames that have
+    nothing left to offer, a turn with nothing left to do."""
+    out = np.empty(N_ACTIONS, dtype=np.int64)
+    while s[G_PHASE] != PH_TERMINAL:
+        p = s[G_CUR]
+        if s[G_SP] > 0:
+            f = top(s)
+            if s[f] == F_ITILE:
+                t = s[f + 1]
+                pop(s)
+                apply_itile(s, R, p, t)
+                continue
+            if legal_frame(s, R, out) == 0:
+                pop(s)
+                continue
+            return
+        tr = s[G_TRACK]
+        if tr >= 0:
+            s[sb(p) + S_PLAY_VP + tr] += s[pb(p) + P_SCORE] - s[G_TRACK_SCORE0]
+            s[G_TRACK] = -1
+        if s[G_PHASE] == PH_AFTER and not any_play(s, R, p):
+            end_turn(s, R)
+            continue
+        return
+
+
+@njit(cache=True)
+def apply_frame(s, R, a):
+    f = top(s)
+    kind = s[f]
+    p = s[G_CUR]
+    b = pb(p)
+    if kind == F_BUILD:
+        apply_build(s, R, f, a)
+    elif kind == F_EMP_PLACE:
+        if a >= A_EMPTILE:
+            s[f + 1] = a - A_EMPTILE
+        else:
+            c = a - A_COLUMN
+            k = s[f + 1]
+            s[b + P_TPOS + k] = c
+            s[COL_TILE + c] = p * 2 + k
+            pop(s)
+    elif kind == F_EMP_FLIP:
+        s[b + P_TVAL + a - A_EMPTILE] = 1
+        pop(s)
+    elif kind == F_TEMPLE:
+        t = a - A_STACK
+        e = s[STACK_CARDS + t * MAXSTACK + s[STACK_TOP + t]]
+        s[sb(p) + S_TEMPLE_USES + e] += 1
+        pop(s)
+        dispatch_effect(s, R, p, e, 1)
+    elif kind == F_CENT:
+        x = a - A_SPACE
+        mode = s[f + 1]
+        nested = s[f + 2]
+        by_site = s[f + 3]
+        old = s[G_CENT_POS]
+        if mode == CENT_SWAP:
+            w = s[SITE + x]
+            s[SITE + old] = w
+            s[pb(w // 2) + P_WPOS + w % 2] = old     # D12: the worker takes the old space
+        else:
+            s[SITE + old] = EMPTY
+        s[SITE + x] = OCC_CENTURION
+        s[G_CENT_POS] = x
+        if by_site:
+            s[G_CARD_SPACE] = x                       # D10: later cards match the Centurion
+        pop(s)
+        execute_space(s, R, p, x, nested, True)
+    elif kind == F_GOV_COLUMN:
+        c = a - A_COLUMN
+        vp = 0
+        if not (s[COL_TILE + c] >= 0 and s[COL_TILE + c] // 2 == p):   # D13
+            for i in range(s[COL_H + c]):
+                if s[COL_PART + c * COLPARTS + i] == p:
+                    vp += R[R_GOV_COL + i + 1]
+        add_vp(s, p, vp, P_VP_CARDS)
+        pop(s)
+    elif kind == F_GOV_HEIGHT:
+        level = a - A_HEIGHT + 1
+        counts = np.zeros(NOWNERS, dtype=np.int64)
+        height_counts(s, level, counts)
+        st = height_standing(counts, p, R[R_MIN_PARTS])
+        add_vp(s, p, R[R_GOV_H + level] if st == 1 else R[R_GOV_H_TIE + level], P_VP_CARDS)
+        pop(s)
+    elif kind == F_DISCARD:
+        e = a - A_DISCARD
+        s[b + P_HAND + e] -= 1
+        s[b + P_HANDN] -= 1
+        s[f + 1] -= 1
+        s[f + 2] = e
+        if s[f + 1] == 0:
+            pop(s)
+
+
+@njit(cache=True)
+def apply_action(s, R, a):
+    """Apply one legal action (the caller guarantees legality) and settle the state."""
+    p = s[G_CUR]
+    b = pb(p)
+    n = s[G_NPLAYERS]
+    if s[G_SP] > 0:
+        apply_frame(s, R, a)
+    elif s[G_PHASE] == PH_SETUP:
+        x = a - A_SPACE
+        k = s[G_SETUP_DONE] // n
+        s[SITE + x] = p * 2 + k
+        s[b + P_WPOS + k] = x
+        s[G_SETUP_DONE] += 1
+        if s[G_SETUP_DONE] == n * R[R_SITE_WORKERS + n]:
+            s[G_CUR] = 0
+            s[G_ROUND] = 1
+            begin_turn(s, R)
+        else:
+            s[G_CUR] = s[G_SETUP_DONE] % n
+    elif s[G_PHASE] == PH_CHOOSE_WORKER:
+        s[G_MOVED] = a - A_WORKER
+        s[G_PHASE] = PH_MOVE
+    elif s[G_PHASE] == PH_MOVE:
+        x = a - A_SPACE
+        k = s[G_MOVED]
+        s[SITE + s[b + P_WPOS + k]] = EMPTY
+        s[SITE + x] = p * 2 + k
+        s[b + P_WPOS + k] = x
+        s[G_CARD_SPACE] = x
+        s[G_PHASE] = PH_MAIN
+    elif a >= A_PLAY and a < A_PLAY + NEFF:
+        e = a - A_PLAY
+        s[G_CARD_PLAYED] = 1
+        s[b + P_HAND + e] -= 1
+        s[b + P_HANDN] -= 1
+        s[sb(p) + S_PLAYS + e] += 1
+        s[G_TRACK] = e
+        s[G_TRACK_SCORE0] = s[b + P_SCORE]
+        dispatch_effect(s, R, p, e, 0)
+    elif a >= A_TILE and a < A_TILE + NITILE:
+        t = a - A_TILE
+        s[G_CARD_PLAYED] = 1
+        s[ITILE_AVAIL + t] = 0
+        s[sb(p) + S_PLAYS + NEFF + t] += 1
+        s[G_TRACK] = NEFF + t
+        s[G_TRACK_SCORE0] = s[b + P_SCORE]
+        push(s, F_ITILE, t, 0, 0)
+        push(s, F_DISCARD, 3, 0, 0)
+    elif a >= A_STACK and a < A_STACK + NTYPES:
+        draw_card(s, R, p, a - A_STACK)
+        s[G_PHASE] = PH_AFTER
+    elif a == A_SITE:
+        s[G_PHASE] = PH_AFTER
+        execute_space(s, R, p, s[b + P_WPOS + s[G_MOVED]], 0, False)
+    elif a == A_END:
+        end_turn(s, R)
+    settle(s, R)
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation helpers shared by strategies and tools
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def provisional_totals(s, R, out):
+    """Each seat's total if the game were scored now (running VP + end-of-game categories)."""
+    n = s[G_NPLAYERS]
+    counts = np.zeros(NOWNERS, dtype=np.int64)
+    for p in range(n):
+        b = pb(p)
+        tot = s[b + P_SCORE]
+        for k in range(2):
+            c = s[b + P_TPOS + k]
+            if c >= 0:
+                own = 0
+                for i in range(s[COL_H + c]):
+                    if s[COL_PART + c * COLPARTS + i] == p:
+                        own += 1
+                tot += own * R[R_EMP_VALUES + s[b + P_TVAL + k]]
+        out[p] = tot
+    for c in range(s[G_NCOLS]):
+        h = s[COL_HOLDER + c]
+        if h >= 0:
+            out[h] += R[R_COLMAJ_VP]
+    for level in range(1, 6):
+        height_counts(s, level, counts)
+        for p in range(n):
+            st = height_standing(counts, p, R[R_MIN_PARTS])
+            if st == 1:
+                out[p] += R[R_HMAJ + level]
+            elif st == 2:
+                out[p] += R[R_HMAJ_TIE + level]
+
+
+@njit(cache=True)
+def copy_core(src, dst):
+    dst[:CORE] = src[:CORE]
