@@ -1,0 +1,35 @@
+"""evora-sim: a rules-exact, compiled Évora engine and balance-analysis toolkit."""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+__version__ = "0.1.0"
+
+
+def _configure_numba_cache() -> str:
+    """Point numba's cache at a folder named after a hash of every compiled source file.
+
+    numba checks a cached function against its *own* file only: after an edit to engine.py, a
+    cached batch driver in batch.py would keep running the old rules. Keying the folder on all
+    compiled sources makes any change compile afresh. Must run before the first ``@njit``.
+    """
+    import numba
+
+    here = Path(__file__).resolve().parent
+    sources = sorted(here.glob("*.py")) + sorted((here.parent / "strategies").glob("*.py"))
+    digest = hashlib.sha256()
+    for path in sources:
+        text = path.read_bytes()
+        if b"njit" in text:
+            digest.update(path.name.encode())
+            digest.update(text)
+    base = os.environ.get("EVORA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "evora-sim")
+    folder = os.path.join(base, f"numba-{numba.__version__}-{digest.hexdigest()[:16]}")
+    numba.config.CACHE_DIR = folder
+    return folder
+
+
+NUMBA_CACHE = _configure_numba_cache()

@@ -72,7 +72,7 @@ def new_game(rules: Rules | None = None, n_players: int = 4, seed: int = 0) -> S
     return State(arr, rules, int(seed))
 
 
-_BUF = np.empty(L.N_ACTIONS, dtype=np.int64)
+_BUF = np.empty(L.N_ACTIONS, dtype=np.int32)
 
 
 def legal_actions(state: State) -> list[int]:

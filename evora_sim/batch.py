@@ -29,7 +29,7 @@ def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, tot, log):
     while s[L.G_PHASE] != L.PH_TERMINAL:
         k = E.legal_actions(s, R, legal)
         if k == 1:
-            a = legal[0]                      # P5: a forced move asks no strategy
+            a = np.int64(legal[0])            # P5: a forced move asks no strategy
         else:
             a = choose(sids[s[L.G_CUR]], s, R, legal, k, rs, t, t2, legal2, tot)
         if steps < cap:
@@ -42,7 +42,7 @@ def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, tot, log):
 @njit(cache=True)
 def _batch(R, n, seeds, sids, games, seats, stats):
     s = E.new_state()
-    legal = np.empty(L.N_ACTIONS, dtype=np.int64)
+    legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
     t, t2, legal2, tot = new_work(L.STATE_SIZE)
     nolog = np.empty(0, dtype=np.int64)
@@ -95,7 +95,7 @@ def play_batch(rules, n_players: int, seeds, strategy_ids) -> BatchResult:
 def play_game(rules, n_players: int, seed: int, strategy_ids, max_log: int = 100_000):
     """Play one game; return (final state array, action log)."""
     s = E.new_state()
-    legal = np.empty(L.N_ACTIONS, dtype=np.int64)
+    legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
     t, t2, legal2, tot = new_work(L.STATE_SIZE)
     log = np.zeros(max_log, dtype=np.int64)

@@ -1,10 +1,11 @@
 """The ``evora`` command line: one click group, one sub-command per job.
 
 User mistakes (bad player count, unknown strategy, malformed file) end with one line on
-stderr and exit status 2, never a traceback.
+stderr and exit status 2, never a traceback. Every input is checked before anything runs.
 """
 from __future__ import annotations
 
+import json
 import sys
 
 import click
@@ -16,13 +17,134 @@ class UserError(click.ClickException):
     exit_code = 2
 
     def show(self, file=None):
-        click.echo(f"evora: error: {self.format_message()}", err=True, file=file or sys.stderr)
+        message = " ".join(self.format_message().split("\n"))
+        click.echo(f"evora: error: {message}", err=True, file=file or sys.stderr)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _usage_error(exc: click.UsageError) -> UserError:
+    where = exc.ctx.command_path if exc.ctx is not None else "evora"
+    return UserError(f"{exc.format_message().rstrip('.')} (see '{where} --help')")
+
+
+class _Group(click.Group):
+    """Usage mistakes (a missing option, a value that is not a number, an unknown command) end
+    like every other user error: one line, exit status 2."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+                raise                                  # bare `evora`: show the help
+            raise _usage_error(exc) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _usage_error(exc) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evora-sim")
 def main():
     """Simulate Évora and analyse its balance."""
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the user's input: every failure becomes a UserError
+# ---------------------------------------------------------------------------------------------
+def _in_file(message: str, what: str, path: str) -> str:
+    return message if str(path) in message else f"{what} {path}: {message}"
+
+
+def _read_error(exc: Exception, what: str, path: str) -> UserError:
+    if isinstance(exc, UnicodeDecodeError):
+        return UserError(f"{what} {path} is not UTF-8 text")
+    if isinstance(exc, OSError):
+        return UserError(f"cannot read {what} {path}: {exc.strerror or exc}")
+    return UserError(_in_file(str(exc), what, path))
+
+
+def load_rules_arg(path):
+    """The shipped rules, or the ``--rules`` file merged over them."""
+    from .rules import RulesError, load_rules
+
+    if path is None:
+        return load_rules()
+    try:
+        return load_rules(path)
+    except (RulesError, UnicodeDecodeError, OSError) as exc:
+        raise _read_error(exc, "rules file", path) from None
+
+
+def check_players_arg(n_players, rules) -> int:
+    from .api import check_players
+
+    try:
+        n = check_players(n_players)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
+    if not lo <= n <= hi:
+        raise UserError(f"player count {n} is outside the rules' players.min..players.max ({lo} to {hi})")
+    return n
+
+
+def check_seed_arg(seed) -> int:
+    if not 0 <= seed < 2**63:
+        raise UserError(f"seed must be a whole number from 0 to 2**63-1, got {seed}")
+    return seed
+
+
+# ---------------------------------------------------------------------------------------------
+# evora score
+# ---------------------------------------------------------------------------------------------
+@main.command()
+@click.argument("position_file", metavar="FILE.json")
+@click.option("--json", "as_json", is_flag=True, help="Print the scoring as JSON.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+def score(position_file, as_json, rules_path):
+    """Final scoring of the position in FILE.json: per seat, per category, and the winner."""
+    from .position import PositionError, load_position, scoring_table
+    from .replay import scoring_lines
+
+    rules = load_rules_arg(rules_path)
+    try:
+        state = load_position(position_file, rules)
+    except (PositionError, UnicodeDecodeError, OSError) as exc:
+        raise _read_error(exc, "position file", position_file) from None
+    check_players_arg(state.n_players, rules)
+    table = scoring_table(state)
+    if as_json:
+        click.echo(json.dumps(table, indent=2))
+    else:
+        click.echo("\n".join(scoring_lines(table)))
+
+
+# ---------------------------------------------------------------------------------------------
+# evora replay
+# ---------------------------------------------------------------------------------------------
+@main.command()
+@click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4.")
+@click.option("--seed", type=int, required=True, metavar="S", help="The game's seed.")
+@click.option("--strategies", "spec", required=True, metavar="A,B,...",
+              help="One strategy per seat, comma-separated, or one for every seat.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+def replay(n_players, seed, spec, rules_path):
+    """Play one seeded game and print it turn by turn, then its final scoring."""
+    from strategies.registry import StrategyError, parse_strategies
+
+    from .replay import replay_lines
+
+    rules = load_rules_arg(rules_path)
+    n = check_players_arg(n_players, rules)
+    seed = check_seed_arg(seed)
+    try:
+        sids = parse_strategies(spec, n)
+    except StrategyError as exc:
+        raise UserError(str(exc)) from None
+    click.echo("\n".join(replay_lines(rules, n, seed, sids)))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,6 +29,7 @@ from .layout import (
     N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
     P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
     P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
+    SCR_CLS, SCR_COUNTS, SCR_LEGAL,
     PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
     PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
@@ -99,7 +100,8 @@ def add_vp(s, p, vp, category):
 @njit(cache=True)
 def init_game(s, R, n, seed):
     """Fill ``s`` with a new game for ``n`` players; the stacks are shuffled from ``seed``."""
-    s[:] = 0
+    for k in range(s.shape[0]):
+        s[k] = 0
     s[G_NPLAYERS] = n
     s[G_NSPACES] = R[R_NSPACES]
     s[G_NCOLS] = R[R_NCOLS + n]
@@ -155,16 +157,19 @@ def destinations(s, start, out, n_out):
     """D4: append to ``out`` the first 3 spaces of the first run of 3 empty spaces after ``start``."""
     ns = s[G_NSPACES]
     run = 0
-    first = 0
-    for i in range(1, ns):
-        x = (start + i) % ns
+    x = start
+    for _ in range(ns - 1):
+        x += 1
+        if x == ns:
+            x = 0
         if s[SITE + x] == EMPTY:
-            if run == 0:
-                first = i
             run += 1
             if run == 3:
+                # x is the third space of the run; the run starts two spaces back
+                first = x - 2 if x >= 2 else x - 2 + ns
                 for k in range(3):
-                    out[n_out + k] = A_SPACE + (start + first + k) % ns
+                    y = first + k
+                    out[n_out + k] = A_SPACE + (y - ns if y >= ns else y)
                 return n_out + 3
         else:
             run = 0
@@ -177,19 +182,22 @@ def destinations(s, start, out, n_out):
 @njit(cache=True)
 def column_leader(s, R, c):
     """D7: the colour (seat, or WHITE) holding column ``c``, or -1."""
-    counts = np.zeros(NOWNERS, dtype=np.int64)
-    high = np.full(NOWNERS, -1, dtype=np.int64)
     h = s[COL_H + c]
-    for k in range(h):
-        o = s[COL_PART + c * COLPARTS + k]
-        counts[o] += 1
-        high[o] = k
-    best = -1
     need = R[R_MIN_PARTS]
+    best = -1
+    best_n = 0
+    best_hi = -1
     for o in range(NOWNERS):
-        if counts[o] >= need:
-            if best < 0 or counts[o] > counts[best] or (counts[o] == counts[best] and high[o] > high[best]):
-                best = o
+        cnt = 0
+        hi = -1
+        for k in range(h):
+            if s[COL_PART + c * COLPARTS + k] == o:
+                cnt += 1
+                hi = k
+        if cnt >= need and (cnt > best_n or (cnt == best_n and hi > best_hi)):
+            best = o
+            best_n = cnt
+            best_hi = hi
     return best
 
 
@@ -213,7 +221,8 @@ def update_column_holder(s, R, c):
 @njit(cache=True)
 def height_counts(s, level, counts):
     """Parts of each owner at ``level`` (1-4 stones, 5 capitals) across the Temple."""
-    counts[:] = 0
+    for o in range(NOWNERS):
+        counts[o] = 0
     for c in range(s[G_NCOLS]):
         if s[COL_H + c] >= level:
             counts[s[COL_PART + c * COLPARTS + level - 1]] += 1
@@ -351,7 +360,9 @@ def best_from(pat, g, stones, whites, caps, cls):
 
 @njit(cache=True)
 def free_classes(s, used):
-    cls = np.zeros(NCLASS + 1, dtype=np.int64)
+    cls = s[SCR_CLS:SCR_CLS + NCLASS + 1]
+    for h in range(NCLASS + 1):
+        cls[h] = 0
     for c in range(s[G_NCOLS]):
         if not (used >> c) & 1:
             h = s[COL_H + c]
@@ -374,17 +385,18 @@ def legal_build(s, R, f, out, n):
     target = best_from(pat, g, st, wh, cp, cls)
     if target == 0:
         return n
-    good = np.zeros(NCLASS, dtype=np.bool_)
+    good = 0    # bitmask of height classes whose columns keep the best build
     for h in range(NCLASS):
         if cls[h] > 0:
             k, st2, wh2, cp2 = group_fill(pat, g, h, st, wh, cp)
             if k > 0:
                 cls[h] -= 1
-                good[h] = k + best_from(pat, g + 1, st2, wh2, cp2, cls) == target
+                if k + best_from(pat, g + 1, st2, wh2, cp2, cls) == target:
+                    good |= 1 << h
                 cls[h] += 1
     for c in range(s[G_NCOLS]):
         h = s[COL_H + c]
-        if h < NCLASS and good[h] and not (used >> c) & 1:
+        if h < NCLASS and (good >> h) & 1 and not (used >> c) & 1:
             out[n] = A_COLUMN + c
             n += 1
     if best_from(pat, g + 1, st, wh, cp, cls) == target:
@@ -514,9 +526,9 @@ def colour_ok(s, R, e):
 
 @njit(cache=True)
 def any_play(s, R, p):
-    if s[G_CARD_PLAYED]:
-        return False
     b = pb(p)
+    if s[G_CARD_PLAYED] or s[b + P_HANDN] == 0:
+        return False
     for e in range(NEFF):
         if s[b + P_HAND + e] > 0 and colour_ok(s, R, e):
             return True
@@ -529,9 +541,9 @@ def any_play(s, R, p):
 
 @njit(cache=True)
 def legal_plays(s, R, p, out, n):
-    if s[G_CARD_PLAYED]:
-        return n
     b = pb(p)
+    if s[G_CARD_PLAYED] or s[b + P_HANDN] == 0:
+        return n
     for e in range(NEFF):
         if s[b + P_HAND + e] > 0 and colour_ok(s, R, e):
             out[n] = A_PLAY + e
@@ -610,7 +622,7 @@ def legal_frame(s, R, out):
             n += 1
         return n
     if kind == F_GOV_HEIGHT:
-        counts = np.zeros(NOWNERS, dtype=np.int64)
+        counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
         for level in range(1, 6):
             height_counts(s, level, counts)
             if height_standing(counts, p, R[R_MIN_PARTS]) > 0:
@@ -618,8 +630,13 @@ def legal_frame(s, R, out):
                 n += 1
         return n
     if kind == F_DISCARD:
-        for e in range(s[f + 2], NEFF):
-            if s[b + P_HAND + e] > 0:
+        # P5: cards are paid in non-decreasing effect order, so a card is payable only if
+        # enough cards of its effect or higher remain to pay the rest of the price
+        need = s[f + 1]
+        left = 0
+        for e in range(NEFF - 1, s[f + 2] - 1, -1):
+            left += s[b + P_HAND + e]
+            if s[b + P_HAND + e] > 0 and left >= need:
                 out[n] = A_DISCARD + e
                 n += 1
         return n
@@ -628,7 +645,7 @@ def legal_frame(s, R, out):
 
 @njit(cache=True)
 def legal_actions(s, R, out):
-    """Write the legal actions into ``out`` (length >= N_ACTIONS) and return how many."""
+    """Write the legal actions into ``out`` (int32, length >= N_ACTIONS) and return how many."""
     ph = s[G_PHASE]
     if ph == PH_TERMINAL:
         return 0
@@ -678,7 +695,7 @@ def begin_turn(s, R):
 def final_scoring(s, R):
     """Emperor bonus, column majorities, height majorities; then the winner (D17-D19)."""
     n = s[G_NPLAYERS]
-    counts = np.zeros(NOWNERS, dtype=np.int64)
+    counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
     for p in range(n):
         b = pb(p)
         emp = 0
@@ -760,7 +777,7 @@ def end_turn(s, R):
 def settle(s, R):
     """Resolve everything that needs no choice: tiles whose cards are paid, frames that have
     nothing left to offer, a turn with nothing left to do."""
-    out = np.empty(N_ACTIONS, dtype=np.int64)
+    out = s[SCR_LEGAL:SCR_LEGAL + N_ACTIONS]
     while s[G_PHASE] != PH_TERMINAL:
         p = s[G_CUR]
         if s[G_SP] > 0:
@@ -839,7 +856,7 @@ def apply_frame(s, R, a):
         pop(s)
     elif kind == F_GOV_HEIGHT:
         level = a - A_HEIGHT + 1
-        counts = np.zeros(NOWNERS, dtype=np.int64)
+        counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
         height_counts(s, level, counts)
         st = height_standing(counts, p, R[R_MIN_PARTS])
         add_vp(s, p, R[R_GOV_H + level] if st == 1 else R[R_GOV_H_TIE + level], P_VP_CARDS)
@@ -921,7 +938,7 @@ def apply_action(s, R, a):
 def provisional_totals(s, R, out):
     """Each seat's total if the game were scored now (running VP + end-of-game categories)."""
     n = s[G_NPLAYERS]
-    counts = np.zeros(NOWNERS, dtype=np.int64)
+    counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
     for p in range(n):
         b = pb(p)
         tot = s[b + P_SCORE]
@@ -950,4 +967,7 @@ def provisional_totals(s, R, out):
 
 @njit(cache=True)
 def copy_core(src, dst):
-    dst[:CORE] = src[:CORE]
+    """The rules-relevant prefix of a state, for lookahead (an explicit loop: numba compiles
+    slice assignment to a far slower element-wise copy)."""
+    for k in range(CORE):
+        dst[k] = src[k]

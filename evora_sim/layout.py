@@ -197,6 +197,13 @@ S_SPACE_USES = 2 * NTRACK + NEFF  # MAXS: site actions carried out, per space
 SSTRIDE = S_SPACE_USES + MAXS
 STATS = _alloc(MAXP * SSTRIDE)
 
+# Scratch space for compiled helpers (legal-action lists, counters), so the hot path allocates
+# nothing. Never part of the game: not copied by lookahead, not saved, not compared.
+SCRATCH = _o          # the game and its statistics end here
+SCR_LEGAL = _alloc(N_ACTIONS)
+SCR_CLS = _alloc(6)
+SCR_COUNTS = _alloc(NOWNERS)
+
 STATE_SIZE = _o
 del _o
 

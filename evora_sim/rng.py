@@ -25,8 +25,9 @@ def next_u64(rs):
 
 @njit(cache=True)
 def randbelow(rs, n):
-    """A uniform integer in [0, n); n is small, so the modulo bias is below 2**-50."""
-    return np.int64((next_u64(rs) >> np.uint64(11)) % np.uint64(n))
+    """A uniform integer in [0, n) by multiply-shift (Lemire), avoiding a 64-bit division;
+    n is small, so the bias is below n / 2**32."""
+    return np.int64(((next_u64(rs) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)

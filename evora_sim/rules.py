@@ -112,6 +112,9 @@ def _validate_board(data: dict) -> list[tuple[int, int, int, int]]:
         where = f"board.spaces.{i}"
         if not isinstance(sp, dict):
             raise RulesError(f"{where} must be a table with 'colour' and 'action'")
+        for key in ("colour", "action"):
+            if key not in sp:
+                raise RulesError(f"{where}.{key} is missing (each space needs a colour and an action)")
         for key in sp:
             if key not in ("colour", "action", "stacks", "types"):
                 raise RulesError(f"{where}: unknown key '{key}' (expected colour, action, stacks, types)")

@@ -26,7 +26,7 @@ NAMES = ("random", "greedy")
 def new_work(size):
     """Scratch buffers for lookahead, allocated once per batch, never per decision."""
     return (np.zeros(size, dtype=np.int32), np.zeros(size, dtype=np.int32),
-            np.zeros(N_ACTIONS, dtype=np.int64), np.zeros(MAXP, dtype=np.int64))
+            np.zeros(N_ACTIONS, dtype=np.int32), np.zeros(MAXP, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -39,24 +39,28 @@ def _complete_frames(t, R, p, t2, legal2, tot):
         if n > 1:
             for i in range(n):
                 E.copy_core(t, t2)
-                E.apply_action(t2, R, legal2[i])
+                E.apply_action(t2, R, np.int64(legal2[i]))
                 E.provisional_totals(t2, R, tot)
                 if tot[p] > best_v:
                     best_v = tot[p]
                     best_a = legal2[i]
-        E.apply_action(t, R, best_a)
+        E.apply_action(t, R, np.int64(best_a))
 
 
 @njit(cache=True)
 def greedy(s, R, legal, n, rs, t, t2, legal2, tot):
     p = s[G_CUR]
+    # inside an effect each choice is valued by itself; a choice that opens an effect (the site
+    # action, a card) is valued after completing that effect greedily
+    opens_effect = s[G_SP] == 0
     best_v = -1 << 30
     n_best = 0
     choice = legal[0]
     for i in range(n):
         E.copy_core(s, t)
-        E.apply_action(t, R, legal[i])
-        _complete_frames(t, R, p, t2, legal2, tot)
+        E.apply_action(t, R, np.int64(legal[i]))
+        if opens_effect:
+            _complete_frames(t, R, p, t2, legal2, tot)
         E.provisional_totals(t, R, tot)
         v = tot[p]
         if v > best_v:
@@ -67,11 +71,11 @@ def greedy(s, R, legal, n, rs, t, t2, legal2, tot):
             n_best += 1
             if randbelow(rs, n_best) == 0:   # reservoir: uniform among the equal best
                 choice = legal[i]
-    return choice
+    return np.int64(choice)
 
 
 @njit(cache=True)
 def choose(sid, s, R, legal, n, rs, t, t2, legal2, tot):
     if sid == GREEDY:
         return greedy(s, R, legal, n, rs, t, t2, legal2, tot)
-    return legal[randbelow(rs, n)]
+    return np.int64(legal[randbelow(rs, n)])
