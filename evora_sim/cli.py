@@ -147,5 +147,63 @@ def replay(n_players, seed, spec, rules_path):
     click.echo("\n".join(replay_lines(rules, n, seed, sids)))
 
 
+# ---------------------------------------------------------------------------------------------
+# evora simulate
+# ---------------------------------------------------------------------------------------------
+def run_options(f):
+    """Options shared by the commands that run experiments."""
+    for opt in reversed([
+        click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4."),
+        click.option("--games", type=int, required=True, metavar="N", help="Seeds to play (each once per rotation)."),
+        click.option("--strategies", "spec", required=True, metavar="A,B,...",
+                     help="One strategy per seat, comma-separated, or one for every seat."),
+        click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it."),
+        click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core."),
+        click.option("--out", required=True, metavar="DIR", help="The run folder (created, or resumed)."),
+        click.option("--seat-rotation", is_flag=True,
+                     help="Play every seed once under each cyclic rotation of the strategies."),
+        click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules."),
+        click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+                     help="loky: processes on this machine; dask: a dask.distributed cluster."),
+        click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786."),
+        click.option("--chunk-size", type=int, default=None, metavar="N",
+                     help="Seeds per chunk (the unit of parallel work and of resuming)."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules_path, backend,
+                   scheduler, chunk_size, quiet):
+    """Check every argument, then run; user mistakes become one-line errors."""
+    from strategies.registry import StrategyError
+
+    from .runner import RunError, simulate
+
+    rules = load_rules_arg(rules_path)
+    check_players_arg(n_players, rules)
+    command = "evora " + " ".join(sys.argv[1:])
+    try:
+        return simulate(n_players, games, spec, seed=seed, out=out, jobs=jobs,
+                        seat_rotation=seat_rotation, rules=rules, backend=backend,
+                        scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out}; run the same command again "
+                   "to play only the missing ones", err=True)
+        sys.exit(130)
+
+
+@main.command()
+@run_options
+def simulate(**kwargs):
+    """Play many seeded games in parallel into Parquet tables (resumable)."""
+    result = run_experiment(**kwargs)
+    games = len(result.games)
+    click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

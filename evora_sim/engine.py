@@ -18,7 +18,7 @@ from numba import njit
 
 from .layout import (
     A_COLUMN, A_DISCARD, A_EMPTILE, A_END, A_HEIGHT, A_PLAY, A_SITE, A_SKIP, A_SPACE, A_STACK,
-    A_TILE, A_WORKER, CENT_ANY, CENT_MOVE, CENT_SWAP, COL_H, COL_HOLDER, COL_PART, COL_TILE,
+    A_TILE, A_WORKER, CARD_AT_CENTURION, CENT_ANY, CENT_MOVE, CENT_SWAP, COL_H, COL_HOLDER, COL_PART, COL_TILE,
     COLPARTS, CORE, E_ARCH_STONE, E_ARCH_STONE_WHITE, E_ARCH_TWO_STONES, E_CENT_ANY, E_CENT_MOVE,
     E_CENT_SWAP, E_EMP_FLIP, E_EMP_PLACE, E_EMP_TEMPLE, E_GOV_COLUMN, E_GOV_HEIGHT,
     E_GOV_WORKERS, EMPTY, END_OUT_OF_STONES, END_ROUND_LIMIT, END_TEMPLE_FULL, F_BUILD, F_CENT,
@@ -219,27 +219,30 @@ def update_column_holder(s, R, c):
 
 
 @njit(cache=True)
-def height_counts(s, level, counts):
-    """Parts of each owner at ``level`` (1-4 stones, 5 capitals) across the Temple."""
-    for o in range(NOWNERS):
-        counts[o] = 0
+def height_table(s):
+    """Count, in one pass over the Temple, the parts of each owner at each level (1-4 stones,
+    5 capitals) into the scratch table read by ``height_standing``."""
+    for k in range(5 * NOWNERS):
+        s[SCR_COUNTS + k] = 0
     for c in range(s[G_NCOLS]):
-        if s[COL_H + c] >= level:
-            counts[s[COL_PART + c * COLPARTS + level - 1]] += 1
+        for i in range(s[COL_H + c]):
+            s[SCR_COUNTS + i * NOWNERS + s[COL_PART + c * COLPARTS + i]] += 1
 
 
 @njit(cache=True)
-def height_standing(counts, p, need):
-    """D17: 0 if ``p`` does not lead, 1 if it leads alone, 2 if it leads tied (white included)."""
+def height_standing(s, level, p, need):
+    """D17 (after ``height_table``): 0 if ``p`` does not lead ``level``, 1 if it leads alone,
+    2 if it leads tied (white included)."""
+    row = SCR_COUNTS + (level - 1) * NOWNERS
     best = 0
     for o in range(NOWNERS):
-        if counts[o] >= need and counts[o] > best:
-            best = counts[o]
-    if best == 0 or counts[p] != best:
+        if s[row + o] >= need and s[row + o] > best:
+            best = s[row + o]
+    if best == 0 or s[row + p] != best:
         return 0
     leaders = 0
     for o in range(NOWNERS):
-        if counts[o] == best:
+        if s[row + o] == best:
             leaders += 1
     return 1 if leaders == 1 else 2
 
@@ -502,7 +505,10 @@ def execute_space(s, R, p, x, nested, by_centurion):
         draw_card(s, R, p, arg % NTYPES)
     elif kind == SA_CENTURION:
         if not by_centurion:
-            push(s, F_CENT, CENT_MOVE, nested, 1)
+            # D10: a card played after this action matches the Centurion's space, wherever
+            # the Centurion ends up (a Temple Centurion card may move it again)
+            s[G_CARD_SPACE] = CARD_AT_CENTURION
+            push(s, F_CENT, CENT_MOVE, nested, 0)
     elif kind == SA_TEMPLE:
         if not nested:
             push(s, F_TEMPLE, arg, 0, 0)
@@ -521,6 +527,8 @@ def apply_itile(s, R, p, t):
 @njit(cache=True)
 def colour_ok(s, R, e):
     x = s[G_CARD_SPACE]
+    if x == CARD_AT_CENTURION:
+        x = s[G_CENT_POS]
     return x >= 0 and e // 3 == R[R_SPACE_COLOUR + x]
 
 
@@ -622,10 +630,9 @@ def legal_frame(s, R, out):
             n += 1
         return n
     if kind == F_GOV_HEIGHT:
-        counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
+        height_table(s)
         for level in range(1, 6):
-            height_counts(s, level, counts)
-            if height_standing(counts, p, R[R_MIN_PARTS]) > 0:
+            if height_standing(s, level, p, R[R_MIN_PARTS]) > 0:
                 out[n] = A_HEIGHT + level - 1
                 n += 1
         return n
@@ -695,7 +702,6 @@ def begin_turn(s, R):
 def final_scoring(s, R):
     """Emperor bonus, column majorities, height majorities; then the winner (D17-D19)."""
     n = s[G_NPLAYERS]
-    counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
     for p in range(n):
         b = pb(p)
         emp = 0
@@ -713,10 +719,10 @@ def final_scoring(s, R):
             if s[COL_HOLDER + c] == p:
                 held += 1
         s[b + P_VP_COLMAJ] = held * R[R_COLMAJ_VP]
+    height_table(s)
     for level in range(1, 6):
-        height_counts(s, level, counts)
         for p in range(n):
-            st = height_standing(counts, p, R[R_MIN_PARTS])
+            st = height_standing(s, level, p, R[R_MIN_PARTS])
             vp = 0
             if st == 1:
                 vp = R[R_HMAJ + level]
@@ -831,7 +837,6 @@ def apply_frame(s, R, a):
         x = a - A_SPACE
         mode = s[f + 1]
         nested = s[f + 2]
-        by_site = s[f + 3]
         old = s[G_CENT_POS]
         if mode == CENT_SWAP:
             w = s[SITE + x]
@@ -841,8 +846,6 @@ def apply_frame(s, R, a):
             s[SITE + old] = EMPTY
         s[SITE + x] = OCC_CENTURION
         s[G_CENT_POS] = x
-        if by_site:
-            s[G_CARD_SPACE] = x                       # D10: later cards match the Centurion
         pop(s)
         execute_space(s, R, p, x, nested, True)
     elif kind == F_GOV_COLUMN:
@@ -856,9 +859,8 @@ def apply_frame(s, R, a):
         pop(s)
     elif kind == F_GOV_HEIGHT:
         level = a - A_HEIGHT + 1
-        counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
-        height_counts(s, level, counts)
-        st = height_standing(counts, p, R[R_MIN_PARTS])
+        height_table(s)
+        st = height_standing(s, level, p, R[R_MIN_PARTS])
         add_vp(s, p, R[R_GOV_H + level] if st == 1 else R[R_GOV_H_TIE + level], P_VP_CARDS)
         pop(s)
     elif kind == F_DISCARD:
@@ -938,7 +940,6 @@ def apply_action(s, R, a):
 def provisional_totals(s, R, out):
     """Each seat's total if the game were scored now (running VP + end-of-game categories)."""
     n = s[G_NPLAYERS]
-    counts = s[SCR_COUNTS:SCR_COUNTS + NOWNERS]
     for p in range(n):
         b = pb(p)
         tot = s[b + P_SCORE]
@@ -955,10 +956,10 @@ def provisional_totals(s, R, out):
         h = s[COL_HOLDER + c]
         if h >= 0:
             out[h] += R[R_COLMAJ_VP]
+    height_table(s)
     for level in range(1, 6):
-        height_counts(s, level, counts)
         for p in range(n):
-            st = height_standing(counts, p, R[R_MIN_PARTS])
+            st = height_standing(s, level, p, R[R_MIN_PARTS])
             if st == 1:
                 out[p] += R[R_HMAJ + level]
             elif st == 2:

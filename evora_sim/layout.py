@@ -105,7 +105,7 @@ F_BUILD = 1        # a=pattern, b=next group, c=bitmask of columns used by earli
 F_EMP_PLACE = 2    # a=chosen tile index or -1
 F_EMP_FLIP = 3
 F_TEMPLE = 4       # a=mask of allowed stacks, b=nested
-F_CENT = 5         # a=mode (0 move, 1 any empty, 2 swap), b=nested, c=1 if by the site action
+F_CENT = 5         # a=mode (0 move, 1 any empty, 2 swap), b=nested
 F_GOV_COLUMN = 6
 F_GOV_HEIGHT = 7
 F_DISCARD = 8      # a=cards still to pay, b=lowest effect allowed (canonical order)
@@ -145,7 +145,8 @@ G_WINNER = _alloc(1)
 G_CENT_POS = _alloc(1)
 G_WHITE_LEFT = _alloc(1)
 G_MOVED = _alloc(1)          # index of the worker moved this turn
-G_CARD_SPACE = _alloc(1)     # space whose colour a card played now must match
+G_CARD_SPACE = _alloc(1)     # space whose colour a card played now must match, or:
+CARD_AT_CENTURION = -2       # ... wherever the Centurion stands (after the Centurion action)
 G_CARD_PLAYED = _alloc(1)
 G_SETUP_DONE = _alloc(1)     # workers placed during setup
 G_TRACK = _alloc(1)          # card/tile being resolved (for its VP), -1 none
@@ -202,7 +203,7 @@ STATS = _alloc(MAXP * SSTRIDE)
 SCRATCH = _o          # the game and its statistics end here
 SCR_LEGAL = _alloc(N_ACTIONS)
 SCR_CLS = _alloc(6)
-SCR_COUNTS = _alloc(NOWNERS)
+SCR_COUNTS = _alloc(5 * NOWNERS)     # parts per (level - 1, owner)
 
 STATE_SIZE = _o
 del _o

@@ -1,0 +1,82 @@
+"""Batch arrays -> the four result tables (games, seats, cards, spaces) as pandas DataFrames.
+
+Column names and meanings are the contract analysts read (README, "Result tables"). Ranks
+follow D18: more VP, then fewer parts left, then the later seat.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import layout as L
+from .batch import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
+
+CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES
+TABLES = ("games", "seats", "cards", "spaces")
+
+
+def ranks(score: np.ndarray, parts_left: np.ndarray) -> np.ndarray:
+    """Rank 1..n per game (rows) by D18; no two seats share a rank."""
+    n = score.shape[1]
+    seat = np.arange(n)[None, :]
+    key = score.astype(np.int64) * 100_000 - parts_left.astype(np.int64) * 10 + seat
+    return 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
+
+
+def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
+                 seat_strategies: list[str]) -> dict[str, pd.DataFrame]:
+    g, n, _ = res.seats.shape
+    col = {name: i for i, name in enumerate(GAME_COLUMNS)}
+    games = pd.DataFrame({
+        "game_id": game_ids.astype(np.int64),
+        "seed": res.seeds.astype(np.int64),
+        "n_players": np.full(g, n, dtype=np.int8),
+        "rotation": np.full(g, rotation, dtype=np.int8),
+        "rounds": res.games[:, col["rounds"]].astype(np.int16),
+        "turns": res.games[:, col["turns"]].astype(np.int16),
+        "end_trigger": pd.Categorical.from_codes(res.games[:, col["end_trigger"]], categories=L.END_NAMES),
+        "winner_seat": res.games[:, col["winner_seat"]].astype(np.int8),
+    })
+    scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
+    score = res.seats[:, :, scol["score"]]
+    left = res.seats[:, :, scol["parts_left"]]
+    rank = ranks(score, left)
+    seats = {
+        "game_id": np.repeat(game_ids.astype(np.int64), n),
+        "seat": np.tile(np.arange(n, dtype=np.int8), g),
+        "strategy": pd.Categorical(np.tile(np.array(seat_strategies, dtype=object), g)),
+        "score": score.reshape(-1).astype(np.int16),
+        "rank": rank.reshape(-1).astype(np.int8),
+        "win": (rank == 1).reshape(-1),
+    }
+    for name in L.BREAKDOWN_NAMES:
+        seats[name] = res.seats[:, :, scol[name]].reshape(-1).astype(np.int16)
+    seats["parts_left"] = left.reshape(-1).astype(np.int8)
+    seats = pd.DataFrame(seats)
+
+    plays = res.stats[:, :, L.S_PLAYS:L.S_PLAYS + L.NTRACK]
+    vp = res.stats[:, :, L.S_PLAY_VP:L.S_PLAY_VP + L.NTRACK]
+    temple = np.zeros_like(plays)
+    temple[:, :, :L.NEFF] = res.stats[:, :, L.S_TEMPLE_USES:L.S_TEMPLE_USES + L.NEFF]
+    gi, si, ci = np.nonzero((plays > 0) | (temple > 0))
+    cards = pd.DataFrame({
+        "game_id": game_ids[gi].astype(np.int64),
+        "seat": si.astype(np.int8),
+        "card": pd.Categorical.from_codes(ci, categories=CARD_NAMES),
+        "plays": plays[gi, si, ci].astype(np.int16),
+        "vp": vp[gi, si, ci].astype(np.int16),
+        "temple_uses": temple[gi, si, ci].astype(np.int16),
+    })
+    uses = res.stats[:, :, L.S_SPACE_USES:L.S_SPACE_USES + L.MAXS]
+    gi, si, xi = np.nonzero(uses > 0)
+    spaces = pd.DataFrame({
+        "game_id": game_ids[gi].astype(np.int64),
+        "seat": si.astype(np.int8),
+        "space": xi.astype(np.int8),
+        "uses": uses[gi, si, xi].astype(np.int16),
+    })
+    return {"games": games, "seats": seats, "cards": cards, "spaces": spaces}
+
+
+def concat_tables(parts: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    return {name: pd.concat([p[name] for p in parts], ignore_index=True) for name in TABLES}

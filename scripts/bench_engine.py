@@ -1,0 +1,203 @@
+#!/usr/bin/env python
+"""Benchmark the compiled engine: games per second of ``play_batch``.
+
+    python scripts/bench_engine.py --players 4 --strategy random --games 2000 [--repeats 5] [--cold]
+
+In one process: import, compile (or load numba's cache) and play a first game, printed as
+``warmup_seconds=``; then play ``--games`` games ``--repeats`` times with the strategy in every
+seat, each run on its own seeds, printing each run's games/s; the last line is
+``games_per_second=<median of the runs>``.
+
+``--cold`` first clears the package's numba cache (the ``*.nbi`` / ``*.nbc`` files under
+``evora_sim/`` and ``strategies/``, and the package's cache folder if it configures one) in a
+fresh subprocess, which then compiles from scratch and plays one game: ``cold_start_seconds=``.
+The cache it writes is what the warm-up of this process then loads.
+
+Mistakes in the arguments end with one line on stderr and exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))     # this checkout's engine, also without an installed package
+
+SEED_BASE = 7_000_000   # first seed of the timed runs; the warm-up game uses SEED_BASE - 1
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):          # one line, exit 2 (argparse would print the usage too)
+        raise UsageError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _players(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, got {text!r}") from None
+    if value not in (2, 3, 4):
+        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, got {value}")
+    return value
+
+
+def parse_args(argv):
+    ap = _Parser(prog="bench_engine.py", description="Games per second of the compiled engine.")
+    ap.add_argument("--players", type=_players, default=4, help="2, 3 or 4 (default 4)")
+    ap.add_argument("--strategy", default="random", help="a name of strategies.compiled.NAMES (default random)")
+    ap.add_argument("--games", type=_positive_int, required=True, help="games per timed run")
+    ap.add_argument("--repeats", type=_positive_int, default=5, help="timed runs (default 5)")
+    ap.add_argument("--cold", action="store_true",
+                    help="first clear the numba cache and time a cold start in a subprocess")
+    ap.add_argument("--_cold-child", dest="cold_child", action="store_true", help=argparse.SUPPRESS)
+    return ap.parse_args(argv)
+
+
+def strategy_id(name: str) -> int:
+    from strategies.compiled import NAMES
+    if name not in NAMES:
+        raise UsageError(f"unknown strategy {name!r}; known: {', '.join(NAMES)}")
+    return NAMES.index(name)
+
+
+# ---- the numba cache --------------------------------------------------------------------------
+def _package_dirs() -> list[Path]:
+    import importlib.util
+    dirs = []
+    for pkg in ("evora_sim", "strategies"):
+        spec = importlib.util.find_spec(pkg)
+        if spec is not None and spec.submodule_search_locations:
+            dirs += [Path(p).resolve() for p in spec.submodule_search_locations]
+    return dirs
+
+
+def _cache_dirs(pkg_dirs: list[Path]) -> list[Path]:
+    """Where numba keeps the compiled code of the package's modules: ``__pycache__`` beside
+    the sources, or the matching sub-folder of a configured ``numba.config.CACHE_DIR``.
+    Call after importing the package (it may configure the cache folder when imported)."""
+    out = [d / "__pycache__" for d in pkg_dirs]
+    import numba
+    base = getattr(numba.config, "CACHE_DIR", "") or ""
+    if base:
+        try:
+            from numba.core.caching import _CacheLocator
+            subpath = _CacheLocator.get_suitable_cache_subpath
+        except Exception:             # numba moved it: its documented layout, re-derived
+            import hashlib
+
+            def subpath(py_file):
+                parent = os.path.dirname(os.path.abspath(py_file))
+                return "_".join([os.path.split(parent)[-1], hashlib.sha1(parent.encode()).hexdigest()])
+        for d in pkg_dirs:
+            out.append(Path(base) / subpath(str(d / "__init__.py")))
+    return out
+
+
+def clear_cache(cache_dirs: list[Path]) -> int:
+    removed = 0
+    for d in cache_dirs:
+        if d.is_dir():
+            for pattern in ("*.nbi", "*.nbc"):
+                for f in d.rglob(pattern):
+                    f.unlink(missing_ok=True)
+                    removed += 1
+    return removed
+
+
+# ---- timing -----------------------------------------------------------------------------------
+def first_game(players: int, sid: int) -> float:
+    """Seconds to import, compile (or load the cache) and play one game."""
+    t0 = time.perf_counter()
+    import numpy as np
+    from evora_sim.batch import play_batch
+    from evora_sim.rules import load_rules
+    play_batch(load_rules(), players, np.array([SEED_BASE - 1], dtype=np.int64), [sid] * players)
+    return time.perf_counter() - t0
+
+
+def cold_child(args) -> int:
+    """Runs in a fresh interpreter: clear the cache, then time the first game."""
+    pkg_dirs = _package_dirs()
+    import evora_sim  # noqa: F401  (may point numba at its own cache folder)
+    dirs = _cache_dirs(pkg_dirs)
+    removed = clear_cache(dirs)
+    seconds = first_game(args.players, strategy_id(args.strategy))
+    print(json.dumps({"cold_start_seconds": seconds, "removed": removed,
+                      "cache_dirs": [str(d) for d in dirs]}))
+    return 0
+
+
+def run_cold(args) -> float:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--_cold-child", "--players", str(args.players),
+           "--strategy", args.strategy, "--games", "1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"cold-start subprocess failed (exit {proc.returncode}): {tail}")
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(f"cold start: removed {info['removed']} cached files from "
+          f"{', '.join(info['cache_dirs'])}")
+    return float(info["cold_start_seconds"])
+
+
+def main(argv=None) -> int:
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        if args.cold_child:
+            return cold_child(args)
+        t0 = time.perf_counter()
+        sid = strategy_id(args.strategy)      # imports the engine modules (part of the warm-up)
+        t_import = time.perf_counter() - t0
+    except UsageError as exc:
+        print(f"bench_engine.py: error: {exc}", file=sys.stderr)
+        return 2
+
+    if args.cold:
+        print(f"cold_start_seconds={run_cold(args):.3f}", flush=True)
+
+    warm = t_import + first_game(args.players, sid)
+    print(f"warmup_seconds={warm:.3f}", flush=True)
+
+    import numpy as np
+    from evora_sim.batch import GAME_COLUMNS, play_batch
+    from evora_sim.rules import load_rules
+    rules = load_rules()
+    sids = [sid] * args.players
+    rates = []
+    for r in range(args.repeats):
+        seeds = np.arange(args.games, dtype=np.int64) + SEED_BASE + r * args.games
+        t0 = time.perf_counter()
+        res = play_batch(rules, args.players, seeds, sids)
+        dt = time.perf_counter() - t0
+        rates.append(args.games / dt)
+        decisions = int(res.games[:, GAME_COLUMNS.index("decisions")].sum())
+        print(f"run {r + 1}/{args.repeats}: {args.games} games ({args.players} players, {args.strategy}) "
+              f"in {dt:.3f} s: {rates[-1]:.1f} games/s, "
+              f"{decisions / dt:,.0f} decisions/s", flush=True)
+    print(f"games_per_second={statistics.median(rates):.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+#!/usr/bin/env python
+"""Regenerate the golden playthroughs in ``tests/golden/<name>.json``.
+
+Each file is one seeded game played by ``evora_sim.batch.play_game`` (the compiled driver the
+batch runs use): the player count, seed and strategy names, the full action log, the
+``describe_action`` text and acting seat of every step (read by re-stepping the log through the
+public api), and the final scoring in ``api.final_scoring`` form.
+
+``tests/test_golden.py`` replays every file and fails on any difference. Run this script only
+when a change of the engine's or the strategies' behaviour is intended, and review the diff of
+``tests/golden/`` before committing it:
+
+    python scripts/regen_golden.py            # all games
+    python scripts/regen_golden.py p3_mixed   # some of them
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))     # this checkout's engine, also without an installed package
+GOLDEN_DIR = ROOT / "tests" / "golden"
+
+# name -> (players, seed, strategy per seat). Covers 2, 3 and 4 players, random, greedy, mixed.
+GAMES = {
+    "p2_random": (2, 11, ("random", "random")),
+    "p2_greedy": (2, 12, ("greedy", "greedy")),
+    "p3_random": (3, 13, ("random", "random", "random")),
+    "p3_mixed": (3, 14, ("greedy", "random", "greedy")),
+    "p4_random": (4, 15, ("random", "random", "random", "random")),
+    "p4_mixed": (4, 16, ("random", "greedy", "random", "greedy")),
+    "p4_greedy": (4, 17, ("greedy", "greedy", "greedy", "greedy")),
+}
+
+# Files whose behaviour the golden games pin down; their hash is stored as a hint only.
+SOURCES = ("evora_sim/engine.py", "evora_sim/layout.py", "evora_sim/batch.py", "evora_sim/rules.py",
+           "evora_sim/rng.py", "evora_sim/data/rules.toml", "strategies/compiled.py")
+
+
+def sources_hash() -> str:
+    import evora_sim
+    import strategies
+    pkg = Path(evora_sim.__file__).resolve().parent
+    roots = {"evora_sim": pkg, "strategies": Path(strategies.__file__).resolve().parent}
+    digest = hashlib.sha256()
+    for rel in SOURCES:
+        top, _, rest = rel.partition("/")
+        path = roots[top] / rest
+        digest.update(rel.encode())
+        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+    return digest.hexdigest()[:16]
+
+
+def replay_steps(rules, players: int, seed: int, log) -> tuple[list[int], list[str], dict]:
+    """Re-step ``log`` through the api: acting seat and describe_action text of every step,
+    and the final scoring."""
+    from evora_sim import api
+    state = api.new_game(rules, players, seed)
+    seats, texts = [], []
+    for a in log:
+        a = int(a)
+        seats.append(api.current_player(state))
+        texts.append(api.describe_action(state, a))
+        api.apply_action(state, a)
+    if not api.is_terminal(state):
+        raise RuntimeError(f"the log of {len(log)} actions does not end the game")
+    return seats, texts, api.final_scoring(state)
+
+
+def golden_record(name: str, rules) -> dict:
+    from evora_sim import api
+    from evora_sim.batch import play_game
+    from strategies.compiled import NAMES
+    players, seed, strategies = GAMES[name]
+    sids = [NAMES.index(s) for s in strategies]
+    final, log = play_game(rules, players, seed, sids)
+    scoring = api.final_scoring(api.State(final, rules, seed))
+    seats, texts, replayed = replay_steps(rules, players, seed, log)
+    if replayed != scoring:
+        raise RuntimeError(f"{name}: re-stepping the log through the api gives a different scoring")
+    return {
+        "name": name,
+        "players": players,
+        "seed": seed,
+        "strategies": list(strategies),
+        "rules_hash": rules.hash,
+        "sources_hash": sources_hash(),
+        "steps": len(log),
+        "final_scoring": scoring,
+        "log": [int(a) for a in log],
+        "seats": seats,
+        "describe": texts,
+    }
+
+
+def dumps(rec: dict) -> str:
+    """JSON with one line per step description and the log in short rows (readable diffs)."""
+    out = ["{"]
+    keys = list(rec)
+    for i, key in enumerate(keys):
+        comma = "," if i < len(keys) - 1 else ""
+        value = rec[key]
+        if key in ("log", "seats"):
+            rows = [", ".join(str(v) for v in value[j:j + 25]) for j in range(0, len(value), 25)]
+            body = ",\n    ".join(rows)
+            out.append(f'  "{key}": [\n    {body}\n  ]{comma}')
+        elif key == "describe":
+            body = ",\n    ".join(json.dumps(t, ensure_ascii=False) for t in value)
+            out.append(f'  "{key}": [\n    {body}\n  ]{comma}')
+        elif key == "final_scoring":
+            seats = ",\n      ".join(json.dumps(s, ensure_ascii=False) for s in value["seats"])
+            out.append(f'  "{key}": {{\n    "seats": [\n      {seats}\n    ],\n'
+                       f'    "winner": {value["winner"]}\n  }}{comma}')
+        else:
+            out.append(f'  "{key}": {json.dumps(value, ensure_ascii=False)}{comma}')
+    out.append("}")
+    text = "\n".join(out) + "\n"
+    assert json.loads(text) == rec
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help=f"games to regenerate (default: all of {', '.join(GAMES)})")
+    args = ap.parse_args(argv)
+    unknown = [n for n in args.names if n not in GAMES]
+    if unknown:
+        print(f"regen_golden: error: unknown golden game(s) {', '.join(unknown)}; known: {', '.join(GAMES)}",
+              file=sys.stderr)
+        return 2
+    from evora_sim.rules import load_rules
+    rules = load_rules()
+    GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
+    for name in args.names or GAMES:
+        rec = golden_record(name, rules)
+        path = GOLDEN_DIR / f"{name}.json"
+        text = dumps(rec)
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        path.write_text(text, encoding="utf-8")
+        status = "new" if old is None else ("unchanged" if old == text else "CHANGED")
+        sc = rec["final_scoring"]
+        print(f"{path.relative_to(ROOT)}: {rec['players']} players, seed {rec['seed']}, "
+              f"{'/'.join(rec['strategies'])}: {rec['steps']} steps, totals "
+              f"{[s['total'] for s in sc['seats']]}, winner {sc['winner']} [{status}]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
