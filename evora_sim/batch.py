@@ -20,7 +20,7 @@ from .rng import STRATEGY_STREAM, seed_stream
 
 
 @njit(cache=True)
-def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, tot, log):
+def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, memo, log):
     """Play one game in ``s``; record actions in ``log`` if it is non-empty. Returns steps."""
     E.init_game(s, R, n, seed)
     seed_stream(rs, seed, STRATEGY_STREAM)
@@ -31,7 +31,7 @@ def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, tot, log):
         if k == 1:
             a = np.int64(legal[0])            # P5: a forced move asks no strategy
         else:
-            a = choose(sids[s[L.G_CUR]], s, R, legal, k, rs, t, t2, legal2, tot)
+            a = choose(sids[s[L.G_CUR]], s, R, legal, k, rs, t, t2, legal2, memo)
         if steps < cap:
             log[steps] = a
         E.apply_action(s, R, a)
@@ -44,10 +44,10 @@ def _batch(R, n, seeds, sids, games, seats, stats):
     s = E.new_state()
     legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
-    t, t2, legal2, tot = new_work(L.STATE_SIZE)
+    t, t2, legal2, memo = new_work(L.STATE_SIZE)
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
-        steps = _play(s, R, n, seeds[g], sids, legal, rs, t, t2, legal2, tot, nolog)
+        steps = _play(s, R, n, seeds[g], sids, legal, rs, t, t2, legal2, memo, nolog)
         games[g, 0] = s[L.G_ROUND]
         games[g, 1] = s[L.G_NTURNS]
         games[g, 2] = s[L.G_END_TRIGGER]
@@ -97,8 +97,8 @@ def play_game(rules, n_players: int, seed: int, strategy_ids, max_log: int = 100
     s = E.new_state()
     legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
-    t, t2, legal2, tot = new_work(L.STATE_SIZE)
+    t, t2, legal2, memo = new_work(L.STATE_SIZE)
     log = np.zeros(max_log, dtype=np.int64)
     sids = np.ascontiguousarray(strategy_ids, dtype=np.int64)
-    steps = _play(s, rules.packed, n_players, np.int64(seed), sids, legal, rs, t, t2, legal2, tot, log)
+    steps = _play(s, rules.packed, n_players, np.int64(seed), sids, legal, rs, t, t2, legal2, memo, log)
     return s, log[:min(steps, max_log)].copy()

@@ -44,6 +44,9 @@ from .rng import randbelow, seed_stream
 
 PATTERNS = np.array(PATTERNS_LIST, dtype=np.int64)          # [pattern, group, part]
 NGROUPS = np.array([sum(1 for g in p if g[0]) for p in PATTERNS_LIST], dtype=np.int64)
+# PARTS_FROM[pattern, g]: parts in groups g.. (the most a build can still place)
+PARTS_FROM = np.array([[sum(1 for grp in p[g:] for k in grp if k) for g in range(4)]
+                       for p in PATTERNS_LIST], dtype=np.int64)
 CARD_PATTERN = np.array([-1] * 6 + [PAT_STONE_THEN_WHITE, PAT_ONE_STONE, PAT_TWO_STONES_SAME]
                         + [-1] * 3, dtype=np.int64)
 TILE_PATTERN = np.array([PAT_CAPITAL_TWO_STONES, -1, PAT_TWO_CAPITALS, PAT_THREE_STONES], dtype=np.int64)
@@ -326,38 +329,40 @@ def group_fill(pat, g, h, stones, whites, caps):
 @njit(cache=True)
 def best_from(pat, g, stones, whites, caps, cls):
     """Most parts groups g.. of ``pat`` can still place on distinct columns, given ``cls[h]``
-    free columns of each height class; every group either takes one column or is skipped."""
+    free columns of each height class; every group takes one column or is skipped (class
+    NCLASS). Patterns have at most 3 groups: nested loops, each prefix filled once."""
     rem = NGROUPS[pat] - g
     if rem <= 0:
         return 0
+    most = PARTS_FROM[pat, g]
     best = 0
-    total = 1
-    for _ in range(rem):
-        total *= NCLASS + 1
-    for code in range(total):
-        st, wh, cp = stones, whites, caps
-        placed = 0
-        x = code
-        d0 = -1
-        d1 = -1
-        ok = True
-        for j in range(rem):
-            d = x % (NCLASS + 1)
-            x //= NCLASS + 1
-            if d == NCLASS:       # skip this group
-                continue
-            same = 1 + (1 if d == d0 else 0) + (1 if d == d1 else 0)
-            if cls[d] < same:
-                ok = False
-                break
-            k, st, wh, cp = group_fill(pat, g + j, d, st, wh, cp)
-            placed += k
-            if j == 0:
-                d0 = d
-            else:
-                d1 = d
-        if ok and placed > best:
-            best = placed
+    for d0 in range(NCLASS + 1):
+        if d0 < NCLASS and cls[d0] < 1:
+            continue
+        k0, st0, wh0, cp0 = 0, stones, whites, caps
+        if d0 < NCLASS:
+            k0, st0, wh0, cp0 = group_fill(pat, g, d0, stones, whites, caps)
+        if rem == 1:
+            best = max(best, k0)
+        else:
+            for d1 in range(NCLASS + 1):
+                if d1 < NCLASS and cls[d1] < 1 + (d1 == d0):
+                    continue
+                k1, st1, wh1, cp1 = 0, st0, wh0, cp0
+                if d1 < NCLASS:
+                    k1, st1, wh1, cp1 = group_fill(pat, g + 1, d1, st0, wh0, cp0)
+                if rem == 2:
+                    best = max(best, k0 + k1)
+                else:
+                    for d2 in range(NCLASS):
+                        if cls[d2] >= 1 + (d2 == d0) + (d2 == d1):
+                            k2 = group_fill(pat, g + 2, d2, st1, wh1, cp1)[0]
+                            best = max(best, k0 + k1 + k2)
+                    best = max(best, k0 + k1)
+                if best == most:      # nothing can beat placing every part
+                    return best
+        if best == most:
+            return best
     return best
 
 
@@ -375,6 +380,14 @@ def free_classes(s, used):
 
 
 @njit(cache=True)
+def build_target(s, f):
+    """D6: the most parts the build in frame ``f`` can still place (0: the build is over)."""
+    p = s[G_CUR]
+    cls = free_classes(s, s[f + 3])
+    return best_from(s[f + 1], s[f + 2], s[pb(p) + P_STONES], s[G_WHITE_LEFT], s[pb(p) + P_CAPS], cls)
+
+
+@njit(cache=True)
 def legal_build(s, R, f, out, n):
     """D6: the columns (or a skip) for the next group that keep the largest build possible."""
     p = s[G_CUR]
@@ -384,10 +397,10 @@ def legal_build(s, R, f, out, n):
     st = s[pb(p) + P_STONES]
     wh = s[G_WHITE_LEFT]
     cp = s[pb(p) + P_CAPS]
-    cls = free_classes(s, used)
-    target = best_from(pat, g, st, wh, cp, cls)
+    target = build_target(s, f)
     if target == 0:
         return n
+    cls = s[SCR_CLS:SCR_CLS + NCLASS + 1]    # filled by build_target
     good = 0    # bitmask of height classes whose columns keep the best build
     for h in range(NCLASS):
         if cls[h] > 0:
@@ -699,36 +712,63 @@ def begin_turn(s, R):
 
 
 @njit(cache=True)
+def emperor_points(s, R, p):
+    """Emperor bonus: each own tile's value times own parts in its column."""
+    b = pb(p)
+    emp = 0
+    for k in range(2):
+        c = s[b + P_TPOS + k]
+        if c >= 0:
+            own = 0
+            for i in range(s[COL_H + c]):
+                if s[COL_PART + c * COLPARTS + i] == p:
+                    own += 1
+            emp += own * R[R_EMP_VALUES + s[b + P_TVAL + k]]
+    return emp
+
+
+@njit(cache=True)
+def column_majority_points(s, R, p):
+    """D7: VP for each of ``p``'s majority workers on a column."""
+    held = 0
+    for c in range(s[G_NCOLS]):
+        if s[COL_HOLDER + c] == p:
+            held += 1
+    return held * R[R_COLMAJ_VP]
+
+
+@njit(cache=True)
+def height_points(s, R, level, p):
+    """D17 (after ``height_table``): ``p``'s VP for the majority at ``level``."""
+    st = height_standing(s, level, p, R[R_MIN_PARTS])
+    if st == 1:
+        return R[R_HMAJ + level]
+    if st == 2:
+        return R[R_HMAJ_TIE + level]
+    return 0
+
+
+@njit(cache=True)
+def seat_total(s, R, p):
+    """``p``'s total if the game were scored now (after ``height_table``): the strategies'
+    measure of standing, built from the same category functions as the final scoring."""
+    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_majority_points(s, R, p)
+    for level in range(1, 6):
+        tot += height_points(s, R, level, p)
+    return tot
+
+
+@njit(cache=True)
 def final_scoring(s, R):
     """Emperor bonus, column majorities, height majorities; then the winner (D17-D19)."""
     n = s[G_NPLAYERS]
+    height_table(s)
     for p in range(n):
         b = pb(p)
-        emp = 0
-        for k in range(2):
-            c = s[b + P_TPOS + k]
-            if c >= 0:
-                own = 0
-                for i in range(s[COL_H + c]):
-                    if s[COL_PART + c * COLPARTS + i] == p:
-                        own += 1
-                emp += own * R[R_EMP_VALUES + s[b + P_TVAL + k]]
-        s[b + P_VP_EMPEROR] = emp
-        held = 0
-        for c in range(s[G_NCOLS]):
-            if s[COL_HOLDER + c] == p:
-                held += 1
-        s[b + P_VP_COLMAJ] = held * R[R_COLMAJ_VP]
-    height_table(s)
-    for level in range(1, 6):
-        for p in range(n):
-            st = height_standing(s, level, p, R[R_MIN_PARTS])
-            vp = 0
-            if st == 1:
-                vp = R[R_HMAJ + level]
-            elif st == 2:
-                vp = R[R_HMAJ_TIE + level]
-            s[pb(p) + P_VP_HEIGHT + level - 1] = vp
+        s[b + P_VP_EMPEROR] = emperor_points(s, R, p)
+        s[b + P_VP_COLMAJ] = column_majority_points(s, R, p)
+        for level in range(1, 6):
+            s[b + P_VP_HEIGHT + level - 1] = height_points(s, R, level, p)
     best = -1
     for p in range(n):
         b = pb(p)
@@ -793,7 +833,7 @@ def settle(s, R):
                 pop(s)
                 apply_itile(s, R, p, t)
                 continue
-            if legal_frame(s, R, out) == 0:
+            if (build_target(s, f) if s[f] == F_BUILD else legal_frame(s, R, out)) == 0:
                 pop(s)
                 continue
             return
@@ -936,36 +976,6 @@ def apply_action(s, R, a):
 # ---------------------------------------------------------------------------------------------
 # evaluation helpers shared by strategies and tools
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
-def provisional_totals(s, R, out):
-    """Each seat's total if the game were scored now (running VP + end-of-game categories)."""
-    n = s[G_NPLAYERS]
-    for p in range(n):
-        b = pb(p)
-        tot = s[b + P_SCORE]
-        for k in range(2):
-            c = s[b + P_TPOS + k]
-            if c >= 0:
-                own = 0
-                for i in range(s[COL_H + c]):
-                    if s[COL_PART + c * COLPARTS + i] == p:
-                        own += 1
-                tot += own * R[R_EMP_VALUES + s[b + P_TVAL + k]]
-        out[p] = tot
-    for c in range(s[G_NCOLS]):
-        h = s[COL_HOLDER + c]
-        if h >= 0:
-            out[h] += R[R_COLMAJ_VP]
-    height_table(s)
-    for level in range(1, 6):
-        for p in range(n):
-            st = height_standing(s, level, p, R[R_MIN_PARTS])
-            if st == 1:
-                out[p] += R[R_HMAJ + level]
-            elif st == 2:
-                out[p] += R[R_HMAJ_TIE + level]
-
-
 @njit(cache=True)
 def copy_core(src, dst):
     """The rules-relevant prefix of a state, for lookahead (an explicit loop: numba compiles
