@@ -201,8 +201,72 @@ def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules
 def simulate(**kwargs):
     """Play many seeded games in parallel into Parquet tables (resumable)."""
     result = run_experiment(**kwargs)
-    games = len(result.games)
+    games = result.n_games
     click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
+
+
+# ---------------------------------------------------------------------------------------------
+# evora report / evora run
+# ---------------------------------------------------------------------------------------------
+def write_report(run_dirs, out, allow_partial=False):
+    from analysis.report import build_report
+
+    from .runner import RunError, open_run
+
+    runs = []
+    for d in run_dirs:
+        try:
+            run = open_run(d)
+        except RunError as exc:
+            raise UserError(str(exc)) from None
+        missing = [k for k, v in run.manifest["chunks"].items() if v != "done"]
+        if missing and not allow_partial:
+            raise UserError(f"run {d} is incomplete: chunks {', '.join(missing[:10])}"
+                            f"{' ...' if len(missing) > 10 else ''} are missing; finish it by running "
+                            f"its command again, or analyse the finished chunks with --allow-partial")
+        if not run.done_chunks():
+            raise UserError(f"run {d} has no finished chunk to analyse")
+        runs.append(run)
+    return build_report(runs, out)
+
+
+@main.command()
+@click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
+@click.option("--out", required=True, metavar="DIR", help="Report folder (replaced if it exists).")
+@click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
+def report(runs, out, allow_partial):
+    """Write the balance report (report.html, report.md, CSV tables, figures) of run folders."""
+    path = write_report(runs, out, allow_partial)
+    click.echo(f"report: {path / 'report.html'}")
+
+
+DEFAULT_FIELD = {2: "greedy", 3: "greedy", 4: "greedy"}
+
+
+@main.command()
+@click.option("--games", type=int, default=12_000, show_default=True, metavar="N",
+              help="Games per player count (12,000 keeps seat intervals under +-1 point).")
+@click.option("--seed", type=int, default=1, show_default=True, help="The run seed.")
+@click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core.")
+@click.option("--out", default="runs/default", show_default=True, metavar="DIR", help="Run folders go here.")
+@click.option("--report-dir", default="reports/default", show_default=True, metavar="DIR",
+              help="The report goes here.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def run(games, seed, jobs, out, report_dir, quiet):
+    """The main job: simulate 2, 3 and 4 players with the default field, then write the report."""
+    from pathlib import Path
+
+    dirs = []
+    for n, spec in DEFAULT_FIELD.items():
+        folder = str(Path(out) / f"p{n}")
+        if not quiet:
+            click.echo(f"{n} players: {games:,} games of {spec} -> {folder}", err=True)
+        run_experiment(n_players=n, games=games, spec=spec, seed=seed, jobs=jobs, out=folder,
+                       seat_rotation=False, rules_path=None, backend="loky", scheduler=None,
+                       chunk_size=None, quiet=quiet)
+        dirs.append(folder)
+    path = write_report(dirs, report_dir)
+    click.echo(f"report: {path / 'report.html'}")
 
 
 if __name__ == "__main__":  # pragma: no cover

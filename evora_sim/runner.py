@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
+import shutil
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +37,10 @@ DEFAULT_CHUNK = 5_000
 
 class RunError(ValueError):
     """A run that cannot start as asked (bad argument, clashing folder); nothing was written."""
+
+
+class RunFailed(RunError):
+    """A run that stopped part-way (a full disk, a lost cluster): finished chunks are kept."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +123,12 @@ def play_and_write(config: RunConfig, rules: Rules, out: str, k: int) -> tuple[i
 # ---------------------------------------------------------------------------------------------
 def _write_json_atomic(path: Path, data: dict) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def read_manifest(out: Path) -> dict:
@@ -150,11 +161,13 @@ def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, str
         if diff:
             raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
         return manifest
-    if out.is_dir() and any(out.iterdir()):
+    if out.is_dir() and any(not _is_temporary(p) for p in out.iterdir()):
         raise RunError(f"--out {out} is not empty and is not a run folder; choose another --out")
-    parent = out.parent if out.parent != Path("") else Path(".")
-    probe = parent if parent.exists() else next((p for p in parent.parents if p.exists()), Path("."))
-    if not os.access(probe, os.W_OK):
+    full = out.absolute()
+    probe = next((p for p in (full, *full.parents) if p.exists()), None)
+    if probe is None or not probe.is_dir():
+        raise RunError(f"--out {out}: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
         raise RunError(f"--out {out}: cannot write in {probe}")
     manifest = {
         "format": FORMAT, "version": 1, "package_version": __version__,
@@ -164,9 +177,22 @@ def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, str
         "python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__,
         "chunks": {str(k): "missing" for k in range(config.n_chunks)},
     }
-    out.mkdir(parents=True, exist_ok=True)
-    _write_json_atomic(out / MANIFEST, manifest)
+    # the first folder this run creates: removed again if the manifest cannot be written
+    full = out.absolute()
+    created = next((p for p in reversed((full, *full.parents)) if not p.exists()), None)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _write_json_atomic(out / MANIFEST, manifest)
+    except OSError as exc:
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)
+        raise RunError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
     return manifest
+
+
+def _is_temporary(path: Path) -> bool:
+    """A leftover of an interrupted write (``.NAME.PID.tmp``): never a chunk, never content."""
+    return path.is_file() and path.name.startswith(".") and path.name.endswith(".tmp")
 
 
 def mark_done(out: Path, manifest: dict, k: int) -> None:
@@ -206,6 +232,14 @@ class RunResult:
             self._cache[key] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         return self._cache[key]
 
+    @property
+    def n_games(self) -> int:
+        """Games in the finished chunks, from the Parquet footers (no table is read)."""
+        import pyarrow.parquet as pq
+
+        return sum(pq.ParquetFile(chunk_file(self.out, "games", k)).metadata.num_rows
+                   for k in self.done_chunks())
+
     games = property(lambda self: self.table("games"))
     seats = property(lambda self: self.table("seats"))
     cards = property(lambda self: self.table("cards"))
@@ -220,9 +254,22 @@ def open_run(out: str | Path) -> RunResult:
 # ---------------------------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------------------------
-def _progress(total_games: int, done_games: int, quiet: bool):
-    from tqdm import tqdm
+class _NoBar:
+    def update(self, n):
+        pass
 
+    def close(self):
+        pass
+
+
+def _progress(total_games: int, done_games: int, quiet: bool):
+    """tqdm's bar (games done, games/s, time left) on a terminal; nothing if quiet or piped."""
+    if quiet or not sys.stderr.isatty():
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:                      # tqdm is optional: no bar without it
+        return _NoBar()
     return tqdm(total=total_games, initial=done_games, unit="game", unit_scale=True,
                 disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True, smoothing=0.1)
 
@@ -240,16 +287,16 @@ def _run_local(config, rules, out, todo, jobs, on_done):
         on_done(k, n)
 
 
-def connect_scheduler(address: str):
+def connect_scheduler(address: str, timeout: str | float = "10s"):
     """A dask.distributed client, or a RunError naming the address that did not answer."""
     try:
         from dask.distributed import Client
     except ImportError:
         raise RunError("--backend dask needs dask.distributed: pip install 'dask[distributed]'") from None
     try:
-        return Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise RunError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        return Client(address, timeout=timeout, set_as_default=False)
+    except Exception as exc:  # OSError / TimeoutError (no answer), ValueError (bad address), ...
+        raise RunError(f"cannot reach the Dask scheduler at {address}: {exc or type(exc).__name__}") from None
 
 
 def _run_dask(config, rules, out, todo, client, on_done):
@@ -257,20 +304,33 @@ def _run_dask(config, rules, out, todo, client, on_done):
     shared file system; at most 2 chunks per worker thread are in flight at once."""
     from dask.distributed import as_completed
 
+    # keys unique to this run: two runs on one cluster (another seed, the same rules) must never
+    # share a task result
+    token = uuid.uuid4().hex
     window = max(2, 2 * sum(client.nthreads().values()))
     pending = list(todo)
-    ac = as_completed()
+    chunk_of = {}
+    ac = as_completed(loop=client.loop)
+
+    def submit(k):
+        fut = client.submit(play_chunk, config, rules, k, key=f"evora-chunk-{k}-{token}", pure=False)
+        chunk_of[fut.key] = k
+        ac.add(fut)
+
     for _ in range(min(window, len(pending))):
-        k = pending.pop(0)
-        ac.add(client.submit(play_chunk, config, rules, k, key=f"evora-chunk-{k}-{config.rules_hash}", pure=False))
+        submit(pending.pop(0))
     for fut in ac:
-        k = int(fut.key.split("-")[2])
+        k = chunk_of.pop(fut.key)
         tables = fut.result()
         fut.release()
         on_done(k, write_chunk(out, k, tables))
+        del tables
         if pending:
-            k2 = pending.pop(0)
-            ac.add(client.submit(play_chunk, config, rules, k2, key=f"evora-chunk-{k2}-{config.rules_hash}", pure=False))
+            submit(pending.pop(0))
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
 def make_config(players: int, games: int, strategy_spec: str, seed: int, seat_rotation: bool,
@@ -280,13 +340,14 @@ def make_config(players: int, games: int, strategy_spec: str, seed: int, seat_ro
     from .api import check_players
 
     players = check_players(players)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    if not _is_int(games) or games < 1:
         raise RunError(f"--games must be a positive whole number, got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+    if not _is_int(seed) or not 0 <= seed < 2**63:
         raise RunError(f"--seed must be a whole number from 0 to 2**63-1, got {seed!r}")
-    chunk = chunk_size or min(DEFAULT_CHUNK, games)
-    if chunk < 1:
+    if chunk_size is not None and (not _is_int(chunk_size) or chunk_size < 1):
         raise RunError(f"--chunk-size must be a positive whole number, got {chunk_size!r}")
+    games, seed = int(games), int(seed)
+    chunk = int(chunk_size) if chunk_size is not None else min(DEFAULT_CHUNK, games)
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     if not lo <= players <= hi:
         raise RunError(f"these rules allow {lo} to {hi} players, got {players}")
@@ -298,7 +359,8 @@ def make_config(players: int, games: int, strategy_spec: str, seed: int, seat_ro
 def simulate(players: int, games: int, strategies: str, seed: int = 1, out: str | Path = "runs/run",
              jobs: int = 1, seat_rotation: bool = False, rules: Rules | str | Path | None = None,
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
-             quiet: bool = True, command: str = "") -> RunResult:
+             quiet: bool = True, command: str = "",
+             scheduler_timeout: str | float = "10s") -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables."""
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
@@ -307,13 +369,18 @@ def simulate(players: int, games: int, strategies: str, seed: int = 1, out: str 
         raise RunError(f"--backend must be loky or dask, got {backend!r}")
     if backend == "dask" and not scheduler:
         raise RunError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -1:
+    if not _is_int(jobs) or jobs == 0 or jobs < -1:
         raise RunError(f"--jobs must be a positive number of processes or -1 for all cores, got {jobs!r}")
-    jobs = os.cpu_count() or 1 if jobs == -1 else jobs
-    client = connect_scheduler(scheduler) if backend == "dask" else None
+    jobs = (os.cpu_count() or 1) if jobs == -1 else int(jobs)
     out = Path(out)
     info = {name: {"id": sid} for name, sid in zip(config.strategies, config.strategy_ids)}
-    manifest = prepare_folder(out, config, rules, command, info)
+    client = connect_scheduler(scheduler, scheduler_timeout) if backend == "dask" else None
+    try:
+        manifest = prepare_folder(out, config, rules, command, info)
+    except BaseException:
+        if client is not None:
+            client.close()
+        raise
     todo = missing_chunks(manifest, out)
     total = config.games * config.rotations
     done_games = total - sum(
@@ -329,6 +396,9 @@ def simulate(players: int, games: int, strategies: str, seed: int = 1, out: str 
             _run_dask(config, rules, out, todo, client, on_done)
         else:
             _run_local(config, rules, out, todo, jobs, on_done)
+    except OSError as exc:
+        raise RunFailed(f"the run stopped: {exc}; the finished chunks are kept in {out}: run the "
+                        "same command again to play only the missing ones") from exc
     finally:
         bar.close()
         if client is not None:

@@ -1,0 +1,550 @@
+"""The experiment runner: `evora simulate` and `evora_sim.runner.simulate`.
+
+Seeds independent of chunking, jobs and backend; seat rotation; the table schemas; the
+manifest; resuming after a deleted chunk, a chunk marked missing, a killed process or a full
+disk; leftover temporary files; refused folders and schedulers (exit 2, nothing touched); a
+Dask LocalCluster giving the local results game for game; the progress bar.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from evora_sim import __version__
+from evora_sim import layout as L
+from evora_sim import runner as R
+from evora_sim.cli import main
+from evora_sim.rules import load_rules
+from evora_sim.runner import RunError, RunFailed, RunResult, open_run, simulate
+from evora_sim.seeds import game_seeds
+from strategies.registry import STRATEGY_IDS
+
+RULES = load_rules()
+
+# the reference run: 3 chunks of 100 seeds, one greedy seat
+REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=5, chunk_size=100)
+
+GAMES_COLUMNS = ["game_id", "seed", "n_players", "rotation", "rounds", "turns", "end_trigger",
+                 "winner_seat"]
+SEATS_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", "vp_build", "vp_white",
+                 "vp_empty_stack", "vp_cards", "vp_emperor", "vp_column_majority", "vp_height_1",
+                 "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals", "parts_left"]
+CARDS_COLUMNS = ["game_id", "seat", "card", "plays", "vp", "temple_uses"]
+SPACES_COLUMNS = ["game_id", "seat", "space", "uses"]
+BREAKDOWN = SEATS_COLUMNS[6:17]
+SORT_KEYS = {"games": ["game_id"], "seats": ["game_id", "seat"],
+             "cards": ["game_id", "seat", "card"], "spaces": ["game_id", "seat", "space"]}
+TABLES = tuple(SORT_KEYS)
+
+
+def sorted_tables(result: RunResult) -> dict[str, pd.DataFrame]:
+    out = {}
+    for name, keys in SORT_KEYS.items():
+        df = result.table(name)
+        out[name] = df.sort_values(keys, kind="stable").reset_index(drop=True)
+    return out
+
+
+def assert_same_tables(a: RunResult, b: RunResult) -> None:
+    ta, tb = sorted_tables(a), sorted_tables(b)
+    for name in TABLES:
+        pd.testing.assert_frame_equal(ta[name], tb[name], check_categorical=True, obj=name)
+
+
+def folder_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file below ``folder``: (size, mtime_ns)."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def chunk_mtimes(folder: Path, k: int) -> dict[str, int]:
+    return {t: R.chunk_file(folder, t, k).stat().st_mtime_ns for t in TABLES}
+
+
+def cli_args(out, **kw) -> list[str]:
+    cfg = {**REF, **kw}
+    args = ["simulate", "--players", str(cfg["players"]), "--games", str(cfg["games"]),
+            "--strategies", cfg["strategies"], "--seed", str(cfg["seed"]),
+            "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet"]
+    return args
+
+
+def one_error_line(result) -> str:
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evora: error: "), result.stderr
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory) -> RunResult:
+    """The reference run, uninterrupted, jobs=1."""
+    return simulate(**REF, out=tmp_path_factory.mktemp("ref") / "run", jobs=1)
+
+
+@pytest.fixture
+def cli():
+    return CliRunner()
+
+
+# ---------------------------------------------------------------------------------------------
+# the Python API and the tables
+# ---------------------------------------------------------------------------------------------
+def test_simulate_returns_a_result_of_dataframes(ref):
+    assert isinstance(ref, RunResult)
+    for name in TABLES:
+        assert isinstance(getattr(ref, name), pd.DataFrame)
+    assert len(ref.games) == REF["games"] and ref.n_games == REF["games"]
+    assert len(ref.seats) == REF["games"] * REF["players"]
+    # reopening the folder gives the same tables
+    assert_same_tables(open_run(ref.out), ref)
+
+
+def test_table_schemas_are_exactly_as_documented(ref):
+    assert list(ref.games.columns) == GAMES_COLUMNS
+    assert list(ref.seats.columns) == SEATS_COLUMNS
+    assert list(ref.cards.columns) == CARDS_COLUMNS
+    assert list(ref.spaces.columns) == SPACES_COLUMNS
+    assert set(ref.games["end_trigger"].astype(str)) <= set(L.END_NAMES) - {"none"}
+    assert set(ref.cards["card"].astype(str)) <= set(L.EFFECT_NAMES + L.ITILE_NAMES)
+    assert (ref.games["n_players"] == REF["players"]).all()
+    assert (ref.games["rotation"] == 0).all()
+    assert (ref.games["game_id"].sort_values().to_numpy() == np.arange(REF["games"])).all()
+    assert ref.games["game_id"].is_unique
+
+
+def test_ranks_wins_and_scores_are_consistent(ref):
+    games, seats = ref.games, ref.seats
+    n = REF["players"]
+    by_game = seats.sort_values(["game_id", "seat"])
+    rank = by_game["rank"].to_numpy().reshape(-1, n)
+    assert (np.sort(rank, axis=1) == np.arange(1, n + 1)).all()       # a permutation per game
+    assert (seats["win"] == (seats["rank"] == 1)).all()
+    assert (seats.groupby("game_id")["win"].sum() == 1).all()
+    winners = seats[seats["win"]].set_index("game_id")["seat"]
+    winner_seat = games.set_index("game_id")["winner_seat"]
+    assert (winners.sort_index() == winner_seat.sort_index()).all()
+    # the winner has the most VP (ties: fewer parts left, then the later seat)
+    best = seats.groupby("game_id")["score"].transform("max")
+    assert (seats.loc[seats["win"], "score"] == best[seats["win"]]).all()
+    # the score is the sum of its breakdown
+    assert (seats[BREAKDOWN].sum(axis=1) == seats["score"]).all()
+    assert (seats["parts_left"] >= 0).all()
+    # strategies per seat as given
+    names = REF["strategies"].split(",")
+    assert (seats["strategy"].astype(str).to_numpy() == np.array(names)[seats["seat"]]).all()
+    # card and space rows belong to games of the run and count something
+    ids = set(games["game_id"])
+    for name in ("cards", "spaces"):
+        assert set(getattr(ref, name)["game_id"]) <= ids
+    assert (ref.spaces["uses"] > 0).all()
+    assert ((ref.cards["plays"] > 0) | (ref.cards["temple_uses"] > 0)).all()
+    assert not ref.cards.duplicated(["game_id", "seat", "card"]).any()
+    assert not ref.spaces.duplicated(["game_id", "seat", "space"]).any()
+
+
+def test_manifest_records_the_whole_configuration(ref):
+    m = json.loads((ref.out / "manifest.json").read_text(encoding="utf-8"))
+    assert m["format"] == R.FORMAT
+    assert m["config"] == {"players": 4, "games": 300, "strategies": REF["strategies"].split(","),
+                           "seed": 5, "seat_rotation": False, "chunk_size": 100,
+                           "rules_hash": RULES.hash}
+    assert m["rules_hash"] == RULES.hash
+    assert m["rules"] == json.loads(json.dumps(RULES.data))
+    assert m["strategies"] == {"greedy": {"id": STRATEGY_IDS["greedy"]},
+                               "random": {"id": STRATEGY_IDS["random"]}}
+    assert m["package_version"] == __version__
+    assert m["chunks"] == {"0": "done", "1": "done", "2": "done"}
+    assert m["config"]["seed"] == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# seeds: independent of chunk size, jobs and backend
+# ---------------------------------------------------------------------------------------------
+def test_game_seeds_do_not_depend_on_the_split():
+    whole = game_seeds(5, 0, 1000)
+    parts = np.concatenate([game_seeds(5, a, min(a + 37, 1000)) for a in range(0, 1000, 37)])
+    assert (whole == parts).all()
+    assert (whole >= 0).all() and len(set(whole.tolist())) == 1000
+    assert not (game_seeds(6, 0, 1000) == whole).any()
+
+
+def test_results_do_not_depend_on_chunk_size_or_jobs(ref, tmp_path):
+    assert (ref.games.sort_values("game_id")["seed"].to_numpy() == game_seeds(5, 0, 300)).all()
+    other = simulate(**{**REF, "chunk_size": 70}, out=tmp_path / "c70", jobs=1)
+    assert len(other.manifest["chunks"]) == 5
+    assert_same_tables(other, ref)
+    par = simulate(**{**REF, "chunk_size": 50}, out=tmp_path / "j2", jobs=2)
+    assert len(par.manifest["chunks"]) == 6
+    assert_same_tables(par, ref)
+
+
+def test_jobs_1_runs_in_this_process(tmp_path, monkeypatch):
+    """--jobs 1 must not start worker processes (it used to start one per core)."""
+    def no_pool(*a, **k):
+        raise AssertionError("a process pool was started for jobs=1")
+
+    import joblib
+    monkeypatch.setattr(joblib, "Parallel", no_pool)
+    res = simulate(**{**REF, "games": 20, "chunk_size": 10}, out=tmp_path / "run", jobs=1)
+    assert len(res.games) == 20
+
+
+# ---------------------------------------------------------------------------------------------
+# seat rotation
+# ---------------------------------------------------------------------------------------------
+def test_seat_rotation_plays_each_seed_under_every_rotation(tmp_path):
+    spec, n, games = "greedy,random,random", 3, 40
+    names = spec.split(",")
+    rot = simulate(n, games, spec, seed=3, out=tmp_path / "rot", seat_rotation=True, chunk_size=15)
+    g, s = rot.games, rot.seats
+    assert len(g) == games * n and g["game_id"].is_unique
+    seeds = game_seeds(3, 0, games)
+    index = {int(x): i for i, x in enumerate(seeds)}
+    for seed, grp in g.groupby("seed"):
+        assert sorted(grp["rotation"]) == list(range(n))
+        i = index[int(seed)]
+        assert sorted(grp["game_id"]) == [i * n + r for r in range(n)]
+    assert ((g["game_id"] % n) == g["rotation"]).all()
+    assert (g["seed"].to_numpy() == seeds[g["game_id"].to_numpy() // n]).all()
+    # rotation r seats strategy i at seat (i + r) mod n
+    merged = s.merge(g[["game_id", "rotation"]], on="game_id")
+    expect = np.array(names)[(merged["seat"] - merged["rotation"]) % n]
+    assert (merged["strategy"].astype(str).to_numpy() == expect).all()
+
+    # rotation r is exactly a plain run of the rotated strategy list on the same seeds
+    for r in range(n):
+        rotated = ",".join(names[(seat - r) % n] for seat in range(n))
+        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", chunk_size=40)
+        mine = g[g["rotation"] == r].sort_values("game_id").reset_index(drop=True)
+        theirs = plain.games.sort_values("game_id").reset_index(drop=True)
+        cols = ["seed", "rounds", "turns", "end_trigger", "winner_seat"]
+        pd.testing.assert_frame_equal(mine[cols], theirs[cols])
+        my_seats = merged[merged["rotation"] == r].sort_values(["game_id", "seat"])
+        their_seats = plain.seats.sort_values(["game_id", "seat"])
+        for col in ["score", "rank", "parts_left", *BREAKDOWN]:
+            assert (my_seats[col].to_numpy() == their_seats[col].to_numpy()).all(), (r, col)
+        assert (my_seats["strategy"].astype(str).to_numpy()
+                == their_seats["strategy"].astype(str).to_numpy()).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing lost: resuming
+# ---------------------------------------------------------------------------------------------
+def _count_plays(monkeypatch) -> list[int]:
+    played = []
+    original = R.play_chunk
+
+    def counting(config, rules, k):
+        played.append(k)
+        return original(config, rules, k)
+
+    monkeypatch.setattr(R, "play_chunk", counting)
+    return played
+
+
+def test_rerun_of_a_finished_run_plays_nothing(ref, monkeypatch):
+    before = folder_state(ref.out)
+    played = _count_plays(monkeypatch)
+    again = simulate(**REF, out=ref.out)
+    assert played == []
+    assert folder_state(ref.out) == before
+    assert_same_tables(again, ref)
+
+
+def test_resume_replays_only_the_missing_chunks(ref, tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    simulate(**REF, out=out)
+    R.chunk_file(out, "seats", 1).unlink()                  # a table file gone
+    m = json.loads((out / "manifest.json").read_text())
+    m["chunks"]["2"] = "missing"                             # a chunk not marked done
+    (out / "manifest.json").write_text(json.dumps(m))
+    kept = chunk_mtimes(out, 0)
+    old2 = chunk_mtimes(out, 2)
+    time.sleep(0.01)
+    played = _count_plays(monkeypatch)
+    res = simulate(**REF, out=out)
+    assert sorted(played) == [1, 2]
+    assert chunk_mtimes(out, 0) == kept
+    assert all(chunk_mtimes(out, 2)[t] != old2[t] for t in TABLES)
+    assert res.manifest["chunks"] == {"0": "done", "1": "done", "2": "done"}
+    assert_same_tables(res, ref)
+    assert_same_tables(open_run(out), ref)
+
+
+def test_leftover_temporary_files_never_count(ref, tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    simulate(**REF, out=out)
+    # a killed write of chunk 1: the final file is gone, a half-written temporary one is left
+    R.chunk_file(out, "games", 1).unlink()
+    half = R.chunk_file(out, "games", 1).with_name(".chunk-000001.parquet.99999.tmp")
+    half.write_bytes(b"PAR1 half a file")
+    assert R.missing_chunks(R.read_manifest(out), out) == [1]
+    played = _count_plays(monkeypatch)
+    res = simulate(**REF, out=out)
+    assert played == [1]
+    assert_same_tables(res, ref)
+
+    # a folder holding only a killed first manifest write is an empty folder, not a clash
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    (fresh / ".manifest.json.12345.tmp").write_text("{")
+    res = simulate(**REF, out=fresh)
+    assert_same_tables(res, ref)
+
+
+def test_full_disk_keeps_finished_chunks_and_the_rerun_completes(ref, tmp_path, monkeypatch, cli):
+    out = tmp_path / "run"
+    original = R.write_chunk
+
+    def disk_full_at_chunk_1(out_, k, tables):
+        if k == 1:
+            tmp = R.chunk_file(out_, "games", k).with_name(f".chunk-{k:06d}.parquet.{os.getpid()}.tmp")
+            tmp.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(b"PAR1 truncated")
+            raise OSError(28, "No space left on device")
+        return original(out_, k, tables)
+
+    monkeypatch.setattr(R, "write_chunk", disk_full_at_chunk_1)
+    with pytest.raises(RunFailed, match="No space left on device"):
+        simulate(**REF, out=out)
+    assert R.read_manifest(out)["chunks"] == {"0": "done", "1": "missing", "2": "missing"}
+    # through the command line: one line, exit 2, the finished chunk kept
+    line = one_error_line(cli.invoke(main, cli_args(out)))
+    assert "No space left on device" in line and "run the same command again" in line
+    monkeypatch.setattr(R, "write_chunk", original)
+    kept = chunk_mtimes(out, 0)
+    res = simulate(**REF, out=out)
+    assert chunk_mtimes(out, 0) == kept
+    assert_same_tables(res, ref)
+
+
+def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
+    cfg = dict(players=4, games=1500, strategies="greedy", seed=11, chunk_size=15)
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "evora_sim.cli", "simulate", "--players", "4", "--games", "1500",
+           "--strategies", "greedy", "--seed", "11", "--chunk-size", "15", "--jobs", "1",
+           "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    manifest = out / "manifest.json"
+    done = 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            done = sum(v == "done" for v in json.loads(manifest.read_text())["chunks"].values())
+        except (OSError, ValueError):
+            done = 0
+        if done >= 3:
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    chunks = R.read_manifest(out)["chunks"]
+    finished = [int(k) for k, v in chunks.items() if v == "done"]
+    assert 3 <= len(finished) < len(chunks), "the run was not caught part-way"
+    kept = {k: chunk_mtimes(out, k) for k in finished}
+
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr == ""                              # not a terminal: no progress bar
+    assert again.stdout.strip() == f"1500 games in {out} (tables: games, seats, cards, spaces)"
+    assert {k: chunk_mtimes(out, k) for k in finished} == kept
+    assert set(R.read_manifest(out)["chunks"].values()) == {"done"}
+    whole = simulate(**cfg, out=tmp_path / "whole")
+    assert_same_tables(open_run(out), whole)
+
+
+# ---------------------------------------------------------------------------------------------
+# refused: exit 2, one line, nothing created or changed
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("change, named", [
+    ({"seed": 6}, "seed: 5 -> 6"),
+    ({"strategies": "random,greedy,random,random"}, "strategies"),
+    ({"games": 400}, "games: 300 -> 400"),
+])
+def test_clashing_out_is_refused_and_untouched(ref, cli, change, named):
+    before = folder_state(ref.out)
+    line = one_error_line(cli.invoke(main, cli_args(ref.out, **change)))
+    assert named in line and "different run" in line
+    assert folder_state(ref.out) == before
+
+
+def test_seat_rotation_and_rules_are_part_of_the_configuration(ref, cli, tmp_path):
+    before = folder_state(ref.out)
+    line = one_error_line(cli.invoke(main, cli_args(ref.out) + ["--seat-rotation"]))
+    assert "seat_rotation: False -> True" in line
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[players]\nmin = 3\n", encoding="utf-8")
+    assert load_rules(rules).hash != RULES.hash
+    line = one_error_line(cli.invoke(main, cli_args(ref.out) + ["--rules", str(rules)]))
+    assert "rules_hash" in line
+    assert folder_state(ref.out) == before
+
+
+def test_non_run_folder_is_refused(tmp_path, cli):
+    out = tmp_path / "notes"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    before = folder_state(out)
+    line = one_error_line(cli.invoke(main, cli_args(out)))
+    assert "not a run folder" in line
+    assert folder_state(out) == before
+
+
+def test_out_that_is_a_file_is_refused(tmp_path, cli):
+    out = tmp_path / "file.txt"
+    out.write_text("mine")
+    line = one_error_line(cli.invoke(main, cli_args(out)))
+    assert "not a folder" in line
+    assert out.read_text() == "mine"
+
+
+def test_unwritable_out_is_refused_and_nothing_created(tmp_path, cli):
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("mine")
+    for out in (blocker / "out", blocker / "deeper" / "out"):
+        line = one_error_line(cli.invoke(main, cli_args(out)))
+        assert "file.txt" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+    assert blocker.read_text() == "mine"
+
+
+def test_read_only_folder_is_refused(tmp_path, cli):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        if os.access(ro, os.W_OK):
+            pytest.skip("running as root: a read-only folder is still writable")
+        line = one_error_line(cli.invoke(main, cli_args(ro / "a" / "b")))
+        assert "cannot write" in line
+        assert list(ro.iterdir()) == []
+    finally:
+        ro.chmod(0o755)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--games", "0"], "--games must be a positive whole number"),
+    (["--games", "-5"], "--games must be a positive whole number"),
+    (["--games", "many"], "many"),
+    (["--strategies", "greedy,random"], "2 strategies given for 4 seats"),
+    (["--strategies", "greedy,majority,random,random"], "unknown strategy 'majority'"),
+    (["--players", "5"], "player count"),
+    (["--chunk-size", "0"], "--chunk-size must be a positive whole number"),
+    (["--jobs", "0"], "--jobs"),
+    (["--backend", "dask"], "--scheduler"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_created(tmp_path, cli, args, message):
+    out = tmp_path / "runs" / "x"
+    base = cli_args(out)
+    for i in range(0, len(args), 2):                       # override the option in place
+        j = base.index(args[i]) if args[i] in base else None
+        if j is None:
+            base += args[i:i + 2]
+        else:
+            base[j + 1] = args[i + 1]
+    line = one_error_line(cli.invoke(main, base))
+    assert message in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_exit_2_and_nothing_created(tmp_path, cli, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    out = tmp_path / "runs" / "x"
+    with pytest.raises(RunError, match="cannot reach the Dask scheduler"):
+        simulate(**REF, out=out, backend="dask", scheduler=address, scheduler_timeout="1s")
+    original = R.connect_scheduler
+    monkeypatch.setattr(R, "connect_scheduler", lambda a, timeout="10s": original(a, "1s"))
+    t0 = time.monotonic()
+    line = one_error_line(cli.invoke(main, cli_args(out) + ["--backend", "dask", "--scheduler", address]))
+    assert time.monotonic() - t0 < 8
+    assert "cannot reach the Dask scheduler" in line and address in line
+    line = one_error_line(cli.invoke(main, cli_args(out) + ["--backend", "dask", "--scheduler", "nonsense"]))
+    assert "nonsense" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# beyond one machine: a Dask LocalCluster gives the local results game for game
+# ---------------------------------------------------------------------------------------------
+def test_dask_cluster_results_equal_the_local_run(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    kw = dict(players=3, games=120, strategies="greedy,random,random", seed=21, chunk_size=20,
+              seat_rotation=True)
+    local = simulate(**kw, out=tmp_path / "local", jobs=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = simulate(**kw, out=tmp_path / "dask", backend="dask",
+                          scheduler=cluster.scheduler_address)
+        assert set(remote.manifest["chunks"].values()) == {"done"}
+        assert_same_tables(remote, local)
+        assert len(remote.games) == 360
+        # a second run of the same configuration on the same cluster: nothing to do
+        again = simulate(**kw, out=tmp_path / "dask", backend="dask",
+                         scheduler=cluster.scheduler_address)
+        assert_same_tables(again, local)
+
+        # two runs at once on one cluster (same rules, other seeds): no task is shared
+        from concurrent.futures import ThreadPoolExecutor
+
+        def remote_run(seed):
+            return simulate(**{**kw, "seed": seed}, out=tmp_path / f"dask{seed}", backend="dask",
+                            scheduler=cluster.scheduler_address)
+
+        with ThreadPoolExecutor(2) as pool:
+            both = list(pool.map(remote_run, (22, 23)))
+    for seed, res in zip((22, 23), both):
+        assert_same_tables(res, simulate(**{**kw, "seed": seed}, out=tmp_path / f"local{seed}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# progress
+# ---------------------------------------------------------------------------------------------
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_not_quiet(tmp_path, monkeypatch):
+    pytest.importorskip("tqdm")
+    kw = {**REF, "games": 30, "chunk_size": 10}
+    for i, (stream, quiet, shown) in enumerate([(_Terminal(), False, True),
+                                                (_Terminal(), True, False),
+                                                (io.StringIO(), False, False)]):
+        monkeypatch.setattr(sys, "stderr", stream)
+        simulate(**kw, out=tmp_path / f"run{i}", quiet=quiet)
+        text = stream.getvalue()
+        monkeypatch.undo()
+        if shown:
+            assert "100%" in text and "30.0/30.0" in text and "game/s" in text, text
+        else:
+            assert text == ""
+
+
+def test_cli_quiet_prints_only_the_summary(tmp_path, cli):
+    out = tmp_path / "run"
+    result = cli.invoke(main, cli_args(out, games=20, chunk_size=10))
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert result.stdout.strip() == f"20 games in {out} (tables: games, seats, cards, spaces)"
+    assert open_run(out).n_games == 20
