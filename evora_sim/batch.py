@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from strategies.builtin import seat_arrays
 from strategies.compiled import choose, new_work
 
 from . import engine as E
@@ -20,7 +21,7 @@ from .rng import STRATEGY_STREAM, seed_stream
 
 
 @njit(cache=True)
-def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, memo, log):
+def _play(s, R, n, seed, kinds, W, legal, rs, t, t2, legal2, memo, log):
     """Play one game in ``s``; record actions in ``log`` if it is non-empty. Returns steps."""
     E.init_game(s, R, n, seed)
     seed_stream(rs, seed, STRATEGY_STREAM)
@@ -31,7 +32,8 @@ def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, memo, log):
         if k == 1:
             a = np.int64(legal[0])            # P5: a forced move asks no strategy
         else:
-            a = choose(sids[s[L.G_CUR]], s, R, legal, k, rs, t, t2, legal2, memo)
+            p = s[L.G_CUR]
+            a = choose(kinds[p], W[p], s, R, legal, k, rs, t, t2, legal2, memo)
         if steps < cap:
             log[steps] = a
         E.apply_action(s, R, a)
@@ -40,14 +42,14 @@ def _play(s, R, n, seed, sids, legal, rs, t, t2, legal2, memo, log):
 
 
 @njit(cache=True)
-def _batch(R, n, seeds, sids, games, seats, stats):
+def _batch(R, n, seeds, kinds, W, games, seats, stats):
     s = E.new_state()
     legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
     t, t2, legal2, memo = new_work(L.STATE_SIZE)
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
-        steps = _play(s, R, n, seeds[g], sids, legal, rs, t, t2, legal2, memo, nolog)
+        steps = _play(s, R, n, seeds[g], kinds, W, legal, rs, t, t2, legal2, memo, nolog)
         games[g, 0] = s[L.G_ROUND]
         games[g, 1] = s[L.G_NTURNS]
         games[g, 2] = s[L.G_END_TRIGGER]
@@ -79,26 +81,34 @@ class BatchResult:
     stats: np.ndarray
 
 
-def play_batch(rules, n_players: int, seeds, strategy_ids) -> BatchResult:
+def _seats(n_players: int, strategies):
+    """Per-seat kinds and weights from built-in ids or names, or Strategy objects."""
+    items = list(np.asarray(strategies).tolist()) if isinstance(strategies, np.ndarray) else list(strategies)
+    if len(items) != n_players:
+        raise ValueError(f"need one strategy per seat ({n_players}), got {len(items)}")
+    return seat_arrays(items)
+
+
+def play_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
+    """Play one game per seed; ``strategies`` has one entry per seat (a built-in id or name,
+    or a ``strategies.builtin.Strategy``)."""
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    sids = np.ascontiguousarray(strategy_ids, dtype=np.int64)
-    if sids.shape != (n_players,):
-        raise ValueError(f"need one strategy per seat ({n_players}), got {len(sids)}")
+    kinds, W = _seats(n_players, strategies)
     g = seeds.shape[0]
     games = np.zeros((g, len(GAME_COLUMNS)), dtype=np.int32)
     seats = np.zeros((g, n_players, len(SEAT_COLUMNS)), dtype=np.int32)
     stats = np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32)
-    _batch(rules.packed, n_players, seeds, sids, games, seats, stats)
+    _batch(rules.packed, n_players, seeds, kinds, W, games, seats, stats)
     return BatchResult(seeds, games, seats, stats)
 
 
-def play_game(rules, n_players: int, seed: int, strategy_ids, max_log: int = 100_000):
+def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000):
     """Play one game; return (final state array, action log)."""
     s = E.new_state()
     legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
     t, t2, legal2, memo = new_work(L.STATE_SIZE)
     log = np.zeros(max_log, dtype=np.int64)
-    sids = np.ascontiguousarray(strategy_ids, dtype=np.int64)
-    steps = _play(s, rules.packed, n_players, np.int64(seed), sids, legal, rs, t, t2, legal2, memo, log)
+    kinds, W = _seats(n_players, strategies)
+    steps = _play(s, rules.packed, n_players, np.int64(seed), kinds, W, legal, rs, t, t2, legal2, memo, log)
     return s, log[:min(steps, max_log)].copy()

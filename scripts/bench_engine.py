@@ -65,7 +65,7 @@ def _players(text: str) -> int:
 def parse_args(argv):
     ap = _Parser(prog="bench_engine.py", description="Games per second of the compiled engine.")
     ap.add_argument("--players", type=_players, default=4, help="2, 3 or 4 (default 4)")
-    ap.add_argument("--strategy", default="random", help="a name of strategies.compiled.NAMES (default random)")
+    ap.add_argument("--strategy", default="random", help="a name of strategies.builtin.NAMES (default random)")
     ap.add_argument("--games", type=_positive_int, required=True, help="games per timed run")
     ap.add_argument("--repeats", type=_positive_int, default=5, help="timed runs (default 5)")
     ap.add_argument("--cold", action="store_true",
@@ -75,7 +75,7 @@ def parse_args(argv):
 
 
 def strategy_id(name: str) -> int:
-    from strategies.compiled import NAMES
+    from strategies.builtin import NAMES
     if name not in NAMES:
         raise UsageError(f"unknown strategy {name!r}; known: {', '.join(NAMES)}")
     return NAMES.index(name)

@@ -39,7 +39,8 @@ GAMES = {
 
 # Files whose behaviour the golden games pin down; their hash is stored as a hint only.
 SOURCES = ("evora_sim/engine.py", "evora_sim/layout.py", "evora_sim/batch.py", "evora_sim/rules.py",
-           "evora_sim/rng.py", "evora_sim/data/rules.toml", "strategies/compiled.py")
+           "evora_sim/rng.py", "evora_sim/data/rules.toml", "strategies/compiled.py",
+           "strategies/builtin.toml")
 
 
 def sources_hash() -> str:
@@ -75,7 +76,7 @@ def replay_steps(rules, players: int, seed: int, log) -> tuple[list[int], list[s
 def golden_record(name: str, rules) -> dict:
     from evora_sim import api
     from evora_sim.batch import play_game
-    from strategies.compiled import NAMES
+    from strategies.builtin import NAMES
     players, seed, strategies = GAMES[name]
     sids = [NAMES.index(s) for s in strategies]
     final, log = play_game(rules, players, seed, sids)

@@ -4,25 +4,33 @@ A strategy sees the state, the legal actions and its own random stream, and retu
 the actions. It never changes the game state; lookahead happens on scratch copies of the
 rules-relevant prefix of the state (``layout.CORE``).
 
-- ``random``: uniform over the legal actions at every decision.
-- ``greedy``: the action that most raises its own total *if the game were scored now* (running
-  VP plus Emperor bonus, column and height majorities: immediate VP plus the change in majority
-  standing). An action that opens an effect (a build, a card) is valued after the effect is
-  completed greedily. Equal values are broken by the strategy's random stream.
+Two kinds:
+- ``KIND_RANDOM``: uniform over the legal actions at every decision.
+- ``KIND_HEURISTIC``: the action whose resulting position has the highest weighted sum of the
+  FEATURES below, for the player to move (weights per seat: ``strategies/builtin.toml``). An
+  action that opens an effect (the site action, a card, a tile) is valued after completing the
+  effect with the same weights, first best on equal values. Ties between actions are broken by
+  the strategy's random stream. Choosing by ``w . C(after)`` is choosing by the weighted change
+  ``w . (C(after) - C(before))``: ``C(before)`` is the same for every action.
 """
 import numpy as np
 from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_PHASE, G_SP,
-    MAXC, N_ACTIONS, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL,
+    A_COLUMN, A_SKIP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
+    G_PHASE, G_SP, MAXC, N_ACTIONS, NEFF, P_CAPS, P_HANDN, P_PENDING, P_SCORE, P_STONES, P_TPOS,
+    P_TVAL, P_VP_EMPTY, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
+    R_CAPS, R_STONES,
 )
 from evora_sim.rng import randbelow
 
-RANDOM = 0
-GREEDY = 1
-NAMES = ("random", "greedy")
+KIND_RANDOM = 0
+KIND_HEURISTIC = 1
+FEATURES = ("vp", "column", "h1", "h2", "h3", "h4", "capitals", "emperor", "tiles", "cards",
+            "parts", "denial", "empty_stack")
+NF = len(FEATURES)
+F_VP, F_COLUMN, F_H1, F_EMPEROR, F_TILES, F_CARDS, F_PARTS, F_DENIAL, F_EMPTY = 0, 1, 2, 7, 8, 9, 10, 11, 12
 MEMO = 2 * MAXC      # one memo of (column signature, value) pairs per lookahead level
 
 
@@ -31,21 +39,51 @@ def new_work(size):
     """Scratch buffers for lookahead, allocated once per batch, never per decision: two state
     copies, a legal-action list and the column memos of the two lookahead levels."""
     return (np.zeros(size, dtype=np.int32), np.zeros(size, dtype=np.int32),
-            np.zeros(N_ACTIONS, dtype=np.int32), np.zeros(2 * MEMO, dtype=np.int64))
+            np.zeros(N_ACTIONS, dtype=np.int32), np.zeros(2 * MEMO, dtype=np.float64))
 
 
 @njit(cache=True)
-def standing(s, R, p):
-    """``p``'s total if the game were scored now."""
+def evaluate(s, R, p, w):
+    """``w . C``: the weighted features of position ``s`` for seat ``p``; features whose
+    weight is zero are not computed."""
     E.height_table(s)
-    return E.seat_total(s, R, p)
+    b = PLAYERS + p * PSTRIDE
+    # VP scored so far, with the 2 VP of drawing from an empty stack kept apart: valued like
+    # other VP, it lets a player stall an ended-up game forever (docs/RULES.md, P4)
+    v = w[F_VP] * (s[b + P_SCORE] - s[b + P_VP_EMPTY]) + w[F_EMPTY] * s[b + P_VP_EMPTY]
+    if w[F_COLUMN] != 0.0:
+        v += w[F_COLUMN] * E.column_majority_points(s, R, p)
+    for level in range(1, 6):
+        if w[F_H1 + level - 1] != 0.0:
+            v += w[F_H1 + level - 1] * E.height_points(s, R, level, p)
+    if w[F_EMPEROR] != 0.0:
+        v += w[F_EMPEROR] * E.emperor_points(s, R, p)
+    if w[F_TILES] != 0.0:
+        tiles = 0
+        for k in range(2):
+            tiles += (s[b + P_TPOS + k] >= 0) + s[b + P_TVAL + k]
+        v += w[F_TILES] * tiles
+    if w[F_CARDS] != 0.0:
+        cards = s[b + P_HANDN]
+        for e in range(NEFF):
+            cards += s[b + P_PENDING + e]
+        v += w[F_CARDS] * cards
+    if w[F_PARTS] != 0.0:
+        v += w[F_PARTS] * (R[R_STONES] + R[R_CAPS] - s[b + P_STONES] - s[b + P_CAPS])
+    if w[F_DENIAL] != 0.0:
+        leader = -(1 << 30)
+        for q in range(s[G_NPLAYERS]):
+            if q != p:
+                leader = max(leader, E.seat_total(s, R, q))
+        v -= w[F_DENIAL] * leader
+    return v
 
 
 @njit(cache=True)
 def column_signature(s, a):
     """For a column action, the column's whole content (height, owners, Emperor tile, marker);
     -1 for other actions. Two columns with the same signature are interchangeable: the same
-    choice made on either leaves states that score the same."""
+    choice made on either leaves positions that evaluate the same."""
     if a < A_COLUMN or a >= A_SKIP:
         return -1
     c = a - A_COLUMN
@@ -64,7 +102,7 @@ def memo_find(memo, base, count, sig):
 
 
 @njit(cache=True)
-def _complete_frames(t, R, p, t2, legal2, memo):
+def _complete_frames(t, R, p, w, t2, legal2, memo):
     """Finish the effect in progress on ``t`` (same player, frames open) by 1-ply choices,
     the first best on equal values."""
     base = MEMO
@@ -72,16 +110,15 @@ def _complete_frames(t, R, p, t2, legal2, memo):
         n = E.legal_actions(t, R, legal2)
         best_a = legal2[0]
         if n > 1:
-            best_v = -1 << 30
+            best_v = -np.inf
             seen = 0
             for i in range(n):
                 sig = column_signature(t, legal2[i])
-                j = memo_find(memo, base, seen, sig) if sig >= 0 else -1
-                if j >= 0:
+                if sig >= 0 and memo_find(memo, base, seen, sig) >= 0:
                     continue                 # an equal earlier column: never strictly better
                 E.copy_core(t, t2)
                 E.apply_action(t2, R, np.int64(legal2[i]))
-                v = standing(t2, R, p)
+                v = evaluate(t2, R, p, w)
                 if sig >= 0:
                     memo[base + seen] = sig
                     seen += 1
@@ -92,17 +129,15 @@ def _complete_frames(t, R, p, t2, legal2, memo):
 
 
 @njit(cache=True)
-def greedy(s, R, legal, n, rs, t, t2, legal2, memo):
+def heuristic(s, R, w, legal, n, rs, t, t2, legal2, memo):
     p = s[G_CUR]
     ph = s[G_PHASE]
     if s[G_SP] == 0 and (ph == PH_MOVE or ph == PH_CHOOSE_WORKER or ph == PH_SETUP):
-        # placing or moving a worker changes no score and no majority: every choice has the
-        # same value, so the tie-break alone decides
+        # placing or moving a worker changes no feature: every choice has the same value, so
+        # the tie-break alone decides
         return np.int64(legal[randbelow(rs, n)])
-    # inside an effect each choice is valued by itself; a choice that opens an effect (the site
-    # action, a card) is valued after completing that effect greedily
     opens_effect = s[G_SP] == 0
-    best_v = -1 << 30
+    best_v = -np.inf
     n_best = 0
     choice = legal[0]
     seen = 0
@@ -115,8 +150,8 @@ def greedy(s, R, legal, n, rs, t, t2, legal2, memo):
             E.copy_core(s, t)
             E.apply_action(t, R, np.int64(legal[i]))
             if opens_effect:
-                _complete_frames(t, R, p, t2, legal2, memo)
-            v = standing(t, R, p)
+                _complete_frames(t, R, p, w, t2, legal2, memo)
+            v = evaluate(t, R, p, w)
             if sig >= 0:
                 memo[seen] = sig
                 memo[MAXC + seen] = v
@@ -133,7 +168,8 @@ def greedy(s, R, legal, n, rs, t, t2, legal2, memo):
 
 
 @njit(cache=True)
-def choose(sid, s, R, legal, n, rs, t, t2, legal2, memo):
-    if sid == GREEDY:
-        return greedy(s, R, legal, n, rs, t, t2, legal2, memo)
+def choose(kind, w, s, R, legal, n, rs, t, t2, legal2, memo):
+    """The action of a compiled strategy of ``kind`` with weights ``w`` (one seat's row)."""
+    if kind == KIND_HEURISTIC:
+        return heuristic(s, R, w, legal, n, rs, t, t2, legal2, memo)
     return np.int64(legal[randbelow(rs, n)])

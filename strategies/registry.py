@@ -2,18 +2,18 @@
 
 A spec is either one name (every seat plays it) or one name per seat, comma-separated, in seat
 order: ``greedy`` or ``greedy,random,greedy,random``. Names are those of
-:data:`strategies.compiled.NAMES`, whose position is the compiled strategy id.
+:data:`strategies.builtin.NAMES`, whose position is the compiled strategy id.
 """
 from __future__ import annotations
 
-from strategies.compiled import NAMES
+from strategies.builtin import NAMES
 
 
 class StrategyError(ValueError):
     """A strategy spec that names no known strategy or does not fit the seats."""
 
 
-# name -> compiled id (the id is the name's position in compiled.NAMES)
+# name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
 
 

@@ -23,7 +23,8 @@ from evora_sim.cli import main
 from evora_sim.position import position_state, scoring_table
 from evora_sim.replay import scoring_lines
 from evora_sim.rules import load_rules
-from strategies.compiled import GREEDY, NAMES, RANDOM
+from strategies.builtin import GREEDY, NAMES, RANDOM
+KNOWN = ", ".join(sorted(NAMES))
 from strategies.registry import StrategyError, parse_strategies
 
 RULES = load_rules()
@@ -293,7 +294,7 @@ def test_parse_strategies():
 
 
 @pytest.mark.parametrize("text, n, message", [
-    ("greedy,foo", 2, "unknown strategy 'foo' (known strategies: greedy, random)"),
+    ("greedy,foo", 2, "unknown strategy 'foo' (known strategies: " + KNOWN + ")"),
     ("greedy,random", 4, "2 strategies given for 4 seats"),
     ("greedy,,random", 3, "empty strategy name"),
     ("", 2, "no strategy given"),
@@ -347,7 +348,7 @@ BAD_COMMANDS = [
     ("seed_negative", _replay("2", "-1"), "seed must be a whole number from 0 to 2**63-1, got -1"),
     ("missing_option", ["replay", "--players", "2", "--strategies", "greedy"], "Missing option '--seed'"),
     ("unknown_strategy", _replay("4", "1", "greedy,foo,greedy,random"),
-     "unknown strategy 'foo' (known strategies: greedy, random)"),
+     "unknown strategy 'foo' (known strategies: " + KNOWN + ")"),
     ("too_few_strategies", _replay("4", "1", "greedy,random"), "2 strategies given for 4 seats"),
     ("too_many_strategies", _replay("2", "1", "greedy,random,greedy"), "3 strategies given for 2 seats"),
     ("rules_not_found", _replay("2", "1", "greedy", "--rules", "{tmp}/nope.toml"), "rules file not found"),

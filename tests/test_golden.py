@@ -20,7 +20,7 @@ import pytest
 from evora_sim import api
 from evora_sim.batch import play_game
 from evora_sim.rules import load_rules
-from strategies.compiled import NAMES
+from strategies.builtin import NAMES
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN_DIR.glob("*.json"))

@@ -26,7 +26,7 @@ from evora_sim import layout as L
 from evora_sim.batch import GAME_COLUMNS, SEAT_COLUMNS, play_batch, play_game
 from evora_sim.rules import load_rules
 from invariant_checks import STATE_CHECKS, STEP_CHECKS, check_state, check_step
-from strategies.compiled import GREEDY, NAMES, RANDOM
+from strategies.builtin import GREEDY, NAMES, RANDOM
 
 RULES = load_rules()
 SUPPLY = RULES.data["supply"]

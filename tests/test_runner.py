@@ -441,7 +441,7 @@ def test_read_only_folder_is_refused(tmp_path, cli):
     (["--games", "-5"], "--games must be a positive whole number"),
     (["--games", "many"], "many"),
     (["--strategies", "greedy,random"], "2 strategies given for 4 seats"),
-    (["--strategies", "greedy,majority,random,random"], "unknown strategy 'majority'"),
+    (["--strategies", "greedy,nonesuch,random,random"], "unknown strategy 'nonesuch'"),
     (["--players", "5"], "player count"),
     (["--chunk-size", "0"], "--chunk-size must be a positive whole number"),
     (["--jobs", "0"], "--jobs"),
