@@ -127,7 +127,8 @@ def decision_name(state: State) -> str:
         kind = state.get(L.FRAMES + (sp - 1) * L.FW)
         return {L.F_BUILD: "build", L.F_EMP_PLACE: "Emperor tile", L.F_EMP_FLIP: "flip Emperor tile",
                 L.F_TEMPLE: "Temple card", L.F_CENT: "Centurion", L.F_GOV_COLUMN: "Governor column",
-                L.F_GOV_HEIGHT: "Governor height", L.F_DISCARD: "pay a card for a tile"}.get(kind, "frame")
+                L.F_GOV_HEIGHT: "Governor height", L.F_DISCARD: "pay a card for a tile",
+                L.F_DRAW: "draw"}.get(kind, "frame")
     return L.PHASE_NAMES[state.get(L.G_PHASE)]
 
 
@@ -143,7 +144,7 @@ def describe_action(state: State, action: int) -> str:
     if a == L.A_SKIP:
         return "skip (nothing more fits)"
     if L.A_STACK <= a < L.A_HEIGHT:
-        verb = "use Temple card of" if state.get(L.G_SP) else "draw from"
+        verb = "use Temple card of" if decision_name(state) == "Temple card" else "draw from"
         return f"{verb} {L.TYPE_NAMES[a - L.A_STACK]} stack"
     if L.A_HEIGHT <= a < L.A_WORKER:
         h = a - L.A_HEIGHT + 1
@@ -160,6 +161,8 @@ def describe_action(state: State, action: int) -> str:
         return "use the site action"
     if a == L.A_END:
         return "end turn"
+    if a == L.A_DRAW:
+        return "draw 1 card"
     if L.A_EMPTILE <= a < L.N_ACTIONS:
         return f"Emperor tile {a - L.A_EMPTILE}"
     return f"action {a}"

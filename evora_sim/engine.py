@@ -17,12 +17,12 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    A_COLUMN, A_DISCARD, A_EMPTILE, A_END, A_HEIGHT, A_PLAY, A_SITE, A_SKIP, A_SPACE, A_STACK,
+    A_COLUMN, A_DISCARD, A_DRAW, A_EMPTILE, A_END, A_HEIGHT, A_PLAY, A_SITE, A_SKIP, A_SPACE, A_STACK,
     A_TILE, A_WORKER, CARD_AT_CENTURION, CENT_ANY, CENT_MOVE, CENT_SWAP, COL_H, COL_HOLDER, COL_PART, COL_TILE,
     COLPARTS, CORE, E_ARCH_STONE, E_ARCH_STONE_WHITE, E_ARCH_TWO_STONES, E_CENT_ANY, E_CENT_MOVE,
     E_CENT_SWAP, E_EMP_FLIP, E_EMP_PLACE, E_EMP_TEMPLE, E_GOV_COLUMN, E_GOV_HEIGHT,
     E_GOV_WORKERS, EMPTY, END_OUT_OF_STONES, END_ROUND_LIMIT, END_TEMPLE_FULL, F_BUILD, F_CENT,
-    F_DISCARD, F_EMP_FLIP, F_EMP_PLACE, F_GOV_COLUMN, F_GOV_HEIGHT, F_ITILE, F_TEMPLE, FRAMES, FW,
+    F_DISCARD, F_DRAW, F_EMP_FLIP, F_EMP_PLACE, F_GOV_COLUMN, F_GOV_HEIGHT, F_ITILE, F_TEMPLE, FRAMES, FW,
     G_CARD_PLAYED, G_CARD_SPACE, G_CENT_POS, G_CUR, G_END_SEAT, G_END_TRIGGER, G_MOVED, G_NCOLS,
     G_NPLAYERS, G_NSPACES, G_NTURNS, G_PHASE, G_ROUND, G_SETUP_DONE, G_SP, G_TRACK,
     G_TRACK_SCORE0, G_WHITE_LEFT, G_WINNER, ITILE_AVAIL, K_CAPITAL, K_STONE, K_WHITE, MAXSTACK,
@@ -649,6 +649,11 @@ def legal_frame(s, R, out):
                 out[n] = A_HEIGHT + level - 1
                 n += 1
         return n
+    if kind == F_DRAW:
+        for t in range(NTYPES):     # D9: an empty stack may be named (it pays VP instead)
+            out[n] = A_STACK + t
+            n += 1
+        return n
     if kind == F_DISCARD:
         # P5: cards are paid in non-decreasing effect order, so a card is payable only if
         # enough cards of its effect or higher remain to pay the rest of the price
@@ -688,11 +693,9 @@ def legal_actions(s, R, out):
         return destinations(s, s[pb(p) + P_WPOS + s[G_MOVED]], out, 0)
     n = legal_plays(s, R, p, out, 0)
     if ph == PH_MAIN:
-        for t in range(NTYPES):
-            out[n] = A_STACK + t
-            n += 1
-        out[n] = A_SITE
-        n += 1
+        out[n] = A_DRAW
+        out[n + 1] = A_SITE
+        n += 2
     else:
         out[n] = A_END
         n += 1
@@ -823,7 +826,6 @@ def end_turn(s, R):
 def settle(s, R):
     """Resolve everything that needs no choice: tiles whose cards are paid, frames that have
     nothing left to offer, a turn with nothing left to do."""
-    out = s[SCR_LEGAL:SCR_LEGAL + N_ACTIONS]
     while s[G_PHASE] != PH_TERMINAL:
         p = s[G_CUR]
         if s[G_SP] > 0:
@@ -833,7 +835,11 @@ def settle(s, R):
                 pop(s)
                 apply_itile(s, R, p, t)
                 continue
-            if (build_target(s, f) if s[f] == F_BUILD else legal_frame(s, R, out)) == 0:
+            if s[f] == F_BUILD:
+                open_choices = build_target(s, f)
+            else:     # a view of the scratch space, made only here: it costs a reference count
+                open_choices = legal_frame(s, R, s[SCR_LEGAL:SCR_LEGAL + N_ACTIONS])
+            if open_choices == 0:
                 pop(s)
                 continue
             return
@@ -903,6 +909,9 @@ def apply_frame(s, R, a):
         st = height_standing(s, level, p, R[R_MIN_PARTS])
         add_vp(s, p, R[R_GOV_H + level] if st == 1 else R[R_GOV_H_TIE + level], P_VP_CARDS)
         pop(s)
+    elif kind == F_DRAW:
+        draw_card(s, R, p, a - A_STACK)
+        pop(s)
     elif kind == F_DISCARD:
         e = a - A_DISCARD
         s[b + P_HAND + e] -= 1
@@ -962,9 +971,9 @@ def apply_action(s, R, a):
         s[G_TRACK_SCORE0] = s[b + P_SCORE]
         push(s, F_ITILE, t, 0, 0)
         push(s, F_DISCARD, 3, 0, 0)
-    elif a >= A_STACK and a < A_STACK + NTYPES:
-        draw_card(s, R, p, a - A_STACK)
+    elif a == A_DRAW:
         s[G_PHASE] = PH_AFTER
+        push(s, F_DRAW, 0, 0, 0)
     elif a == A_SITE:
         s[G_PHASE] = PH_AFTER
         execute_space(s, R, p, s[b + P_WPOS + s[G_MOVED]], 0, False)

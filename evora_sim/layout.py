@@ -94,7 +94,8 @@ A_DISCARD = A_TILE + NITILE      # + effect (one of the 3 cards paid for a tile)
 A_SITE = A_DISCARD + NEFF        # use the Construction Site action
 A_END = A_SITE + 1               # end the turn without playing a card
 A_EMPTILE = A_END + 1            # + tile index (which own Emperor tile)
-N_ACTIONS = A_EMPTILE + 2
+A_DRAW = A_EMPTILE + 2           # draw 1 card (the stack is the next decision)
+N_ACTIONS = A_DRAW + 1
 
 # ---- phases --------------------------------------------------------------------------------
 PH_SETUP, PH_CHOOSE_WORKER, PH_MOVE, PH_MAIN, PH_AFTER, PH_TERMINAL = 0, 1, 2, 3, 4, 5
@@ -110,6 +111,7 @@ F_GOV_COLUMN = 6
 F_GOV_HEIGHT = 7
 F_DISCARD = 8      # a=cards still to pay, b=lowest effect allowed (canonical order)
 F_ITILE = 9        # a=tile: resolved once its cards are paid
+F_DRAW = 10        # which stack to draw 1 card from
 CENT_MOVE, CENT_ANY, CENT_SWAP = 0, 1, 2
 
 # ---- end triggers --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from evora_sim import engine as E
 from evora_sim import layout as L
 from evora_sim.layout import (
     COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, END_OUT_OF_STONES,
-    END_ROUND_LIMIT, END_TEMPLE_FULL, F_DISCARD, FRAMES, FW, G_CENT_POS, G_CUR, G_END_SEAT,
+    END_ROUND_LIMIT, END_TEMPLE_FULL, F_DISCARD, F_DRAW, FRAMES, FW, G_CENT_POS, G_CUR, G_END_SEAT,
     G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_NSPACES, G_NTURNS, G_PHASE, G_ROUND, G_SETUP_DONE,
     G_SP, G_WHITE_LEFT, G_WINNER, ITILE_AVAIL, MAXC, MAXDEPTH, MAXSTACK, N_ACTIONS, NEFF, NITILE,
     NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN, P_PENDING, P_SCORE,
@@ -476,7 +476,7 @@ def _check_state_core(s, R, X, out, legal):
     else:
         for i in range(sp):
             kind = s[FRAMES + i * FW]
-            if kind < 1 or kind > 9:
+            if kind < 1 or kind > F_DRAW:
                 _flag(out, C_FRAMES, sp, s[G_PHASE], i, kind, 0)
 
 
