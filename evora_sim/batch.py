@@ -12,12 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from strategies.builtin import seat_arrays
-from strategies.compiled import choose, new_work
+from strategies.builtin import as_strategy, seat_arrays
+from strategies.custom import is_custom
+from strategies.compiled import KIND_RANDOM, choose, new_work
 
 from . import engine as E
 from . import layout as L
-from .rng import STRATEGY_STREAM, seed_stream
+from .rng import STRATEGY_STREAM, randbelow, seed_stream
 
 
 @njit(cache=True)
@@ -29,11 +30,14 @@ def _play(s, R, n, seed, kinds, W, legal, rs, t, t2, legal2, memo, log):
     cap = log.shape[0]
     while s[L.G_PHASE] != L.PH_TERMINAL:
         k = E.legal_actions(s, R, legal)
+        p = s[L.G_CUR]
         if k == 1:
             a = np.int64(legal[0])            # P5: a forced move asks no strategy
+        elif kinds[p] == KIND_RANDOM:
+            # handled here: every call passing arrays costs atomic reference counts
+            a = np.int64(legal[randbelow(rs, k)])
         else:
-            p = s[L.G_CUR]
-            a = choose(kinds[p], W[p], s, R, legal, k, rs, t, t2, legal2, memo)
+            a = choose(kinds[p], W, p, s, R, legal, k, rs, t, t2, legal2, memo)
         if steps < cap:
             log[steps] = a
         E.apply_action(s, R, a)
@@ -50,21 +54,27 @@ def _batch(R, n, seeds, kinds, W, games, seats, stats):
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
         steps = _play(s, R, n, seeds[g], kinds, W, legal, rs, t, t2, legal2, memo, nolog)
-        games[g, 0] = s[L.G_ROUND]
-        games[g, 1] = s[L.G_NTURNS]
-        games[g, 2] = s[L.G_END_TRIGGER]
-        games[g, 3] = s[L.G_WINNER]
-        games[g, 4] = steps
-        for p in range(n):
-            b = L.PLAYERS + p * L.PSTRIDE
-            for k in range(L.NBREAK):
-                seats[g, p, k] = s[b + L.P_VP_BUILD + k]
-            seats[g, p, L.NBREAK] = s[b + L.P_FINAL]
-            seats[g, p, L.NBREAK + 1] = s[b + L.P_STONES] + s[b + L.P_CAPS]
-            seats[g, p, L.NBREAK + 2] = s[b + L.P_TURNS]
-            sb = L.STATS + p * L.SSTRIDE
-            for k in range(L.SSTRIDE):
-                stats[g, p, k] = s[sb + k]
+        record(s, n, g, steps, games, seats, stats)
+
+
+@njit(cache=True)
+def record(s, n, g, steps, games, seats, stats):
+    """Row ``g`` of the result arrays from the finished game ``s`` of ``steps`` decisions."""
+    games[g, 0] = s[L.G_ROUND]
+    games[g, 1] = s[L.G_NTURNS]
+    games[g, 2] = s[L.G_END_TRIGGER]
+    games[g, 3] = s[L.G_WINNER]
+    games[g, 4] = steps
+    for p in range(n):
+        b = L.PLAYERS + p * L.PSTRIDE
+        for k in range(L.NBREAK):
+            seats[g, p, k] = s[b + L.P_VP_BUILD + k]
+        seats[g, p, L.NBREAK] = s[b + L.P_FINAL]
+        seats[g, p, L.NBREAK + 1] = s[b + L.P_STONES] + s[b + L.P_CAPS]
+        seats[g, p, L.NBREAK + 2] = s[b + L.P_TURNS]
+        sb = L.STATS + p * L.SSTRIDE
+        for k in range(L.SSTRIDE):
+            stats[g, p, k] = s[sb + k]
 
 
 GAME_COLUMNS = ("rounds", "turns", "end_trigger", "winner_seat", "decisions")
@@ -81,34 +91,48 @@ class BatchResult:
     stats: np.ndarray
 
 
-def _seats(n_players: int, strategies):
-    """Per-seat kinds and weights from built-in ids or names, or Strategy objects."""
+def seat_strategies(n_players: int, strategies) -> list:
+    """One strategy object per seat from built-in ids, spec strings (``greedy``,
+    ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``) or strategy objects."""
     items = list(np.asarray(strategies).tolist()) if isinstance(strategies, np.ndarray) else list(strategies)
     if len(items) != n_players:
         raise ValueError(f"need one strategy per seat ({n_players}), got {len(items)}")
-    return seat_arrays(items)
+    return [as_strategy(x) for x in items]
+
+
+def new_result(seeds: np.ndarray, n_players: int) -> BatchResult:
+    g = seeds.shape[0]
+    return BatchResult(seeds, np.zeros((g, len(GAME_COLUMNS)), dtype=np.int32),
+                       np.zeros((g, n_players, len(SEAT_COLUMNS)), dtype=np.int32),
+                       np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32))
 
 
 def play_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
-    """Play one game per seed; ``strategies`` has one entry per seat (a built-in id or name,
-    or a ``strategies.builtin.Strategy``)."""
+    """Play one game per seed; ``strategies`` has one entry per seat (a built-in id, a spec
+    string, or a strategy object). With a custom Python strategy at the table the games are
+    played by :func:`evora_sim.mixed.play_mixed_batch` (same arrays, same rules)."""
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    kinds, W = _seats(n_players, strategies)
-    g = seeds.shape[0]
-    games = np.zeros((g, len(GAME_COLUMNS)), dtype=np.int32)
-    seats = np.zeros((g, n_players, len(SEAT_COLUMNS)), dtype=np.int32)
-    stats = np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32)
-    _batch(rules.packed, n_players, seeds, kinds, W, games, seats, stats)
-    return BatchResult(seeds, games, seats, stats)
+    items = seat_strategies(n_players, strategies)
+    if any(is_custom(x) for x in items):
+        from .mixed import play_mixed_batch
+        return play_mixed_batch(rules, n_players, seeds, items)
+    kinds, W = seat_arrays(items)
+    res = new_result(seeds, n_players)
+    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats)
+    return res
 
 
 def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000):
     """Play one game; return (final state array, action log)."""
+    items = seat_strategies(n_players, strategies)
+    if any(is_custom(x) for x in items):
+        from .mixed import play_mixed_game
+        return play_mixed_game(rules, n_players, seed, items, max_log)
     s = E.new_state()
     legal = np.empty(L.N_ACTIONS, dtype=np.int32)
     rs = np.zeros(1, dtype=np.uint64)
     t, t2, legal2, memo = new_work(L.STATE_SIZE)
     log = np.zeros(max_log, dtype=np.int64)
-    kinds, W = _seats(n_players, strategies)
+    kinds, W = seat_arrays(items)
     steps = _play(s, rules.packed, n_players, np.int64(seed), kinds, W, legal, rs, t, t2, legal2, memo, log)
     return s, log[:min(steps, max_log)].copy()

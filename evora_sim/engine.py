@@ -71,7 +71,7 @@ def new_state():
     return np.zeros(STATE_SIZE, dtype=np.int32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def push(s, kind, a, b, c):
     f = FRAMES + s[G_SP] * FW
     s[f] = kind
@@ -81,7 +81,7 @@ def push(s, kind, a, b, c):
     s[G_SP] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pop(s):
     s[G_SP] -= 1
 
@@ -91,7 +91,7 @@ def top(s):
     return FRAMES + (s[G_SP] - 1) * FW
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_vp(s, p, vp, category):
     s[pb(p) + P_SCORE] += vp
     s[pb(p) + category] += vp
@@ -155,7 +155,7 @@ def init_game(s, R, n, seed):
 # ---------------------------------------------------------------------------------------------
 # the Construction Site (D4, D12)
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def destinations(s, start, out, n_out):
     """D4: append to ``out`` the first 3 spaces of the first run of 3 empty spaces after ``start``."""
     ns = s[G_NSPACES]
@@ -182,7 +182,7 @@ def destinations(s, start, out, n_out):
 # ---------------------------------------------------------------------------------------------
 # majorities (D7, D17)
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column_leader(s, R, c):
     """D7: the colour (seat, or WHITE) holding column ``c``, or -1."""
     h = s[COL_H + c]
@@ -204,7 +204,7 @@ def column_leader(s, R, c):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def update_column_holder(s, R, c):
     """D7: after a placement in ``c``, the majority worker moves to the current holder."""
     leader = column_leader(s, R, c)
@@ -221,7 +221,7 @@ def update_column_holder(s, R, c):
         s[COL_HOLDER + c] = leader
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def height_table(s):
     """Count, in one pass over the Temple, the parts of each owner at each level (1-4 stones,
     5 capitals) into the scratch table read by ``height_standing``."""
@@ -232,7 +232,7 @@ def height_table(s):
             s[SCR_COUNTS + i * NOWNERS + s[COL_PART + c * COLPARTS + i]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def height_standing(s, level, p, need):
     """D17 (after ``height_table``): 0 if ``p`` does not lead ``level``, 1 if it leads alone,
     2 if it leads tied (white included)."""
@@ -253,7 +253,7 @@ def height_standing(s, level, p, need):
 # ---------------------------------------------------------------------------------------------
 # building (D6, D8, D16)
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_end(s, R, p):
     """D16: checked after every part placed."""
     if s[G_END_TRIGGER] != 0:
@@ -271,7 +271,7 @@ def check_end(s, R, p):
         s[G_END_SEAT] = p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_place(s, p, c, kind):
     h = s[COL_H + c]
     if kind == K_STONE:
@@ -366,7 +366,7 @@ def best_from(pat, g, stones, whites, caps, cls):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def free_classes(s, used):
     cls = s[SCR_CLS:SCR_CLS + NCLASS + 1]
     for h in range(NCLASS + 1):
@@ -379,7 +379,7 @@ def free_classes(s, used):
     return cls
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def build_target(s, f):
     """D6: the most parts the build in frame ``f`` can still place (0: the build is over)."""
     p = s[G_CUR]
@@ -441,7 +441,7 @@ def apply_build(s, R, f, a):
 # ---------------------------------------------------------------------------------------------
 # cards, tiles and site actions (D9-D15)
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_card(s, R, p, t):
     """D9: a drawn card waits face down until the end of the turn; an empty stack pays VP."""
     top_i = s[STACK_TOP + t]
@@ -537,7 +537,7 @@ def apply_itile(s, R, p, t):
         push(s, F_BUILD, TILE_PATTERN[t], 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def colour_ok(s, R, e):
     x = s[G_CARD_SPACE]
     if x == CARD_AT_CENTURION:
@@ -545,7 +545,7 @@ def colour_ok(s, R, e):
     return x >= 0 and e // 3 == R[R_SPACE_COLOUR + x]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_play(s, R, p):
     b = pb(p)
     if s[G_CARD_PLAYED] or s[b + P_HANDN] == 0:
@@ -560,7 +560,7 @@ def any_play(s, R, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_plays(s, R, p, out, n):
     b = pb(p)
     if s[G_CARD_PLAYED] or s[b + P_HANDN] == 0:
@@ -577,7 +577,7 @@ def legal_plays(s, R, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def temple_choosable(s, t):
     """D11: a non-empty stack whose top card is not itself "use a card in the Temple"."""
     top_i = s[STACK_TOP + t]
@@ -705,7 +705,7 @@ def legal_actions(s, R, out):
 # ---------------------------------------------------------------------------------------------
 # applying an action
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_turn(s, R):
     if R[R_SITE_WORKERS + s[G_NPLAYERS]] > 1:
         s[G_PHASE] = PH_CHOOSE_WORKER      # D5
@@ -714,7 +714,7 @@ def begin_turn(s, R):
         s[G_PHASE] = PH_MOVE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def emperor_points(s, R, p):
     """Emperor bonus: each own tile's value times own parts in its column."""
     b = pb(p)
@@ -730,7 +730,7 @@ def emperor_points(s, R, p):
     return emp
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column_majority_points(s, R, p):
     """D7: VP for each of ``p``'s majority workers on a column."""
     held = 0
@@ -740,7 +740,7 @@ def column_majority_points(s, R, p):
     return held * R[R_COLMAJ_VP]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def height_points(s, R, level, p):
     """D17 (after ``height_table``): ``p``'s VP for the majority at ``level``."""
     st = height_standing(s, level, p, R[R_MIN_PARTS])
@@ -751,7 +751,7 @@ def height_points(s, R, level, p):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seat_total(s, R, p):
     """``p``'s total if the game were scored now (after ``height_table``): the strategies'
     measure of standing, built from the same category functions as the final scoring."""
@@ -985,7 +985,7 @@ def apply_action(s, R, a):
 # ---------------------------------------------------------------------------------------------
 # evaluation helpers shared by strategies and tools
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def copy_core(src, dst):
     """The rules-relevant prefix of a state, for lookahead (an explicit loop: numba compiles
     slice assignment to a far slower element-wise copy)."""

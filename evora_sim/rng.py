@@ -13,7 +13,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 STRATEGY_STREAM = 0x5EED5EED  # xor-ed into the seed for the strategies' stream
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_u64(rs):
     """Advance the stream held in ``rs[0]`` (uint64 array) and return 64 random bits."""
     z = rs[0] + _GOLDEN
@@ -23,7 +23,7 @@ def next_u64(rs):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randbelow(rs, n):
     """A uniform integer in [0, n) by multiply-shift (Lemire), avoiding a 64-bit division;
     n is small, so the bias is below n / 2**32."""

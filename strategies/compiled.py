@@ -43,43 +43,44 @@ def new_work(size):
 
 
 @njit(cache=True)
-def evaluate(s, R, p, w):
-    """``w . C``: the weighted features of position ``s`` for seat ``p``; features whose
-    weight is zero are not computed."""
+def evaluate(s, R, p, W, me):
+    """``W[me] . C``: the weighted features of position ``s`` for seat ``p``; features whose
+    weight is zero are not computed. (The weights matrix and a row index are passed rather
+    than a row view: a view costs atomic reference counts on every call.)"""
     E.height_table(s)
     b = PLAYERS + p * PSTRIDE
     # VP scored so far, with the 2 VP of drawing from an empty stack kept apart: valued like
     # other VP, it lets a player stall an ended-up game forever (docs/RULES.md, P4)
-    v = w[F_VP] * (s[b + P_SCORE] - s[b + P_VP_EMPTY]) + w[F_EMPTY] * s[b + P_VP_EMPTY]
-    if w[F_COLUMN] != 0.0:
-        v += w[F_COLUMN] * E.column_majority_points(s, R, p)
+    v = W[me, F_VP] * (s[b + P_SCORE] - s[b + P_VP_EMPTY]) + W[me, F_EMPTY] * s[b + P_VP_EMPTY]
+    if W[me, F_COLUMN] != 0.0:
+        v += W[me, F_COLUMN] * E.column_majority_points(s, R, p)
     for level in range(1, 6):
-        if w[F_H1 + level - 1] != 0.0:
-            v += w[F_H1 + level - 1] * E.height_points(s, R, level, p)
-    if w[F_EMPEROR] != 0.0:
-        v += w[F_EMPEROR] * E.emperor_points(s, R, p)
-    if w[F_TILES] != 0.0:
+        if W[me, F_H1 + level - 1] != 0.0:
+            v += W[me, F_H1 + level - 1] * E.height_points(s, R, level, p)
+    if W[me, F_EMPEROR] != 0.0:
+        v += W[me, F_EMPEROR] * E.emperor_points(s, R, p)
+    if W[me, F_TILES] != 0.0:
         tiles = 0
         for k in range(2):
             tiles += (s[b + P_TPOS + k] >= 0) + s[b + P_TVAL + k]
-        v += w[F_TILES] * tiles
-    if w[F_CARDS] != 0.0:
+        v += W[me, F_TILES] * tiles
+    if W[me, F_CARDS] != 0.0:
         cards = s[b + P_HANDN]
         for e in range(NEFF):
             cards += s[b + P_PENDING + e]
-        v += w[F_CARDS] * cards
-    if w[F_PARTS] != 0.0:
-        v += w[F_PARTS] * (R[R_STONES] + R[R_CAPS] - s[b + P_STONES] - s[b + P_CAPS])
-    if w[F_DENIAL] != 0.0:
+        v += W[me, F_CARDS] * cards
+    if W[me, F_PARTS] != 0.0:
+        v += W[me, F_PARTS] * (R[R_STONES] + R[R_CAPS] - s[b + P_STONES] - s[b + P_CAPS])
+    if W[me, F_DENIAL] != 0.0:
         leader = -(1 << 30)
         for q in range(s[G_NPLAYERS]):
             if q != p:
                 leader = max(leader, E.seat_total(s, R, q))
-        v -= w[F_DENIAL] * leader
+        v -= W[me, F_DENIAL] * leader
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column_signature(s, a):
     """For a column action, the column's whole content (height, owners, Emperor tile, marker);
     -1 for other actions. Two columns with the same signature are interchangeable: the same
@@ -93,7 +94,7 @@ def column_signature(s, a):
     return (sig * 16 + s[COL_TILE + c] + 1) * 8 + s[COL_HOLDER + c] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def memo_find(memo, base, count, sig):
     for i in range(count):
         if memo[base + i] == sig:
@@ -102,7 +103,7 @@ def memo_find(memo, base, count, sig):
 
 
 @njit(cache=True)
-def _complete_frames(t, R, p, w, t2, legal2, memo):
+def _complete_frames(t, R, p, W, t2, legal2, memo):
     """Finish the effect in progress on ``t`` (same player, frames open) by 1-ply choices,
     the first best on equal values."""
     base = MEMO
@@ -118,7 +119,7 @@ def _complete_frames(t, R, p, w, t2, legal2, memo):
                     continue                 # an equal earlier column: never strictly better
                 E.copy_core(t, t2)
                 E.apply_action(t2, R, np.int64(legal2[i]))
-                v = evaluate(t2, R, p, w)
+                v = evaluate(t2, R, p, W, p)
                 if sig >= 0:
                     memo[base + seen] = sig
                     seen += 1
@@ -129,7 +130,7 @@ def _complete_frames(t, R, p, w, t2, legal2, memo):
 
 
 @njit(cache=True)
-def heuristic(s, R, w, legal, n, rs, t, t2, legal2, memo):
+def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     p = s[G_CUR]
     ph = s[G_PHASE]
     if s[G_SP] == 0 and (ph == PH_MOVE or ph == PH_CHOOSE_WORKER or ph == PH_SETUP):
@@ -150,8 +151,8 @@ def heuristic(s, R, w, legal, n, rs, t, t2, legal2, memo):
             E.copy_core(s, t)
             E.apply_action(t, R, np.int64(legal[i]))
             if opens_effect:
-                _complete_frames(t, R, p, w, t2, legal2, memo)
-            v = evaluate(t, R, p, w)
+                _complete_frames(t, R, p, W, t2, legal2, memo)
+            v = evaluate(t, R, p, W, p)
             if sig >= 0:
                 memo[seen] = sig
                 memo[MAXC + seen] = v
@@ -168,8 +169,8 @@ def heuristic(s, R, w, legal, n, rs, t, t2, legal2, memo):
 
 
 @njit(cache=True)
-def choose(kind, w, s, R, legal, n, rs, t, t2, legal2, memo):
-    """The action of a compiled strategy of ``kind`` with weights ``w`` (one seat's row)."""
+def choose(kind, W, p, s, R, legal, n, rs, t, t2, legal2, memo):
+    """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
     if kind == KIND_HEURISTIC:
-        return heuristic(s, R, w, legal, n, rs, t, t2, legal2, memo)
+        return heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo)
     return np.int64(legal[randbelow(rs, n)])
