@@ -28,7 +28,8 @@ def _configure_numba_cache() -> str:
     digest = hashlib.sha256()
     for path in sources:
         text = path.read_bytes()
-        if b"njit" in text:
+        # compiled code, and layout.py, whose constants numba freezes into it
+        if b"njit" in text or path.name == "layout.py":
             digest.update(path.name.encode())
             digest.update(text)
     base = os.environ.get("EVORA_CACHE_DIR") or os.path.join(

@@ -415,7 +415,11 @@ def legal_build(s, R, f, out, n):
         if h < NCLASS and (good >> h) & 1 and not (used >> c) & 1:
             out[n] = A_COLUMN + c
             n += 1
-    if best_from(pat, g + 1, st, wh, cp, cls) == target:
+    # P5: skipping a group that the next, identical group could replace ("skip, then place"
+    # vs "place, then skip") offers the same build twice; identical groups skip last
+    same_as_next = (g + 1 < NGROUPS[pat] and PATTERNS[pat, g, 0] == PATTERNS[pat, g + 1, 0]
+                    and PATTERNS[pat, g, 1] == PATTERNS[pat, g + 1, 1])
+    if not same_as_next and best_from(pat, g + 1, st, wh, cp, cls) == target:
         out[n] = A_SKIP
         n += 1
     return n
