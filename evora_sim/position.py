@@ -7,12 +7,12 @@ rather than scored.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from . import engine as E
 from . import layout as L
 from .api import State, check_players
+from .jsonfile import read_json
 from .rules import Rules, load_rules
 
 
@@ -134,15 +134,7 @@ def _apply_list(pos, key, n, setter):
 
 
 def load_position(path: str | Path, rules: Rules | None = None) -> State:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PositionError(f"position file not found: {path}") from None
-    try:
-        pos = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PositionError(f"position file {path} is not valid JSON: {exc}") from None
-    return position_state(pos, rules)
+    return position_state(read_json(path, "position file", PositionError), rules)
 
 
 def scoring_table(state: State) -> dict:

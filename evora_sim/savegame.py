@@ -20,6 +20,7 @@ import numpy as np
 
 from . import api
 from . import layout as L
+from .jsonfile import read_json
 from .api import State
 from .rules import Rules, load_rules
 
@@ -112,16 +113,7 @@ def load_state(path: str | Path, rules: Rules | None = None) -> State:
     """Read a state written by :func:`save_state`; ``rules`` must be the rules it was played under
     (the shipped rules if not given)."""
     rules = rules or load_rules()
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SaveError(f"save file not found: {path}") from None
-    except UnicodeDecodeError:
-        raise SaveError(f"save file {path} is not UTF-8 text") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SaveError(f"save file {path} is not valid JSON: {exc}") from None
+    doc = read_json(path, "save file", SaveError)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise SaveError(f"{path} is not an evora-sim save file (no format tag {FORMAT!r})")
     if doc.get("version") != VERSION:
