@@ -1,0 +1,167 @@
+"""Games with custom Python strategies at the table, on the same compiled rules.
+
+The loop is the batch driver's (:func:`evora_sim.batch._play`), split where a custom strategy
+must decide: compiled code plays every forced move and every built-in seat's decision, with the
+same buffers and the same random stream as the batch driver, and returns to Python only when a
+custom seat has a real choice (two or more legal actions, P5). Python asks that seat's
+strategy, checks the answer and applies it with the compiled ``engine.apply_action``. No rule
+is implemented here; a table of built-ins only plays exactly the games of ``play_batch``.
+
+A custom seat gets a fresh copy of the state at every decision (it may change it, e.g. to look
+ahead), the legal actions as a list of ints, and its own ``numpy`` Generator seeded from the
+game seed and the seat. A class strategy is instantiated once per seat and game, so every game
+is reproducible from its seed alone, whatever the batch, chunk or process that plays it.
+"""
+from __future__ import annotations
+
+import traceback
+
+import numpy as np
+from numba import njit
+
+from strategies.builtin import seat_arrays
+from strategies.compiled import KIND_RANDOM, choose, new_work
+from strategies.custom import is_custom
+from strategies.errors import StrategyError
+
+from . import api
+from . import engine as E
+from . import layout as L
+from .batch import BatchResult, new_result, record, seat_strategies
+from .rng import STRATEGY_STREAM, randbelow, seed_stream
+
+
+@njit(cache=True)
+def _advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
+    """Play forced moves and compiled seats until the game ends or a custom seat must choose.
+
+    Returns (number of legal actions now in ``legal``, or 0 once the game is over; steps)."""
+    cap = log.shape[0]
+    while s[L.G_PHASE] != L.PH_TERMINAL:
+        k = E.legal_actions(s, R, legal)
+        p = s[L.G_CUR]
+        if k == 1:
+            a = np.int64(legal[0])            # P5: a forced move asks no strategy
+        elif custom[p]:
+            return k, steps
+        elif kinds[p] == KIND_RANDOM:         # as batch._play: the same draws as choose()
+            a = np.int64(legal[randbelow(rs, k)])
+        else:
+            a = choose(kinds[p], W, p, s, R, legal, k, rs, t, t2, legal2, memo)
+        if steps < cap:
+            log[steps] = a
+        E.apply_action(s, R, a)
+        steps += 1
+    return 0, steps
+
+
+@njit(cache=True)
+def _start(s, R, n, seed, rs):
+    E.init_game(s, R, n, seed)
+    seed_stream(rs, seed, STRATEGY_STREAM)
+
+
+def seat_rng(seed: int, seat: int) -> np.random.Generator:
+    """The random stream a custom strategy gets: one per game seed and seat."""
+    return np.random.default_rng([int(seed), int(seat)])
+
+
+def _where(exc: BaseException) -> str:
+    """' (at FILE:LINE)' of the innermost frame of the strategy's traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if len(frames) < 2:
+        return ""
+    last = frames[-1]
+    return f" (at {last.filename}:{last.lineno})"
+
+
+class _Table:
+    """One table: the seats' strategies and the buffers every game of a batch reuses."""
+
+    def __init__(self, rules, n_players, strategies):
+        self.rules = rules
+        self.R = rules.packed
+        self.n = n_players
+        self.strategies = strategies
+        self.kinds, self.W = seat_arrays(strategies)
+        self.custom = np.array([is_custom(x) for x in strategies], dtype=np.bool_)
+        self.s = E.new_state()
+        self.legal = np.empty(L.N_ACTIONS, dtype=np.int32)
+        self.rs = np.zeros(1, dtype=np.uint64)
+        self.t, self.t2, self.legal2, self.memo = new_work(L.STATE_SIZE)
+        for p, x in enumerate(strategies):      # load every custom strategy before any game
+            if is_custom(x):
+                x.obj()
+
+    def play(self, seed: int, log: np.ndarray) -> int:
+        """Play the game of ``seed`` in ``self.s``; record actions in ``log``. Returns steps."""
+        s, R = self.s, self.R
+        seed = int(seed)
+        _start(s, R, self.n, np.int64(seed), self.rs)
+        players = {p: x.new_player() for p, x in enumerate(self.strategies) if is_custom(x)}
+        rngs = {p: seat_rng(seed, p) for p in players}
+        steps = 0
+        cap = log.shape[0]
+        while True:
+            k, steps = _advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.t,
+                                self.t2, self.legal2, self.memo, log, steps)
+            if k == 0:
+                return steps
+            p = int(s[L.G_CUR])
+            legal = self.legal[:k].tolist()
+            view = api.State(s.copy(), self.rules, seed)
+            try:
+                a = players[p](view, legal, rngs[p])
+            except Exception as exc:
+                raise StrategyError(
+                    f"strategy {self.strategies[p].name!r} (seat {p}) raised {type(exc).__name__}: "
+                    f"{exc}{_where(exc)} at decision {steps + 1} ({self._point()}) of the game with "
+                    f"seed {seed}") from exc
+            if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and int(a) in legal:
+                a = int(a)
+            else:
+                raise StrategyError(
+                    f"strategy {self.strategies[p].name!r} (seat {p}) chose {self._action(a)}, which is "
+                    f"not legal at decision {steps + 1} ({self._point()}) of the game with seed "
+                    f"{seed}; legal actions: {', '.join(self._action(x) for x in legal)}")
+            if steps < cap:
+                log[steps] = a
+            E.apply_action(s, R, np.int64(a))
+            steps += 1
+
+    def _point(self) -> str:
+        s = self.s
+        state = api.State(s, self.rules, 0)
+        return (f"'{api.decision_name(state)}', round {int(s[L.G_ROUND])}, "
+                f"turn {int(s[L.G_NTURNS]) + 1}, seat {int(s[L.G_CUR])} to decide")
+
+    def _action(self, a) -> str:
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            if 0 <= int(a) < L.N_ACTIONS:
+                return f"action {int(a)} ({api.describe_action(api.State(self.s, self.rules, 0), int(a))})"
+            return f"action {int(a)} (no such action code)"
+        return f"{a!r} (not an action code)"
+
+
+def play_mixed_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
+    """:func:`evora_sim.batch.play_batch` with custom Python strategies at the table: the same
+    arrays, the same games for the built-in seats' random stream."""
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    table = _Table(rules, n_players, seat_strategies(n_players, strategies))
+    res = new_result(seeds, n_players)
+    nolog = np.empty(0, dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        steps = table.play(int(seeds[g]), nolog)
+        record(table.s, n_players, g, steps, res.games, res.seats, res.stats)
+    return res
+
+
+def play_mixed_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000):
+    """:func:`evora_sim.batch.play_game` with custom strategies: (final state, action log)."""
+    table = _Table(rules, n_players, seat_strategies(n_players, strategies))
+    log = np.zeros(max_log, dtype=np.int64)
+    steps = table.play(int(seed), log)
+    return table.s, log[:min(steps, max_log)].copy()
+
+
+__all__ = ["play_mixed_batch", "play_mixed_game", "seat_rng"]
