@@ -2,13 +2,17 @@
 
 ``new_game`` / ``legal_actions`` / ``apply_action`` / ``is_terminal`` / ``returns`` work on a
 :class:`State`, a thin holder of the flat state array, its rules and seed. Every rule runs in
-the compiled functions of :mod:`evora_sim.engine`; nothing here re-implements one.
+the compiled functions of :mod:`evora_sim.engine`; nothing here re-implements one. The readers
+``score_now``, ``column_holders``, ``column_leader``, ``column_parts``, ``in_effect``,
+``action_kind``, ``action_column`` and ``distinct_actions`` are what a custom Python strategy
+(:mod:`strategies.custom`) needs to judge a position.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from . import engine as E
 from . import layout as L
@@ -77,7 +81,7 @@ _BUF = np.empty(L.N_ACTIONS, dtype=np.int32)
 
 def legal_actions(state: State) -> list[int]:
     n = E.legal_actions(state.arr, state.rules.packed, _BUF)
-    return [int(a) for a in _BUF[:n]]
+    return _BUF[:n].tolist()
 
 
 def apply_action(state: State, action: int) -> None:
@@ -119,6 +123,101 @@ def final_scoring(state: State) -> dict:
         row["total"] = int(arr[b + L.P_FINAL])
         seats.append(row)
     return {"seats": seats, "winner": int(arr[L.G_WINNER])}
+
+
+# ---------------------------------------------------------------------------------------------
+# reading a position: what a custom strategy (strategies/custom.py) needs, all from the engine
+# ---------------------------------------------------------------------------------------------
+WHITE = L.WHITE          # owner code of a white stone (seats are 0 .. n-1)
+
+
+@njit(cache=True)
+def _score_now(s, R, p):
+    E.height_table(s)                 # writes scratch space only, never the game
+    return E.seat_total(s, R, p)
+
+
+def score_now(state: State, seat: int) -> int:
+    """``seat``'s total if the game were scored now: VP so far plus the Emperor bonus, column
+    and height majorities the position would give (the measure ``greedy`` maximises)."""
+    return int(_score_now(state.arr, state.rules.packed, seat))
+
+
+def n_columns(state: State) -> int:
+    """The column spaces of the Temple in this game."""
+    return state.get(L.G_NCOLS)
+
+
+def column_parts(state: State, column: int) -> list[int]:
+    """Owners of the parts in ``column``, bottom to top (a seat, or ``WHITE``); a fifth part
+    is the capital."""
+    h = state.get(L.COL_H + column)
+    base = L.COL_PART + column * L.COLPARTS
+    return state.arr[base:base + h].tolist()
+
+
+def column_leader(state: State, column: int) -> int:
+    """D7: who holds ``column`` (a seat, or ``WHITE``), or -1 if nobody does yet."""
+    return int(E.column_leader(state.arr, state.rules.packed, column))
+
+
+def column_holders(state: State) -> list[int]:
+    """For each column, the seat whose majority worker stands on it (D7), or -1: the column
+    majorities a seat would score now."""
+    n = state.get(L.G_NCOLS)
+    return state.arr[L.COL_HOLDER:L.COL_HOLDER + n].tolist()
+
+
+def distinct_actions(state: State, actions: list[int] | None = None) -> list[int]:
+    """``actions`` (default: the legal actions) without interchangeable repeats: of several
+    columns with the same content (parts, majority worker, Emperor tile), only the first is
+    kept; the positions they lead to score the same. Lookahead over these is shorter."""
+    if actions is None:
+        actions = legal_actions(state)
+    arr = state.arr
+    out, seen = [], set()
+    for a in actions:
+        if L.A_COLUMN <= a < L.A_SKIP:
+            c = a - L.A_COLUMN
+            base = L.COL_PART + c * L.COLPARTS
+            sig = (int(arr[L.COL_TILE + c]), int(arr[L.COL_HOLDER + c]),
+                   tuple(arr[base:base + arr[L.COL_H + c]].tolist()))
+            if sig in seen:
+                continue
+            seen.add(sig)
+        out.append(a)
+    return out
+
+
+def in_effect(state: State) -> bool:
+    """True while an effect (a build, a card, a tile) is being resolved: the decisions that
+    follow finish it, and belong to the same player."""
+    return state.get(L.G_SP) > 0
+
+
+def action_column(action: int) -> int | None:
+    """The column an action names (building, an Emperor tile, a Governor card), else None."""
+    return int(action) - L.A_COLUMN if L.A_COLUMN <= int(action) < L.A_SKIP else None
+
+
+# the kinds of actions, by their first code (layout.py holds the whole table)
+_KINDS = ((L.A_SPACE, "space"), (L.A_COLUMN, "column"), (L.A_SKIP, "skip"), (L.A_STACK, "stack"),
+          (L.A_HEIGHT, "height"), (L.A_WORKER, "worker"), (L.A_PLAY, "play"), (L.A_TILE, "tile"),
+          (L.A_DISCARD, "discard"), (L.A_SITE, "site"), (L.A_END, "end"),
+          (L.A_EMPTILE, "emperor_tile"), (L.A_DRAW, "draw"))
+
+
+def action_kind(action: int) -> str:
+    """What kind of choice an action code is: ``space`` (move a worker there), ``column``,
+    ``skip``, ``stack`` (draw from / use the Temple card of a stack), ``height``, ``worker``,
+    ``play`` (a card), ``tile`` (pay cards for an instant tile), ``discard``, ``site`` (use the
+    Construction Site action), ``end`` (end the turn), ``emperor_tile`` or ``draw`` (1 card)."""
+    a = int(action)
+    kind = "unknown"
+    for first, name in _KINDS:
+        if a >= first:
+            kind = name
+    return kind if 0 <= a < L.N_ACTIONS else "unknown"
 
 
 def decision_name(state: State) -> str:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from strategies.registry import strategy_name
-
 from . import api
 from . import batch
 from . import engine as E
@@ -252,15 +250,14 @@ def _top_frame(s: np.ndarray) -> tuple[int, int]:
     return int(s[f]), int(s[f + 1])
 
 
-def replay_lines(rules: Rules, n_players: int, seed: int, strategy_ids: list[int]) -> list[str]:
-    """Play the seeded game and return its readable log, ending with the final scoring table."""
+def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list) -> list[str]:
+    """Play the seeded game and return its readable log, ending with the final scoring table.
+    ``strategies``: one per seat (built-in ids, spec strings or strategy objects)."""
     n = api.check_players(n_players)
-    sids = [int(x) for x in strategy_ids]
-    if len(sids) != n:
-        raise ValueError(f"need one strategy per seat ({n}), got {len(sids)}")
-    names = [strategy_name(x) for x in sids]
+    seats = batch.seat_strategies(n, strategies)
+    names = [x.name for x in seats]
     state = api.new_game(rules, n, seed)          # checks the seed before anything is played
-    final, log = batch.play_game(rules, n, seed, sids)
+    final, log = batch.play_game(rules, n, seed, seats)
 
     meta = rules.data.get("meta", {})
     lines = [f"Evora replay: {n} players, seed {seed}, rules {str(meta.get('name', '?'))!r} "

@@ -49,8 +49,8 @@ class RunConfig:
 
     players: int
     games: int
-    strategies: tuple[str, ...]
-    strategy_ids: tuple[int, ...]
+    strategies: tuple[str, ...]          # each seat's strategy (rotation 0): its normalised spec
+    resolved: tuple[str, ...]            # what each resolved to (JSON of registry.resolved)
     seed: int
     seat_rotation: bool
     chunk_size: int
@@ -67,17 +67,26 @@ class RunConfig:
     def chunk_range(self, k: int) -> tuple[int, int]:
         return k * self.chunk_size, min(self.games, (k + 1) * self.chunk_size)
 
-    def seat_ids(self, rotation: int) -> list[int]:
-        """Rotation r seats strategy i at seat (i + r) mod n (common random numbers)."""
+    def seat_strategies(self, rotation: int) -> list:
+        """Rotation r seats strategy i at seat (i + r) mod n (common random numbers). The
+        strategies are rebuilt from what they resolved to, so every worker plays the weights
+        recorded in the manifest (a weight file is not read again)."""
+        from strategies.registry import from_resolved
+
         n = self.players
-        return [self.strategy_ids[(seat - rotation) % n] for seat in range(n)]
+        return [from_resolved(self.strategies[i], json.loads(self.resolved[i]))
+                for i in ((seat - rotation) % n for seat in range(n))]
 
     def seat_names(self, rotation: int) -> list[str]:
         n = self.players
         return [self.strategies[(seat - rotation) % n] for seat in range(n)]
 
+    def resolved_strategies(self) -> dict:
+        return {name: json.loads(info) for name, info in zip(self.strategies, self.resolved)}
+
     def as_dict(self) -> dict:
         return {"players": self.players, "games": self.games, "strategies": list(self.strategies),
+                "resolved_strategies": self.resolved_strategies(),
                 "seed": self.seed, "seat_rotation": self.seat_rotation,
                 "chunk_size": self.chunk_size, "rules_hash": self.rules_hash}
 
@@ -88,7 +97,7 @@ def play_chunk(config: RunConfig, rules: Rules, k: int) -> dict[str, pd.DataFram
     seeds = game_seeds(config.seed, start, stop)
     parts = []
     for r in range(config.rotations):
-        res = play_batch(rules, config.players, seeds, config.seat_ids(r))
+        res = play_batch(rules, config.players, seeds, config.seat_strategies(r))
         game_ids = np.arange(start, stop, dtype=np.int64) * config.rotations + r
         parts.append(batch_tables(res, game_ids, r, config.seat_names(r)))
     return concat_tables(parts)
@@ -144,9 +153,19 @@ def read_manifest(out: Path) -> dict:
     return data
 
 
-def _differences(old: dict, new: dict) -> str:
+def _differences(old: dict, new: dict, prefix: str = "") -> str:
+    """``key: old -> new`` for every differing key; nested tables (the strategies' weights) are
+    compared key by key, so the message names the weight that changed."""
     keys = sorted(set(old) | set(new))
-    diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in keys if old.get(k) != new.get(k)]
+    diffs = []
+    for k in keys:
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            diffs.append(_differences(a, b, f"{prefix}{k}."))
+        else:
+            diffs.append(f"{prefix}{k}: {a!r} -> {b!r}")
     return "; ".join(diffs)
 
 
@@ -333,9 +352,37 @@ def _is_int(x) -> bool:
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
-def make_config(players: int, games: int, strategy_spec: str, seed: int, seat_rotation: bool,
+def resolve_strategies(strategies, players: int) -> list:
+    """One strategy object per seat from a spec list (``"greedy,balanced(column=2)"``) or a
+    list of specs / strategy objects; a single one fills every seat."""
+    from strategies.builtin import as_strategy
+    from strategies.registry import StrategyError, parse_strategies
+
+    if isinstance(strategies, str):
+        return parse_strategies(strategies, players)
+    items = list(strategies)
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(as_strategy(item))
+        except StrategyError as exc:
+            raise StrategyError(f"strategy {i + 1} of {len(items)}: {exc}") from None
+    if len(out) == 1:
+        return out * players
+    if len(out) != players:
+        raise StrategyError(f"{len(out)} strategies given for {players} seats: give one per seat "
+                            "or a single one for every seat")
+    return out
+
+
+def make_config(players: int, games: int, strategy_spec, seed: int, seat_rotation: bool,
                 chunk_size: int | None, rules: Rules) -> RunConfig:
-    from strategies.registry import parse_strategies, strategy_name
+    """The run's configuration, every argument checked (RunError / StrategyError)."""
+    return _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules)[0]
+
+
+def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules):
+    from strategies.registry import resolved
 
     from .api import check_players
 
@@ -351,20 +398,24 @@ def make_config(players: int, games: int, strategy_spec: str, seed: int, seat_ro
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     if not lo <= players <= hi:
         raise RunError(f"these rules allow {lo} to {hi} players, got {players}")
-    ids = parse_strategies(strategy_spec, players)
-    return RunConfig(players, games, tuple(strategy_name(i) for i in ids), tuple(ids), seed,
-                     bool(seat_rotation), chunk, rules.hash)
+    seats = resolve_strategies(strategy_spec, players)
+    config = RunConfig(players, games, tuple(x.name for x in seats),
+                       tuple(json.dumps(resolved(x), sort_keys=True) for x in seats), seed,
+                       bool(seat_rotation), chunk, rules.hash)
+    return config, seats
 
 
-def simulate(players: int, games: int, strategies: str, seed: int = 1, out: str | Path = "runs/run",
+def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Path = "runs/run",
              jobs: int = 1, seat_rotation: bool = False, rules: Rules | str | Path | None = None,
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
              quiet: bool = True, command: str = "",
              scheduler_timeout: str | float = "10s") -> RunResult:
-    """Run (or finish) an experiment into ``out`` and return its tables."""
+    """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
+    list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
+    ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all."""
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
-    config = make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules)
+    config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules)
     if backend not in ("loky", "dask"):
         raise RunError(f"--backend must be loky or dask, got {backend!r}")
     if backend == "dask" and not scheduler:
@@ -373,7 +424,9 @@ def simulate(players: int, games: int, strategies: str, seed: int = 1, out: str 
         raise RunError(f"--jobs must be a positive number of processes or -1 for all cores, got {jobs!r}")
     jobs = (os.cpu_count() or 1) if jobs == -1 else int(jobs)
     out = Path(out)
-    info = {name: {"id": sid} for name, sid in zip(config.strategies, config.strategy_ids)}
+    from strategies.registry import describe
+
+    info = {x.name: describe(x) for x in seats}
     client = connect_scheduler(scheduler, scheduler_timeout) if backend == "dask" else None
     try:
         manifest = prepare_folder(out, config, rules, command, info)

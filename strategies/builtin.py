@@ -11,6 +11,7 @@ from importlib import resources
 import numpy as np
 
 from .compiled import FEATURES, KIND_HEURISTIC, KIND_RANDOM, NF
+from .custom import CustomStrategy
 
 
 @dataclass(frozen=True)
@@ -48,19 +49,47 @@ RANDOM = NAMES.index("random")
 GREEDY = NAMES.index("greedy")
 
 
-def as_strategy(item) -> Strategy:
-    """A Strategy from a Strategy, a built-in id or a built-in name."""
-    if isinstance(item, Strategy):
+# What each feature measures, for the player to move (builtin.toml says the same in comments).
+FEATURE_HELP: dict[str, str] = {
+    "vp": "VP scored so far, except the VP for drawing from an empty stack",
+    "column": "VP its column-majority workers would score now (5 per column held)",
+    "h1": "VP its height-1 majority would score now",
+    "h2": "VP its height-2 majority would score now",
+    "h3": "VP its height-3 majority would score now",
+    "h4": "VP its height-4 majority would score now",
+    "capitals": "VP its capitals majority would score now",
+    "emperor": "Emperor bonus its placed tiles would score now",
+    "tiles": "Emperor tiles placed beside columns plus tiles flipped to the high side",
+    "cards": "cards in hand and drawn this turn",
+    "parts": "own stones and capitals placed in the Temple",
+    "denial": "minus the best opponent's total if the game were scored now",
+    "empty_stack": "VP scored by drawing from empty stacks (0 in every built-in: valued like other "
+                   "VP it lets a player stall the game, docs/RULES.md P4)",
+}
+assert set(FEATURE_HELP) == set(FEATURES)
+
+
+def as_strategy(item):
+    """A strategy from a Strategy or CustomStrategy, a built-in id, or a spec string (a
+    built-in name, ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``; see
+    :mod:`strategies.registry`)."""
+    if isinstance(item, (Strategy, CustomStrategy)):
         return item
     if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        if not 0 <= int(item) < len(BUILTINS):
+            raise ValueError(f"not a strategy id: {item!r} (built-ins: 0..{len(BUILTINS) - 1})")
         return BUILTINS[int(item)]
-    if isinstance(item, str) and item in NAMES:
-        return BUILTINS[NAMES.index(item)]
+    if isinstance(item, str):
+        if item in NAMES:
+            return BUILTINS[NAMES.index(item)]
+        from .registry import parse_spec
+        return parse_spec(item)
     raise ValueError(f"not a strategy: {item!r} (built-ins: {', '.join(NAMES)})")
 
 
 def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
-    """(kinds int64[n], weights float64[n, NF]) for the compiled driver, one row per seat."""
+    """(kinds int64[n], weights float64[n, NF]) for the compiled driver, one row per seat (a
+    custom Python strategy's row is never read by compiled code)."""
     strategies = [as_strategy(x) for x in items]
     kinds = np.array([s.kind for s in strategies], dtype=np.int64)
     weights = np.array([s.weights for s in strategies], dtype=np.float64).reshape(len(strategies), NF)

@@ -1,60 +1,322 @@
-"""Strategy specs from the command line: names -> the ids the compiled strategies understand.
+"""Strategy specs: the one parser from text to strategies, used by the command line and the
+Python API alike.
 
-A spec is either one name (every seat plays it) or one name per seat, comma-separated, in seat
-order: ``greedy`` or ``greedy,random,greedy,random``. Names are those of
-:data:`strategies.builtin.NAMES`, whose position is the compiled strategy id.
+A spec list is comma-separated at the top level only (commas inside parentheses belong to the
+inline weights), in seat order, or a single spec for every seat::
+
+    greedy
+    greedy,random,greedy,random
+    balanced(column=2, emperor=0.5),random
+
+Each spec is one of:
+
+- ``NAME``: a built-in (``evora strategies`` lists them), or failing that an entry point of the
+  group ``evora_sim.strategies`` (a custom Python strategy of an installed package);
+- ``NAME(feature=weight, ...)``: a built-in heuristic with some weights changed; the weight
+  names are the features of :data:`strategies.compiled.FEATURES`;
+- ``FILE.toml:NAME``: the weight set ``[NAME]`` of a designer's TOML file, whose tables hold
+  ``weights = {feature = number, ...}``, optionally ``description = "..."`` and
+  ``base = "BUILTIN"`` (start from that built-in's weights; ``weights`` then changes some);
+  it too takes inline weights: ``FILE.toml:NAME(vp=2)``;
+- ``FILE.py:NAME``: a custom Python strategy (:mod:`strategies.custom`).
+
+A strategy's ``name`` is its spec normalised: built-in names in lower case, inline weights in
+FEATURES order as ``feature=number``, a Python file by its absolute path. Run tables and
+manifests use it, so ``balanced(column=2)`` is the name of that strategy everywhere.
 """
 from __future__ import annotations
 
-from strategies.builtin import NAMES
+import math
+import re
+import tomllib
+from pathlib import Path
 
+from .builtin import BUILTINS, NAMES, Strategy
+from .compiled import FEATURES, KIND_HEURISTIC, KIND_RANDOM
+from .custom import CustomStrategy, entry_points, from_entry_point, from_file
+from .custom import from_resolved as _custom_from_resolved
+from .errors import StrategyError
 
-class StrategyError(ValueError):
-    """A strategy spec that names no known strategy or does not fit the seats."""
-
-
-# name -> compiled id (the id is the name's position in builtin.NAMES)
+# built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
+
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_FILE_KEYS = {"weights", "description", "base"}
+FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME"
+_HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, h4 and capitals",
+          "capital": "capitals", "card": "cards", "tile": "tiles", "part": "parts"}
 
 
 def known_names() -> str:
-    return ", ".join(sorted(STRATEGY_IDS))
+    """The built-in names, then any installed entry-point strategies."""
+    extra = sorted(n for n in _entry_point_names() if n not in STRATEGY_IDS)
+    return ", ".join(sorted(STRATEGY_IDS) + extra)
 
 
-def strategy_id(name: str) -> int:
-    """The compiled id of one strategy name (surrounding spaces and case ignored)."""
-    key = name.strip().lower()
-    if not key:
-        raise StrategyError(f"empty strategy name (known strategies: {known_names()})")
-    if key not in STRATEGY_IDS:
-        raise StrategyError(f"unknown strategy {name.strip()!r} (known strategies: {known_names()})")
-    return STRATEGY_IDS[key]
+def _entry_point_names() -> list[str]:
+    try:
+        return list(entry_points())
+    except Exception:       # a broken installation must not hide the built-ins
+        return []
 
 
-def strategy_name(sid: int) -> str:
-    return NAMES[sid]
+def format_number(x: float) -> str:
+    """2.0 -> '2', 0.5 -> '0.5': the shortest text that reads back as the same float."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
-def parse_strategies(text: str, n_players: int) -> list[int]:
-    """Strategy ids for ``n_players`` seats from ``text`` (one name, or one name per seat)."""
+def format_weights(weights: dict[str, float]) -> str:
+    return ", ".join(f"{f}={format_number(weights[f])}" for f in FEATURES if f in weights)
+
+
+# ---------------------------------------------------------------------------------------------
+# splitting
+# ---------------------------------------------------------------------------------------------
+def split_specs(text: str) -> list[str]:
+    """The specs of a comma-separated list; commas inside parentheses stay with their spec."""
     if not isinstance(text, str) or not text.strip():
         raise StrategyError(f"no strategy given (known strategies: {known_names()})")
-    items = text.split(",")
-    ids = []
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise StrategyError(f"strategies {text.strip()!r}: ')' without '(' at character {i + 1}")
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise StrategyError(f"strategies {text.strip()!r}: '(' without ')'")
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+def _split_call(spec: str) -> tuple[str, str | None]:
+    """('base', 'k=v, ...') for ``base(k=v, ...)``, ('base', None) without parentheses."""
+    if "(" not in spec and ")" not in spec:
+        return spec, None
+    open_ = spec.find("(")
+    if not spec.endswith(")") or open_ < 0 or spec.count("(") != 1 or spec.count(")") != 1:
+        raise StrategyError(f"strategy {spec!r}: inline weights are written NAME(feature=weight, ...)")
+    return spec[:open_].strip(), spec[open_ + 1:-1]
+
+
+def _parse_weights(spec: str, body: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for part in body.split(","):
+        part = part.strip()
+        if not part:
+            if body.strip():
+                raise StrategyError(f"strategy {spec!r}: empty weight between commas")
+            continue
+        key, eq, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key:
+            raise StrategyError(f"strategy {spec!r}: {part!r} is not feature=weight")
+        out_key = _feature(spec, key)
+        if out_key in out:
+            raise StrategyError(f"strategy {spec!r}: weight {out_key!r} given twice")
+        out[out_key] = _number(spec, out_key, value)
+    return out
+
+
+def _feature(spec: str, key) -> str:
+    name = str(key).strip().lower()
+    if name not in FEATURES:
+        hint = f"; did you mean {_HINTS[name]}?" if name in _HINTS else ""
+        raise StrategyError(f"strategy {spec!r}: unknown weight {str(key)!r} (weights are the "
+                            f"features: {', '.join(FEATURES)}{hint})")
+    return name
+
+
+def _number(spec: str, key: str, value) -> float:
+    if isinstance(value, bool) or not (
+            isinstance(value, (int, float)) or (isinstance(value, str) and _NUMBER.fullmatch(value))):
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number")
+    x = float(value)
+    if not math.isfinite(x):
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a finite number")
+    return x
+
+
+# ---------------------------------------------------------------------------------------------
+# one spec
+# ---------------------------------------------------------------------------------------------
+def _heuristic(name: str, base: Strategy | None, weights: dict[str, float], description: str) -> Strategy:
+    vec = list(base.weights) if base is not None else [0.0] * len(FEATURES)
+    for f, w in weights.items():
+        vec[FEATURES.index(f)] = w
+    return Strategy(name, KIND_HEURISTIC, tuple(float(x) for x in vec), description)
+
+
+def _builtin(spec: str, name: str) -> Strategy | None:
+    key = name.strip().lower()
+    return BUILTINS[STRATEGY_IDS[key]] if key in STRATEGY_IDS else None
+
+
+def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
+    """The weight set ``set_name`` of TOML file ``path``, and its description."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise StrategyError(f"strategy {spec!r}: weight file {path} not found" if not p.exists()
+                            else f"strategy {spec!r}: weight file {path} is not a file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise StrategyError(f"strategy {spec!r}: weight file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise StrategyError(f"strategy {spec!r}: cannot read weight file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StrategyError(f"strategy {spec!r}: weight file {path} is not valid TOML: {exc}") from None
+    sets = {k: v for k, v in data.items() if isinstance(v, dict)}
+    if set_name not in sets:
+        raise StrategyError(f"strategy {spec!r}: weight file {path} has no weight set [{set_name}] "
+                            f"(it has: {', '.join(sets) or 'none'})")
+    entry = sets[set_name]
+    where = f"weight file {path} [{set_name}]"
+    unknown = sorted(set(entry) - _FILE_KEYS)
+    if unknown:
+        raise StrategyError(f"strategy {spec!r}: {where}: unknown key(s) {', '.join(unknown)} "
+                            f"(a weight set has weights, description, base)")
+    base = None
+    if "base" in entry:
+        b = entry["base"]
+        base = _builtin(spec, b) if isinstance(b, str) else None
+        if base is None:
+            raise StrategyError(f"strategy {spec!r}: {where}: base {b!r} is not a built-in "
+                                f"(built-ins: {', '.join(NAMES)})")
+        if base.kind != KIND_HEURISTIC:
+            raise StrategyError(f"strategy {spec!r}: {where}: base {b!r} has no weights to start from")
+    weights = entry.get("weights")
+    if weights is None and base is None:
+        raise StrategyError(f"strategy {spec!r}: {where} has no weights = {{feature = number, ...}}")
+    if weights is not None and not isinstance(weights, dict):
+        raise StrategyError(f"strategy {spec!r}: {where}: weights must be a table "
+                            "{feature = number, ...}")
+    parsed = {}
+    for k, v in (weights or {}).items():
+        f = _feature(spec, k)
+        parsed[f] = _number(spec, f, v)
+    description = entry.get("description", "")
+    if not isinstance(description, str):
+        raise StrategyError(f"strategy {spec!r}: {where}: description must be text")
+    return _heuristic(spec, base, parsed, description), description
+
+
+def parse_spec(text: str):
+    """One spec -> a :class:`~strategies.builtin.Strategy` (compiled) or a
+    :class:`~strategies.custom.CustomStrategy` (Python), named by its normalised spec."""
+    if isinstance(text, (Strategy, CustomStrategy)):
+        return text
+    if not isinstance(text, str):
+        raise StrategyError(f"not a strategy spec: {text!r}")
+    spec = text.strip()
+    if not spec:
+        raise StrategyError(f"empty strategy name (known strategies: {known_names()})")
+    base_text, body = _split_call(spec)
+    if not base_text:
+        raise StrategyError(f"strategy {spec!r}: no strategy name before '('")
+
+    if ":" in base_text:
+        path, _, obj_name = base_text.rpartition(":")
+        path, obj_name = path.strip(), obj_name.strip()
+        if not path or not obj_name:
+            raise StrategyError(f"strategy {spec!r}: expected FILE.toml:NAME or FILE.py:NAME")
+        suffix = Path(path).suffix.lower()
+        if suffix == ".py":
+            if body is not None:
+                raise StrategyError(f"strategy {spec!r}: a Python strategy takes no weights")
+            return from_file(spec, path, obj_name)
+        if suffix != ".toml":
+            raise StrategyError(f"strategy {spec!r}: expected FILE.toml:NAME (a weight set) or "
+                                f"FILE.py:NAME (a Python strategy), got a {suffix or 'file'} without "
+                                ".toml or .py")
+        base, description = _weight_file(spec, path, obj_name)
+        label = f"{path}:{obj_name}"
+    else:
+        base = _builtin(spec, base_text)
+        if base is None:
+            eps = _entry_point_names()
+            if base_text in eps:
+                if body is not None:
+                    raise StrategyError(f"strategy {spec!r}: a Python strategy takes no weights")
+                return from_entry_point(spec, base_text)
+            raise StrategyError(f"unknown strategy {base_text!r} (known strategies: {known_names()}); "
+                                f"other forms: {FORMS}")
+        description = base.description
+        label = base.name
+
+    weights = _parse_weights(spec, body) if body is not None else {}
+    if not weights:
+        return base if ":" not in base_text else Strategy(label, base.kind, base.weights, description)
+    if base.kind != KIND_HEURISTIC:
+        raise StrategyError(f"strategy {spec!r}: {label} has no weights to change (it evaluates "
+                            "nothing); start from a heuristic, e.g. greedy(...)")
+    name = f"{label}({format_weights(weights)})"
+    return _heuristic(name, base, weights, description)
+
+
+def parse_strategies(text: str, n_players: int) -> list:
+    """One strategy per seat from ``text``: a single spec (every seat plays it) or one spec per
+    seat in seat order."""
+    items = split_specs(text)
+    out = []
     for i, item in enumerate(items):
         try:
-            ids.append(strategy_id(item))
+            out.append(parse_spec(item))
         except StrategyError as exc:
             where = f"strategy {i + 1} of {len(items)}: " if len(items) > 1 else ""
             raise StrategyError(f"{where}{exc}") from None
-    if len(ids) == 1:
-        return ids * n_players
-    if len(ids) != n_players:
+    if len(out) == 1:
+        return out * n_players
+    if len(out) != n_players:
         raise StrategyError(
-            f"{len(ids)} strategies given for {n_players} seats: give one per seat "
-            f"(comma-separated, in seat order) or a single name for every seat")
-    return ids
+            f"{len(out)} strategies given for {n_players} seats: give one per seat "
+            f"(comma-separated, in seat order) or a single one for every seat")
+    return out
 
 
-__all__ = ["StrategyError", "STRATEGY_IDS", "known_names", "strategy_id", "strategy_name",
-           "parse_strategies"]
+# ---------------------------------------------------------------------------------------------
+# what a strategy resolved to (manifests), and back (runner workers)
+# ---------------------------------------------------------------------------------------------
+def resolved(strategy) -> dict:
+    """What a strategy is, in plain data: kind, and its weights or code. Two specs that resolve
+    differently (a weight file edited, a Python file changed) give different dicts."""
+    if isinstance(strategy, CustomStrategy):
+        return strategy.resolved()
+    if strategy.kind == KIND_RANDOM:
+        return {"kind": "random"}
+    return {"kind": "heuristic", "weights": dict(zip(FEATURES, strategy.weights))}
+
+
+def from_resolved(name: str, info: dict):
+    """The strategy :func:`resolved` described (no file is read for a weight set)."""
+    kind = info.get("kind")
+    if kind == "custom":
+        return _custom_from_resolved(name, info)
+    if kind == "random":
+        return Strategy(name, KIND_RANDOM)
+    if kind == "heuristic":
+        weights = info["weights"]
+        return Strategy(name, KIND_HEURISTIC, tuple(float(weights.get(f, 0.0)) for f in FEATURES))
+    raise StrategyError(f"strategy {name!r}: cannot rebuild a strategy of kind {kind!r}")
+
+
+
+def describe(strategy) -> dict:
+    """Manifest entry of a strategy: what it resolved to, its description, and the built-in
+    id of a plain built-in."""
+    info = resolved(strategy)
+    if getattr(strategy, "description", ""):
+        info["description"] = strategy.description
+    if isinstance(strategy, Strategy) and strategy.name in STRATEGY_IDS \
+            and BUILTINS[STRATEGY_IDS[strategy.name]] == strategy:
+        info["id"] = STRATEGY_IDS[strategy.name]
+    return info
+
+
+__all__ = ["StrategyError", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
+           "parse_strategies", "resolved", "from_resolved", "describe", "format_weights",
+           "format_number"]

@@ -23,7 +23,7 @@ from evora_sim.cli import main
 from evora_sim.position import position_state, scoring_table
 from evora_sim.replay import scoring_lines
 from evora_sim.rules import load_rules
-from strategies.builtin import GREEDY, NAMES, RANDOM
+from strategies.builtin import BUILTINS, GREEDY, NAMES, RANDOM
 KNOWN = ", ".join(sorted(NAMES))
 from strategies.registry import StrategyError, parse_strategies
 
@@ -287,10 +287,13 @@ def test_load_refuses_missing_and_malformed_files(tmp_path):
 # strategy specs
 # ---------------------------------------------------------------------------------------------
 def test_parse_strategies():
-    assert parse_strategies("greedy", 3) == [GREEDY] * 3
-    assert parse_strategies("greedy,random,greedy,random", 4) == [GREEDY, RANDOM, GREEDY, RANDOM]
-    assert parse_strategies(" Random , greedy ", 2) == [RANDOM, GREEDY]
-    assert [NAMES[i] for i in parse_strategies("random,greedy", 2)] == ["random", "greedy"]
+    def names(text, n):
+        return [s.name for s in parse_strategies(text, n)]
+
+    assert parse_strategies("greedy", 3) == [BUILTINS[GREEDY]] * 3
+    assert names("greedy,random,greedy,random", 4) == ["greedy", "random", "greedy", "random"]
+    assert names(" Random , greedy ", 2) == ["random", "greedy"]
+    assert parse_strategies("random,greedy", 2) == [BUILTINS[RANDOM], BUILTINS[GREEDY]]
 
 
 @pytest.mark.parametrize("text, n, message", [

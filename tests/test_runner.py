@@ -29,6 +29,8 @@ from evora_sim.cli import main
 from evora_sim.rules import load_rules
 from evora_sim.runner import RunError, RunFailed, RunResult, open_run, simulate
 from evora_sim.seeds import game_seeds
+from strategies.builtin import BUILTINS
+from strategies.compiled import FEATURES
 from strategies.registry import STRATEGY_IDS
 
 RULES = load_rules()
@@ -159,13 +161,18 @@ def test_ranks_wins_and_scores_are_consistent(ref):
 def test_manifest_records_the_whole_configuration(ref):
     m = json.loads((ref.out / "manifest.json").read_text(encoding="utf-8"))
     assert m["format"] == R.FORMAT
+    greedy = dict(zip(FEATURES, BUILTINS[STRATEGY_IDS["greedy"]].weights))
+    resolved = {"greedy": {"kind": "heuristic", "weights": greedy}, "random": {"kind": "random"}}
     assert m["config"] == {"players": 4, "games": 300, "strategies": REF["strategies"].split(","),
+                           "resolved_strategies": resolved,
                            "seed": 5, "seat_rotation": False, "chunk_size": 100,
                            "rules_hash": RULES.hash}
     assert m["rules_hash"] == RULES.hash
     assert m["rules"] == json.loads(json.dumps(RULES.data))
-    assert m["strategies"] == {"greedy": {"id": STRATEGY_IDS["greedy"]},
-                               "random": {"id": STRATEGY_IDS["random"]}}
+    assert m["strategies"] == {
+        name: {**resolved[name], "id": STRATEGY_IDS[name],
+               "description": BUILTINS[STRATEGY_IDS[name]].description}
+        for name in ("greedy", "random")}
     assert m["package_version"] == __version__
     assert m["chunks"] == {"0": "done", "1": "done", "2": "done"}
     assert m["config"]["seed"] == 5

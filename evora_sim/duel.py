@@ -1,0 +1,137 @@
+"""Head-to-head: ``evora duel A B``. Seat-rotated games over the same seeds, and each
+strategy's win rate with a 95% Wilson interval.
+
+Every seed is played once under each cyclic rotation of the field (rotation ``r`` seats the
+field's strategy ``i`` at seat ``(i + r) mod n``), so each strategy sits in every seat equally
+often against the same card stacks. The games are a normal run of :func:`runner.simulate`
+(into a temporary folder), so custom Python strategies and ``--jobs`` work as in
+``evora simulate``.
+
+Ties: the engine breaks equal VP by fewer parts left, then the later seat in turn order (D18),
+so every game has exactly one winner and no game counts as a draw.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+
+from analysis.stats import wilson
+from strategies.errors import StrategyError
+from strategies.registry import parse_spec, split_specs
+
+from .runner import DEFAULT_CHUNK, RunError, simulate
+
+TIES = ("ties: none - the engine breaks equal VP by fewer parts left, then the later seat (D18), "
+        "so every game has exactly one winner")
+
+
+@dataclass
+class DuelRow:
+    strategy: str
+    seats_per_game: int
+    seat_games: int
+    wins: int
+    mean_score: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.seat_games if self.seat_games else float("nan")
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        lo, hi = wilson(self.wins, self.seat_games)
+        return float(lo), float(hi)
+
+
+@dataclass
+class DuelResult:
+    field: list[str]
+    players: int
+    seeds: int
+    games: int
+    seed: int
+    rows: list[DuelRow]
+
+
+def duel_field(specs, players: int | None) -> list:
+    """The seats' strategies, in field order, from the command's arguments: each argument one
+    spec or a comma-separated field. Two strategies and ``players`` > 2 make the field A, B, B
+    (, B): one A against the others."""
+    items = [item for arg in specs for item in split_specs(arg)]
+    if len(items) < 2:
+        raise StrategyError(f"a duel needs at least two strategies, got {len(items)}: "
+                            "evora duel A B, or a field like A,B,B,B")
+    if players is None:
+        players = len(items) if len(items) > 2 else 2
+    if len(items) == 2 and players > 2:
+        items = [items[0]] + [items[1]] * (players - 1)
+    if len(items) != players:
+        raise StrategyError(f"{len(items)} strategies given for {players} players: give two "
+                            f"(A against {players - 1} x B) or one per seat")
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(parse_spec(item))
+        except StrategyError as exc:
+            raise StrategyError(f"strategy {i + 1} of {len(items)}: {exc}") from None
+    return out
+
+
+def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
+         quiet: bool = True) -> DuelResult:
+    """Play ``games`` games (rounded up to whole seeds x rotations) of the ``field`` (one
+    strategy per seat), every seed under every cyclic rotation, and count each strategy's wins."""
+    players = len(field)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise RunError(f"--games must be a positive whole number, got {games!r}")
+    seeds = math.ceil(games / players)
+    n_jobs = jobs if jobs != -1 else (os.cpu_count() or 1)
+    chunk = max(1, min(DEFAULT_CHUNK, math.ceil(seeds / max(1, n_jobs))))
+    with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
+        run = simulate(players, seeds, list(field), seed=seed, out=f"{tmp}/run", jobs=jobs,
+                       seat_rotation=True, rules=rules, chunk_size=chunk, quiet=quiet,
+                       command="evora duel")
+        seats = run.table("seats", columns=["game_id", "strategy", "score", "win"])
+    seats["strategy"] = seats["strategy"].astype(str)
+    names = list(dict.fromkeys(x.name for x in field))
+    rows = []
+    for name in names:
+        grp = seats[seats["strategy"] == name]
+        rows.append(DuelRow(name, sum(x.name == name for x in field), len(grp), int(grp["win"].sum()),
+                            float(grp["score"].mean())))
+    return DuelResult([x.name for x in field], players, seeds, seeds * players, seed, rows)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def duel_lines(res: DuelResult) -> list[str]:
+    """The duel's table as text lines."""
+    field = ", ".join(res.field)
+    lines = [f"Duel: {res.players} players, field {field}",
+             f"{res.games} games = {res.seeds} seeds x {res.players} seat rotations "
+             f"(run seed {res.seed})", ""]
+    header = ["strategy", "seats/game", "seat-games", "wins", "win rate", "95% CI", "mean score"]
+    body = []
+    for r in res.rows:
+        lo, hi = r.interval
+        body.append([r.strategy, str(r.seats_per_game), str(r.seat_games), str(r.wins),
+                     _pct(r.win_rate), f"[{_pct(lo)}, {_pct(hi)}]", f"{r.mean_score:.1f}"])
+    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
+
+    def fmt(cells):
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    lines += [fmt(header)] + [fmt(row) for row in body]
+    lines += ["",
+              f"win rate = wins / seat-games (a game won by one of a strategy's seats counts once); "
+              f"a fair share is {_pct(1 / res.players)} per seat",
+              TIES]
+    return lines
+
+
+__all__ = ["duel_field", "duel", "duel_lines", "DuelResult", "DuelRow", "TIES"]

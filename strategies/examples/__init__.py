@@ -1,0 +1,1 @@
+"""Worked examples of custom Python strategies (see strategies/custom.py for the protocol)."""
