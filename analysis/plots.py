@@ -11,52 +11,207 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.fonttype": "none"})
+COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
+           "#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195"]
+SEAT_LABEL = "seat (0 = first player)"
+
+
+def _panels(counts, width=4.2, height=3.4, sharey=False):
+    fig, axes = plt.subplots(1, len(counts), figsize=(width * len(counts), height), squeeze=False,
+                             sharey=sharey)
+    return fig, axes[0]
+
 
 def seat_win_rates(adv: pd.DataFrame):
     counts = sorted(adv["n_players"].unique())
-    fig, axes = plt.subplots(1, len(counts), figsize=(4 * len(counts), 3.4), squeeze=False)
-    for ax, n in zip(axes[0], counts):
+    fig, axes = _panels(counts)
+    for ax, n in zip(axes, counts):
         d = adv[adv["n_players"] == n].sort_values("seat")
-        x = d["seat"].values
-        y = 100 * d["win_rate"].values
-        err = np.vstack([y - 100 * d["ci_lo"].values, 100 * d["ci_hi"].values - y])
-        ax.bar(x, y, color="#4c72b0", alpha=0.8)
+        x = d["seat"].to_numpy()
+        y = 100 * d["win_rate"].to_numpy()
+        err = np.vstack([y - 100 * d["ci_lo"].to_numpy(), 100 * d["ci_hi"].to_numpy() - y])
+        ax.bar(x, y, color=COLOURS[0], alpha=0.8)
         ax.errorbar(x, y, yerr=err, fmt="none", ecolor="black", capsize=4)
         ax.axhline(100 / n, color="#c44e52", linestyle="--", label=f"fair share {100 / n:.1f}%")
         ax.set_xticks(x)
-        ax.set_xlabel("seat (0 = first player)")
+        ax.set_xlabel(SEAT_LABEL)
         ax.set_ylabel("win rate (%)")
-        ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games)")
-        ax.legend(loc="lower right", fontsize=8)
-    fig.suptitle("Win rate by seat, 95% Wilson intervals")
+        ax.set_ylim(0, max(100 / n * 1.6, float(np.nanmax(100 * d["ci_hi"])) * 1.1))
+        ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games per seat)")
+        ax.legend(loc="upper right", fontsize=8)
+    fig.suptitle("Win rate by seat, with 95% Wilson intervals")
     fig.tight_layout()
     return fig
 
 
-def score_by_seat(seats: pd.DataFrame):
-    counts = sorted(seats["n_players"].unique())
-    fig, axes = plt.subplots(1, len(counts), figsize=(4 * len(counts), 3.4), squeeze=False)
-    for ax, n in zip(axes[0], counts):
-        d = seats[seats["n_players"] == n]
-        data = [d.loc[d["seat"] == s, "score"].values for s in range(n)]
-        ax.boxplot(data, showfliers=False)
-        ax.set_xticks(range(1, n + 1), [str(s) for s in range(n)])
-        ax.set_xlabel("seat (0 = first player)")
-        ax.set_ylabel("final score (VP)")
+def score_by_seat(dists: dict[int, tuple[np.ndarray, np.ndarray]]):
+    """``dists[n] = (score axis, counts[seat, score])``: one line per seat."""
+    counts = sorted(dists)
+    fig, axes = _panels(counts)
+    for ax, n in zip(axes, counts):
+        axis, c = dists[n]
+        width = max(1, int(np.ceil(len(axis) / 60)))        # bins of `width` VP
+        edges = np.arange(axis[0], axis[-1] + width + 1, width)
+        for seat in range(c.shape[0]):
+            binned = np.add.reduceat(c[seat], np.arange(0, len(axis), width))
+            share = 100 * binned / max(1, c[seat].sum())
+            ax.step(edges[:len(share)], share, where="post", color=COLOURS[seat % len(COLOURS)],
+                    label=f"seat {seat}")
+        ax.set_xlabel("final score (VP)")
+        ax.set_ylabel(f"share of games (% per {width} VP)")
         ax.set_title(f"{n} players")
-    fig.suptitle("Final score by seat (boxes: quartiles; whiskers: 1.5 IQR)")
+        ax.legend(fontsize=8)
+    fig.suptitle("Final score distribution by seat")
     fig.tight_layout()
     return fig
 
 
-def game_length(games_by_n: dict[int, np.ndarray]):
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    for n, rounds in sorted(games_by_n.items()):
-        bins = np.arange(rounds.min(), rounds.max() + 2) - 0.5
-        ax.hist(rounds, bins=bins, alpha=0.5, density=True, label=f"{n} players")
+CATEGORY_LABELS = {
+    "vp_build": "building", "vp_white": "white stones", "vp_empty_stack": "empty stack",
+    "vp_cards": "cards", "vp_emperor": "Emperor tiles", "vp_column_majority": "column majorities",
+    "vp_height_1": "height 1", "vp_height_2": "height 2", "vp_height_3": "height 3",
+    "vp_height_4": "height 4", "vp_capitals": "capitals",
+}
+
+
+def score_breakdown(vp: pd.DataFrame):
+    """Stacked mean VP per scoring category for each strategy (rows of ``vp_by_category`` with
+    by == 'strategy')."""
+    d = vp[(vp["by"] == "strategy") & (vp["category"] != "score")]
+    counts = sorted(d["n_players"].unique())
+    fig, axes = _panels(counts, width=max(3.5, 0.9 * d["group"].nunique() + 1.5), height=4.2, sharey=True)
+    cats = list(CATEGORY_LABELS)
+    for ax, n in zip(axes, counts):
+        t = d[d["n_players"] == n].pivot(index="group", columns="category", values="mean")
+        t = t.reindex(columns=cats).fillna(0)
+        t = t.loc[t.sum(axis=1).sort_values(ascending=False).index]
+        bottom = np.zeros(len(t))
+        for i, cat in enumerate(cats):
+            ax.bar(t.index, t[cat], bottom=bottom, color=COLOURS[i % len(COLOURS)],
+                   label=CATEGORY_LABELS[cat])
+            bottom += t[cat].to_numpy()
+        ax.set_ylabel("mean VP per seat-game")
+        ax.set_xlabel("strategy")
+        ax.set_title(f"{n} players")
+        ax.tick_params(axis="x", rotation=30)
+    axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title="category")
+    fig.suptitle("Where the points come from: mean VP by scoring category and strategy")
+    fig.tight_layout()
+    return fig
+
+
+def forest(table: pd.DataFrame, label: str, title: str):
+    """Win-rate difference (used vs. not used, percentage points) of each card or space, raw
+    and adjusted for strategy and seat, with 95% intervals, one panel per player count."""
+    counts = sorted(table["n_players"].unique())
+    labels = list(dict.fromkeys(table[label]))
+    fig, axes = _panels(counts, width=4.0, height=0.28 * len(labels) + 1.6, sharey=True)
+    y = np.arange(len(labels))
+    for ax, n in zip(axes, counts):
+        d = table[table["n_players"] == n].set_index(label).reindex(labels)
+        for off, (col, lo, hi, name, colour) in enumerate([
+                ("diff", "diff_lo", "diff_hi", "raw (used vs. not)", "#8c8c8c"),
+                ("adj_diff", "adj_lo", "adj_hi", "adjusted for strategy and seat", COLOURS[0])]):
+            v = 100 * d[col].to_numpy(float)
+            err = np.vstack([v - 100 * d[lo].to_numpy(float), 100 * d[hi].to_numpy(float) - v])
+            ax.errorbar(v, y + (0.18 if off == 0 else -0.18), xerr=err, fmt="o", ms=3.5,
+                        color=colour, ecolor=colour, capsize=2, label=name)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_yticks(y, labels)
+        ax.invert_yaxis()
+        ax.set_xlabel("change in win chance (percentage points)")
+        ax.set_title(f"{n} players")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def matchup_heatmap(m: pd.DataFrame):
+    """Row strategy's win (2 players) or finished-ahead (3-4 players) rate against the column
+    strategy, in %."""
+    counts = sorted(m["n_players"].unique())
+    size = max(3.6, 0.75 * m["strategy"].nunique() + 2.2)
+    fig, axes = _panels(counts, width=size, height=size * 0.85)
+    for ax, n in zip(axes, counts):
+        d = m[m["n_players"] == n]
+        names = sorted(set(d["strategy"]) | set(d["opponent"]))
+        t = d.pivot(index="strategy", columns="opponent", values="win_rate").reindex(index=names, columns=names)
+        img = ax.imshow(100 * t.to_numpy(float), cmap="RdBu", vmin=0, vmax=100)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                v = t.iloc[i, j]
+                if np.isfinite(v):
+                    ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=8,
+                            color="white" if abs(v - 0.5) > 0.3 else "black")
+        ax.set_xticks(range(len(names)), names, rotation=40, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("strategy")
+        what = "won the game" if n == 2 else "finished ahead"
+        ax.set_title(f"{n} players: % {what}")
+        fig.colorbar(img, ax=ax, fraction=0.046, pad=0.04, label="%")
+    fig.suptitle("Strategy match-ups (row against column)")
+    fig.tight_layout()
+    return fig
+
+
+OUTCOME_COLOURS = {"outright": "#4c72b0", "tied": "#dd8452", "white or unclaimed": "#bbbbbb"}
+
+
+def majority_outcomes(t: pd.DataFrame):
+    counts = sorted(t["n_players"].unique())
+    fig, axes = _panels(counts, width=4.2, height=3.0, sharey=True)
+    for ax, n in zip(axes, counts):
+        d = t[t["n_players"] == n]
+        majorities = list(dict.fromkeys(d["majority"]))
+        left = np.zeros(len(majorities))
+        for outcome, colour in OUTCOME_COLOURS.items():
+            v = 100 * d[d["outcome"] == outcome].set_index("majority").reindex(majorities)["share"].to_numpy()
+            ax.barh(majorities, v, left=left, color=colour, label=outcome)
+            for i, (x0, w) in enumerate(zip(left, v)):
+                if w >= 8:
+                    ax.text(x0 + w / 2, i, f"{w:.0f}", ha="center", va="center", fontsize=7)
+            left += v
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of games (%)")
+        ax.set_title(f"{n} players")
+        ax.invert_yaxis()
+    axes[0].set_ylabel("majority")
+    axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    fig.suptitle("Height and capitals majorities: won outright, tied, or scored by no player")
+    fig.tight_layout()
+    return fig
+
+
+def game_length(games: pd.DataFrame):
+    """Histogram of rounds per game, per player count."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    for i, (n, g) in enumerate(games.groupby("n_players", observed=True)):
+        v = g["rounds"].to_numpy()
+        bins = np.arange(v.min(), v.max() + 2) - 0.5
+        ax.hist(v, bins=bins, weights=np.full(len(v), 100 / len(v)), histtype="step", linewidth=1.5,
+                color=COLOURS[i], label=f"{n} players ({len(v):,} games)")
     ax.set_xlabel("rounds per game")
-    ax.set_ylabel("share of games")
+    ax.set_ylabel("share of games (% per round)")
     ax.set_title("Game length")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def victory_margin(margins: dict[int, np.ndarray]):
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for i, (n, m) in enumerate(sorted(margins.items())):
+        top = int(np.percentile(m, 99)) + 1
+        bins = np.arange(0, top + 2) - 0.5
+        ax.hist(np.minimum(m, top), bins=bins, weights=np.full(len(m), 100 / len(m)),
+                histtype="step", linewidth=1.5, color=COLOURS[i], label=f"{n} players")
+    ax.set_xlabel("margin of victory (VP; winner minus runner-up)")
+    ax.set_ylabel("share of games (% per VP)")
+    ax.set_title("Margin of victory (0 = decided by the tie-break)")
     ax.legend()
     fig.tight_layout()
     return fig
@@ -65,7 +220,7 @@ def game_length(games_by_n: dict[int, np.ndarray]):
 def save(fig, folder: Path, name: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / f"{name}.png"
-    fig.savefig(png, dpi=110)
-    fig.savefig(folder / f"{name}.svg")
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    fig.savefig(folder / f"{name}.svg", bbox_inches="tight")
     plt.close(fig)
     return png

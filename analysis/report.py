@@ -1,8 +1,9 @@
 """The report: findings in plain words, tables (also as CSV), figures, and the runs' manifests.
 
-``build_report`` writes ``report.md`` (PNG figures beside it) and ``report.html`` (one file,
-figures embedded, opens offline). It is written into a temporary folder and renamed into
-place, so a failed build never leaves a half report behind.
+``build_report`` writes ``report.md`` (PNG figures beside it, SVG copies too) and
+``report.html`` (one file, figures embedded as data URIs, opens offline), plus every table as
+CSV. It is written into a temporary folder and renamed into place, so a failed build never
+leaves a half report behind.
 """
 from __future__ import annotations
 
@@ -12,31 +13,63 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import plots
-from .stats import ALPHA, p_text
-from .tables import game_shape, load_seats, seat_advantage, strategy_win_rates
+from . import tables as T
+from .stats import ALPHA, p_text, verdict
+
+TITLE = "Évora balance report"
+TIES = ("Every game has exactly one winner: the engine breaks ties for the win by the rules "
+        "(D18: fewer parts left, then the later seat).")
 
 
-def findings(adv: pd.DataFrame, tests: pd.DataFrame) -> list[str]:
-    """One sentence per player count on the first player's advantage, and the seat test."""
-    out = []
-    for n, grp in adv.groupby("n_players"):
-        first = grp[grp["seat"] == 0].iloc[0]
-        half = 100 * (first["ci_hi"] - first["ci_lo"]) / 2
-        verdict = "significant" if first["significant"] else "not significant"
-        out.append(
-            f"Seat 0 (first player) wins {100 * first['win_rate']:.1f}% ± {half:.1f}% of "
-            f"{n}-player games ({int(first['games']):,} games), fair share {100 / n:.1f}%: "
-            f"{verdict}, {p_text(first['p_holm'])} (exact binomial, Holm-corrected over {n} seats).")
-        t = tests[tests["n_players"] == n].iloc[0]
-        verdict = "differ significantly" if t["significant"] else "do not differ significantly"
-        out.append(f"Across the {n} seats, win counts {verdict} from equal shares "
-                   f"(chi-square {t['chi_square']:.1f}, df {int(t['df'])}, {p_text(t['p'])}).")
-    return out
+@dataclass
+class Table:
+    name: str                      # CSV file name (without .csv)
+    df: pd.DataFrame
+    pct: tuple = ()                # columns shown as percentages (differences: percentage points)
+    show: list | None = None       # columns shown in the report (the CSV has them all)
+
+
+@dataclass
+class Section:
+    title: str
+    note: str
+    tables: list = field(default_factory=list)
+    figures: list = field(default_factory=list)    # (title, file stem, draw function)
+
+
+# ---------------------------------------------------------------------------------------------
+# words
+# ---------------------------------------------------------------------------------------------
+def _digits(lo, hi, scale) -> int:
+    """One decimal, or two when the interval is too narrow to show with one."""
+    half = scale * (hi - lo) / 2
+    return 2 if np.isfinite(half) and half < 0.095 else 1
+
+
+def _pm(lo, hi, scale=100.0) -> str:
+    return f"± {scale * (hi - lo) / 2:.{_digits(lo, hi, scale)}f}"
+
+
+def _est(v, lo, hi, scale=100.0, unit="%", signed=False) -> str:
+    """'25.57% ± 0.09%': the estimate and the half-width of its 95% interval, to matching digits."""
+    d = _digits(lo, hi, scale)
+    sign = "+" if signed else ""
+    return f"{scale * v:{sign}.{d}f}{unit} ± {scale * (hi - lo) / 2:.{d}f}{unit}"
+
+
+def _pct(v, digits=1) -> str:
+    return f"{100 * v:.{digits}f}%"
+
+
+def _signed_pp(v) -> str:
+    return f"{100 * v:+.1f}"
 
 
 def seating_note(runs) -> str:
@@ -46,60 +79,270 @@ def seating_note(runs) -> str:
     if mirror:
         return "Every seat played the same strategy, so seat differences are seat effects alone."
     if rotated:
-        return ("Seat rotation was used: every seed was played under each rotation of the "
-                "strategies, so each strategy sat in each seat equally often and seat effects "
-                "are not strategy effects.")
+        return ("Seat rotation was used: every seed was played once under each cyclic rotation of "
+                "the strategies (same seeds, strategies rotated), so each strategy sat in each "
+                "seat equally often on the same deals, and seat differences are not strategy "
+                "differences.")
+    if any(r.manifest["config"]["seat_rotation"] for r in runs):
+        return ("Some runs used seat rotation and some did not: seat differences of the runs "
+                "without it mix seat and strategy effects.")
     return ("Seats played different strategies without seat rotation: seat differences mix seat "
             "and strategy effects.")
 
 
-def _fmt(df: pd.DataFrame) -> pd.DataFrame:
-    out = df.copy()
-    for col in out.columns:
-        if out[col].dtype.kind == "f":
-            if col.startswith(("win_rate", "ci_", "fair", "diff", "end_")):
-                out[col] = (100 * out[col]).map(lambda v: f"{v:.2f}%")
-            elif col.startswith("p"):
-                out[col] = out[col].map(lambda v: f"{v:.2g}")
-            else:
-                out[col] = out[col].map(lambda v: f"{v:.2f}")
+def _by_count(items) -> str:
+    """'a (2 players), b (3), c (4)' from [(n, text), ...]."""
+    items = list(items)
+    return ", ".join(f"{t} ({n} players)" if i == 0 else f"{t} ({n})" for i, (n, t) in enumerate(items))
+
+
+def seat_findings(adv, tests, runs) -> list[str]:
+    out = []
+    rot = {r.manifest["config"]["players"]: r.manifest["config"]["seat_rotation"] for r in runs}
+    mixed = {r.manifest["config"]["players"]: len(set(r.manifest["config"]["strategies"])) > 1 for r in runs}
+    for n, grp in adv.groupby("n_players"):
+        first = grp[grp["seat"] == 0].iloc[0]
+        t = tests[tests["n_players"] == n].iloc[0]
+        how = ""
+        if mixed.get(n):
+            how = " (seat rotation: every strategy in every seat)" if rot.get(n) else " (no seat rotation: mixed with strategy)"
+        text = (f"Seat 0 (the first player) wins {_est(first['win_rate'], first['ci_lo'], first['ci_hi'])} "
+                f"of {n}-player games{how}, fair share {_pct(1 / n)}: {verdict(first['p_holm'])}, "
+                f"{p_text(first['p_holm'])} ({int(first['games']):,} games; exact binomial, Holm over {n} seats).")
+        worst = grp.loc[grp["diff"].abs().idxmax()]
+        if int(worst["seat"]) != 0 and worst["significant"]:
+            text += (f" Seat {int(worst['seat'])} wins "
+                     f"{_est(worst['win_rate'], worst['ci_lo'], worst['ci_hi'])}: significant, {p_text(worst['p_holm'])}.")
+        word = "differ significantly" if t["significant"] else "do not differ significantly"
+        text += (f" Win counts across the {n} seats {word} from equal shares (chi-square {t['chi_square']:.1f}, "
+                 f"df {int(t['df'])}, {p_text(t['p'])}).")
+        out.append(text)
     return out
 
 
-def build_report(runs, out: str | Path) -> Path:
-    out = Path(out)
-    seats = load_seats(runs)
-    adv, tests = seat_advantage(seats)
-    strat = strategy_win_rates(seats)
-    shape = game_shape(runs)
+def strategy_findings(rat, mu) -> list[str]:
+    out = []
+    for n, grp in rat.groupby("n_players"):
+        grp = grp.sort_values("elo", ascending=False)
+        if len(grp) < 2:
+            continue
+        top, second, low = grp.iloc[0], grp.iloc[1], grp.iloc[-1]
+        row = mu[(mu["n_players"] == n) & (mu["strategy"] == top["strategy"]) & (mu["opponent"] == second["strategy"])]
+        text = (f"In {n}-player games {top['strategy']} rates highest (Elo {top['elo']:+.0f}, 95% CI "
+                f"{top['ci_lo']:+.0f} to {top['ci_hi']:+.0f}")
+        text += (f"; lowest: {low['strategy']} {low['elo']:+.0f}, {low['ci_lo']:+.0f} to {low['ci_hi']:+.0f})"
+                 if len(grp) > 2 else ")")
+        if len(row):
+            r = row.iloc[0]
+            what = f"wins against {second['strategy']} in" if n == 2 else f"finishes ahead of {second['strategy']} in"
+            text += (f": it {what} {_est(r['win_rate'], r['ci_lo'], r['ci_hi'])} of their "
+                     f"{'games' if n == 2 else 'shared games'}, {verdict(r['p_holm'])}, {p_text(r['p_holm'])}.")
+        else:
+            text += "."
+        out.append(text)
+    return out
+
+
+def exposure_findings(t, label, verb, what, section) -> list[str]:
+    """Per player count, the largest significant adjusted effects (one up, one down)."""
+    out = []
+    for n, grp in t.groupby("n_players"):
+        sig = grp[grp["significant"]]
+        if sig.empty:
+            out.append(f"No {what} changes the win chance significantly in {n}-player games once "
+                       "strategy and seat are adjusted for.")
+            continue
+        best, worst = sig.loc[sig["adj_diff"].idxmax()], sig.loc[sig["adj_diff"].idxmin()]
+        picks = ([best] if best["adj_diff"] > 0 else []) + ([worst] if worst["adj_diff"] < 0 else [])
+        items = [f"{r[label]} {_est(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit='', signed=True)} points "
+                 f"(raw {_signed_pp(r['diff'])}, {p_text(r['p_adj_holm'])})" for r in picks]
+        out.append(f"{n} players, seats that {verb}: largest changes in win chance after adjusting for "
+                   f"strategy and seat: {'; '.join(items)}; {len(sig)} of {len(grp)} significant "
+                   f"(Holm). Associations, not causes (see {section}).")
+    return out
+
+
+def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
+    out = []
+    rows = [(n, grp.set_index("group")) for n, grp in share.groupby("n_players")]
+    out.append("Majorities (columns, heights 1-4, capitals) give "
+               + _by_count((n, _est(g.loc['all seats', 'mean_share'], g.loc['all seats', 'ci_lo'], g.loc['all seats', 'ci_hi']))
+                           for n, g in rows)
+               + " of a seat's final score; for winners "
+               + _by_count((n, _pct(g.loc["winners", "mean_share"])) for n, g in rows) + " (descriptive).")
+    if len(outcomes):
+        nob = outcomes[outcomes["outcome"] == "white or unclaimed"]
+        top = nob.loc[nob["share"].idxmax()]
+        out.append(f"The {top['majority']} majority is scored by no player (held by white or "
+                   f"unclaimed) in {_est(top['share'], top['ci_lo'], top['ci_hi'])} of "
+                   f"{int(top['n_players'])}-player games, the most of any majority (descriptive).")
+    out.append("Median margin of victory "
+               + _by_count((int(r["n_players"]), f"{r['median']:.0f} VP") for _, r in margin.iterrows())
+               + "; games decided by the tie-break "
+               + _by_count((int(r["n_players"]), _est(r['share_tiebreak'], r['tiebreak_lo'], r['tiebreak_hi']))
+                           for _, r in margin.iterrows()) + " (descriptive).")
+    ends = []
+    for _, r in shape.iterrows():
+        tr = triggers[triggers["n_players"] == r["n_players"]]
+        main = tr.loc[tr["share"].idxmax()]
+        ends.append((int(r["n_players"]), f"{_pct(main['share'], 0)} {main['end_trigger'].replace('_', ' ')}"))
+    out.append("Games last "
+               + _by_count((int(r["n_players"]), _est(r['rounds_mean'], r['rounds_lo'], r['rounds_hi'], 1, '') + " rounds")
+                           for _, r in shape.iterrows())
+               + " on average; the most common end: " + _by_count(ends) + " (descriptive).")
+    lim = triggers[(triggers["end_trigger"] == "round_limit") & (triggers["count"] > 0)]
+    for _, r in lim.iterrows():
+        out.append(f"{int(r['count']):,} {int(r['n_players'])}-player games hit the simulation's round "
+                   "limit (P4) instead of a rule's end trigger.")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the report
+# ---------------------------------------------------------------------------------------------
+PP = {"diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi"}
+RATE = ("win_rate", "ci_lo", "ci_hi", "fair_share", "diff")
+CARD_SHOW = ["n_players", None, "times", "per_game", "share_used", "vp_per_play", "win_used", "win_not",
+             "diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi", "odds_ratio",
+             "p_adj_holm", "significant"]
+CARD_PCT = ("share_used", "win_used", "win_used_lo", "win_used_hi", "win_not", "win_not_lo",
+            "win_not_hi", "diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi")
+
+
+def analyse(runs, n_boot: int = 1000) -> tuple[list[str], list[Section], T.Dataset]:
+    data = T.load(runs)
+    seats = data.seats
+    adv, tests = T.seat_advantage(seats)
+    strat = T.strategy_win_rates(seats)
+    mu = T.matchups(seats)
+    rat = T.ratings(seats, n_boot=n_boot)
+    cards = T.card_value(data)
+    spaces = T.space_value(data)
+    vp = T.vp_by_category(seats)
+    outcomes = T.majority_outcomes(data)
+    held = T.columns_held(data)
+    share = T.majority_share(seats)
+    margin = T.victory_margin(seats)
+    shape = T.game_shape(data)
+    triggers = T.end_triggers(data)
+    dists = T.score_distribution(seats)
+    margins = T.victory_margins(seats)
+
+    facts = []
+    partial = [r for r in runs if len(r.done_chunks()) < len(r.manifest["chunks"])]
+    for r in partial:
+        facts.append(f"PARTIAL RUN: {r.out} is incomplete; only {len(r.done_chunks())} of "
+                     f"{len(r.manifest['chunks'])} chunks are analysed.")
+    facts += seat_findings(adv, tests, runs)
+    facts += strategy_findings(rat, mu)
+    facts += exposure_findings(cards, "card", "played a card or took a tile", "card effect or instant tile", "Card value")
+    facts += exposure_findings(spaces, "space", "used a Construction Site space", "Construction Site space", "Construction Site spaces")
+    facts += majority_findings(share, outcomes, margin, shape, triggers)
+
+    rotated = tests["seat_rotation"].any()
+    deff_note = ""
+    if rotated:
+        deff_note = (" Design effect: the variance of a seat's win rate over seeds relative to "
+                     "independent games; below 1, the one-seed-every-rotation design makes the "
+                     "Wilson interval slightly conservative, above 1 too narrow by its square root.")
     sections = [
-        ("Seat advantage", adv, "Win rate per seat with 95% Wilson intervals; each seat tested "
-         "against the fair share 1/n (exact binomial, Holm-corrected within a player count). "
-         "Margin: own score minus the best other score in the game. "
-         + seating_note(runs)),
-        ("Seat test", tests, "Chi-square test of the win counts per seat against equal shares."),
-        ("Strategy win rates", strat, "Win rate of each strategy per player count (seat-games), "
-         "with 95% Wilson intervals."),
-        ("Game shape", shape, "Rounds and turns per game and how games ended."),
+        Section("Seat advantage",
+                "Win rate per seat with 95% Wilson intervals against the fair share 1/n; each seat "
+                "tested with an exact binomial test, Holm-corrected within a player count. Mean "
+                "score and mean margin (own score minus the best other score in the game) with 95% "
+                "t intervals. Second table: chi-square test of the win counts per seat against equal "
+                "shares, per player count." + deff_note + " " + seating_note(runs),
+                [Table("seat_advantage", adv, RATE, ["n_players", "seat", "games", "wins", "win_rate", "ci_lo",
+                                                     "ci_hi", "fair_share", "diff", "p_holm", "significant",
+                                                     "mean_score", "score_lo", "score_hi", "mean_margin",
+                                                     "margin_lo", "margin_hi"]),
+                 Table("seat_test", tests)],
+                [("Win rate by seat", "seat_win_rates", lambda: plots.seat_win_rates(adv)),
+                 ("Final score distribution by seat", "score_by_seat", lambda: plots.score_by_seat(dists))]),
+        Section("Strategy match-ups",
+                "Win rate of each strategy over its seat-games (95% Wilson intervals); each strategy "
+                "against each other: in 2-player games the share of their games it won, in 3- and "
+                "4-player (mixed) fields the share of the games with both at the table in which it "
+                "finished ahead of the other (exact binomial test against 50%, Holm over the pairs "
+                "of a player count); and Bradley-Terry ratings fitted to those pairwise results, on "
+                "the Elo scale (mean 0; +100 = finishes ahead of a 0-rated strategy 64% of the time), "
+                "with 95% intervals from a bootstrap over seeds (1000 replicates, a seed's rotations "
+                "kept together).",
+                [Table("strategy_win_rates", strat, ("win_rate", "ci_lo", "ci_hi", "fair_share")),
+                 Table("matchups", mu, ("win_rate", "ci_lo", "ci_hi")),
+                 Table("ratings", rat)],
+                [("Strategy match-ups", "matchups", lambda: plots.matchup_heatmap(mu))] if len(mu) else []),
+        Section("Card value",
+                "For each card effect (played from hand) and instant bonus tile (taken), per player "
+                "count: times played, plays per game, the share of seat-games that played it at "
+                "least once, VP scored while resolving one play (0 for effects that score only at the "
+                "end, such as placing or flipping an Emperor tile), Temple uses of the effect; the "
+                "win rate of seats that played it vs. seats that did not, their difference (Newcombe "
+                "interval) and the difference adjusted for strategy and seat (logistic regression; "
+                "average change in win chance with a delta-method interval, odds ratio; p-values "
+                "Holm-corrected over the 16). KNOWN BIAS: \"win rate when played\" is an "
+                "association, not the card's value. Seats play cards when they can use them, in "
+                "longer games, with more turns and more cards in hand, and a strong position both "
+                "wins and lets a seat play more; a weak strategy may lean on a card it plays badly. "
+                "The adjustment removes strategy and seat, not these; read large effects as leads "
+                "for a designer to test (for example with a rules variant), not as proof.",
+                [Table("card_value", cards, CARD_PCT, [c or "card" for c in CARD_SHOW])],
+                [("Card value (win-chance difference when played)", "card_value",
+                  lambda: plots.forest(cards, "card", "Card effects and instant tiles: win chance when played vs. not"))]),
+        Section("Construction Site spaces",
+                "The same for each Construction Site space (its action carried out at least once by "
+                "the seat; the tables record no VP per space), with the same bias: a seat's position "
+                "decides which spaces it can reach and wants.",
+                [Table("space_value", spaces, CARD_PCT, [c or "space" for c in CARD_SHOW if c != "vp_per_play"])],
+                [("Construction Site spaces (win-chance difference when used)", "space_value",
+                  lambda: plots.forest(spaces, "space", "Construction Site spaces: win chance when used vs. not"))]),
+        Section("Majority scoring",
+                "VP from each scoring category by seat and by strategy (mean with 95% interval, sd, "
+                "quartiles, 90th percentile, share of seat-games scoring in it; 'score' is the final "
+                "total). Height and capitals majorities per game: won outright by one player, tied "
+                "(tied players score the tie value), or scored by no player - which means white held "
+                "it or no colour had the minimum parts: the result tables do not record white's "
+                "standing, so these two are reported together. Column majorities held per player at "
+                "the end (column-majority VP / VP per column). Share of the final score from "
+                "majorities (columns, heights, capitals). Margin of victory: winner minus runner-up. "
+                + TIES,
+                [Table("vp_by_category", vp, ("share_nonzero",)),
+                 Table("majority_outcomes", outcomes, ("share", "ci_lo", "ci_hi")),
+                 Table("columns_held", held, ("share_0", "share_1", "share_2", "share_3", "share_4+",
+                                              "share_of_columns")),
+                 Table("majority_share", share, ("pooled_share", "mean_share", "ci_lo", "ci_hi")),
+                 Table("victory_margin", margin, ("share_tiebreak", "tiebreak_lo", "tiebreak_hi",
+                                                  "share_within_5", "within_5_lo", "within_5_hi"))],
+                [("Score breakdown by strategy", "score_breakdown", lambda: plots.score_breakdown(vp)),
+                 ("Majority outcomes", "majority_outcomes", lambda: plots.majority_outcomes(outcomes)),
+                 ("Margin of victory", "victory_margin", lambda: plots.victory_margin(margins))]),
+        Section("Game shape",
+                "Rounds and turns per game (mean with 95% interval, 10th/50th/90th percentiles, "
+                "maximum), final scores of all seats and of winners, and the share of games ending "
+                "by each trigger (95% Wilson intervals).",
+                [Table("game_shape", shape), Table("end_triggers", triggers, ("share", "ci_lo", "ci_hi"))],
+                [("Game length", "game_length", lambda: plots.game_length(data.games))]),
     ]
-    rounds = {r.manifest["config"]["players"]: r.table("games", columns=["rounds"])["rounds"].values
-              for r in runs}
-    figures = [
-        ("Win rate by seat", lambda d: plots.save(plots.seat_win_rates(adv), d, "seat_win_rates")),
-        ("Final score by seat", lambda d: plots.save(plots.score_by_seat(seats), d, "score_by_seat")),
-        ("Game length", lambda d: plots.save(plots.game_length(rounds), d, "game_length")),
-    ]
-    facts = findings(adv, tests)
+    return facts, sections, data
+
+
+def build_report(runs, out: str | Path, n_boot: int = 1000) -> Path:
+    out = Path(out)
+    facts, sections, _ = analyse(runs, n_boot=n_boot)
     manifests = [r.manifest for r in runs]
+    partial = {str(r.out): (len(r.done_chunks()), len(r.manifest["chunks"])) for r in runs}
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        pngs = [(title, draw(tmp)) for title, draw in figures]
-        for title, df, _ in sections:
-            df.to_csv(tmp / f"{title.lower().replace(' ', '_')}.csv", index=False)
-        _write_markdown(tmp / "report.md", facts, sections, pngs, manifests)
-        _write_html(tmp / "report.html", facts, sections, pngs, manifests)
+        figures = {}
+        for sec in sections:
+            for title, stem, draw in sec.figures:
+                figures[stem] = plots.save(draw(), tmp, stem)
+            for t in sec.tables:
+                t.df.to_csv(tmp / f"{t.name}.csv", index=False)
+        _write_markdown(tmp / "report.md", facts, sections, figures, manifests, partial)
+        _write_html(tmp / "report.html", facts, sections, figures, manifests, partial)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -109,44 +352,79 @@ def build_report(runs, out: str | Path) -> Path:
     return out
 
 
-def _manifest_summary(m: dict) -> dict:
+# ---------------------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------------------
+def _fmt(t: Table) -> pd.DataFrame:
+    df = t.df[[c for c in (t.show or t.df.columns) if c in t.df.columns]].copy()
+    for col in df.columns:
+        if df[col].dtype.kind != "f":
+            continue
+        if col in t.pct and col in PP:
+            df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:+.2f} pp")
+        elif col in t.pct:
+            df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:.2f}%")
+        elif col == "p" or col.startswith("p_"):
+            df[col] = df[col].map(lambda v: "" if not np.isfinite(v) else ("<1e-300" if v < 1e-300 else f"{v:.2g}"))
+        else:
+            df[col] = df[col].map(lambda v: "" if not np.isfinite(v) else f"{v:.2f}")
+    return df
+
+
+def _manifest_summary(m: dict, done: tuple[int, int]) -> dict:
     keep = ("command", "created", "package_version", "rules_hash", "python", "numpy", "pandas")
-    return {"config": m["config"], **{k: m.get(k) for k in keep}}
+    return {"config": m["config"], **{k: m.get(k) for k in keep},
+            "chunks_analysed": f"{done[0]} of {done[1]}"}
 
 
-def _write_markdown(path, facts, sections, pngs, manifests):
-    lines = ["# Évora balance report", "", "## Findings", ""]
+def _anchor(title: str) -> str:
+    return title.lower().replace(" ", "-")
+
+
+def _write_markdown(path, facts, sections, figures, manifests, partial):
+    lines = [f"# {TITLE}", "", "## Findings", ""]
     lines += [f"- {f}" for f in facts]
-    lines += ["", f"Significance level {ALPHA}; every game has one winner (ties broken by the rules, D18)."]
-    for title, df, note in sections:
-        lines += ["", f"## {title}", "", note, "", _fmt(df).to_markdown(index=False)]
-    lines += ["", "## Figures", ""]
-    lines += [f"![{title}]({png.name})" for title, png in pngs]
+    lines += ["", f"Significance level {ALPHA}; intervals are 95%. {TIES}"]
+    for sec in sections:
+        lines += ["", f"## {sec.title}", "", sec.note]
+        for t in sec.tables:
+            lines += ["", f"Table `{t.name}.csv`:", "", _fmt(t).to_markdown(index=False)]
+        for title, stem, _ in sec.figures:
+            lines += ["", f"![{title}]({figures[stem].name})"]
     lines += ["", "## Runs", ""]
-    for m in manifests:
-        lines += ["```json", json.dumps(_manifest_summary(m), indent=1, sort_keys=True), "```"]
+    for m, (where, done) in zip(manifests, partial.items()):
+        lines += [f"`{where}`", "", "```json", json.dumps(_manifest_summary(m, done), indent=1, sort_keys=True,
+                                                           ensure_ascii=False), "```", ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _write_html(path, facts, sections, pngs, manifests):
+def _write_html(path, facts, sections, figures, manifests, partial):
     esc = html.escape
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Évora balance report</title>",
-             "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
-             "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:3px 6px;"
-             "text-align:right}th{background:#f3f3f3}img{max-width:100%}pre{background:#f6f6f6;"
-             "padding:1em;overflow:auto}</style></head><body>",
-             "<h1>Évora balance report</h1><h2>Findings</h2><ul>"]
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{TITLE}</title>",
+             "<style>body{font-family:system-ui,sans-serif;max-width:80em;margin:2em auto;padding:0 1em;"
+             "line-height:1.4}table{border-collapse:collapse;font-size:85%;margin:.5em 0}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f3f3f3;"
+             "position:sticky;top:0}td:nth-child(-n+3){text-align:left}img{max-width:100%}"
+             "pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:85%}"
+             ".scroll{max-height:32em;overflow:auto}li{margin:.25em 0}</style></head><body>",
+             f"<h1>{TITLE}</h1>", "<nav>" + " · ".join(
+                 f"<a href='#{_anchor(s)}'>{esc(s)}</a>" for s in ["Findings"] + [x.title for x in sections] + ["Runs"])
+             + "</nav>", "<h2 id='findings'>Findings</h2><ul>"]
     parts += [f"<li>{esc(f)}</li>" for f in facts]
-    parts.append(f"</ul><p>Significance level {ALPHA}; every game has one winner (ties broken by the rules, D18).</p>")
-    for title, df, note in sections:
-        parts.append(f"<h2>{esc(title)}</h2><p>{esc(note)}</p>")
-        parts.append(_fmt(df).to_html(index=False, border=0))
-    parts.append("<h2>Figures</h2>")
-    for title, png in pngs:
-        data = base64.b64encode(png.read_bytes()).decode()
-        parts.append(f"<h3>{esc(title)}</h3><img alt='{esc(title)}' src='data:image/png;base64,{data}'>")
-    parts.append("<h2>Runs</h2>")
-    for m in manifests:
-        parts.append(f"<pre>{esc(json.dumps(_manifest_summary(m), indent=1, sort_keys=True))}</pre>")
+    parts.append(f"</ul><p>Significance level {ALPHA}; intervals are 95%. {esc(TIES)}</p>")
+    for sec in sections:
+        parts.append(f"<h2 id='{_anchor(sec.title)}'>{esc(sec.title)}</h2><p>{esc(sec.note)}</p>")
+        for t in sec.tables:
+            body = _fmt(t).to_html(index=False, border=0)
+            parts.append(f"<p>Table <code>{esc(t.name)}.csv</code> ({len(t.df)} rows)</p>")
+            parts.append(f"<div class='scroll'>{body}</div>" if len(t.df) > 25 else body)
+        for title, stem, _ in sec.figures:
+            data = base64.b64encode(figures[stem].read_bytes()).decode()
+            parts.append(f"<figure><img alt='{esc(title)}' src='data:image/png;base64,{data}'>"
+                         f"<figcaption>{esc(title)}</figcaption></figure>")
+    parts.append("<h2 id='runs'>Runs</h2>")
+    for m, (where, done) in zip(manifests, partial.items()):
+        parts.append(f"<p><code>{esc(where)}</code></p><pre>"
+                     f"{esc(json.dumps(_manifest_summary(m, done), indent=1, sort_keys=True, ensure_ascii=False))}</pre>")
     parts.append("</body></html>")
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -1,104 +1,702 @@
 """Analysis tables from run folders, as pandas DataFrames.
 
+:func:`load` reads one or more run folders into a :class:`Dataset`: the seat rows (only the
+columns the analysis needs, small dtypes) and the game rows; the card and Construction Site
+tables are read chunk by chunk and folded into per-seat matrices, so no long table is held
+twice. Every function below takes that data and returns one DataFrame; each statistic comes
+from :mod:`analysis.stats`.
+
 Ties for the win do not exist in the tables: the engine breaks them (D18: fewer parts left,
 then the later seat), so every game has exactly one winner and ``win`` counts that winner.
+Seats are numbered from 0 (seat 0 plays first).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from evora_sim.runner import RunResult, open_run
+from evora_sim import layout as L
+from evora_sim.runner import RunError, RunResult, chunk_file, open_run
 
-from .stats import ALPHA, binom_p, chi_square_uniform, holm, mean_ci, wilson
+from .stats import (ALPHA, ELO, binom_p, bradley_terry, bt_bootstrap, chi_square_uniform,
+                    cluster_design_effect, holm, logistic_effect, mean_ci_from, newcombe_diff,
+                    quantiles_from_counts, two_prop_p, wilson)
 
-SEAT_COLUMNS = ["game_id", "seat", "strategy", "score", "win"]
+CATEGORIES = list(L.BREAKDOWN_NAMES)
+MAJORITY_CATEGORIES = ["vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3",
+                       "vp_height_4", "vp_capitals"]
+HEIGHT_KEYS = {"vp_height_1": "h1", "vp_height_2": "h2", "vp_height_3": "h3",
+               "vp_height_4": "h4", "vp_capitals": "capitals"}
+CARD_NAMES = list(L.EFFECT_NAMES + L.ITILE_NAMES)
+SEAT_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", *CATEGORIES]
+BOOT_GROUPS = 200
+
+
+class AnalysisError(RunError):
+    """Run folders that cannot be analysed as asked (one clear message)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Dataset:
+    """Seat and game rows of one or more runs.
+
+    ``seats`` holds, per run, one block of ``n`` rows (seats 0..n-1) per game, with the
+    run's index, its player count and the game's seed cluster (``cluster``: one seed played
+    under every seat rotation is one cluster). ``games`` holds one row per game. The card and
+    space matrices (:meth:`matrix`) are aligned with ``seats`` row for row.
+    """
+
+    runs: list[RunResult]
+    seats: pd.DataFrame
+    games: pd.DataFrame
+    offsets: list[int]
+    _matrices: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def player_counts(self) -> list[int]:
+        return sorted(int(n) for n in self.seats["n_players"].unique())
+
+    def rules(self, n: int | None = None) -> dict:
+        for run in self.runs:
+            if n is None or run.manifest["config"]["players"] == n:
+                return run.manifest["rules"]
+        return self.runs[0].manifest["rules"]
+
+    def n_spaces(self) -> int:
+        return max(len(r.manifest["rules"]["board"]["spaces"]) for r in self.runs)
+
+    def matrix(self, table: str, column: str) -> np.ndarray:
+        """Per seat row, the ``column`` of the cards (``plays``, ``vp``, ``temple_uses``) or
+        spaces (``uses``) table spread over one matrix column per card or space (0 if the
+        table has no row)."""
+        key = (table, column)
+        if key not in self._matrices:
+            self._build(table)
+        return self._matrices[key]
+
+    def _build(self, table: str) -> None:
+        if table == "cards":
+            key_col, width, values = "card", len(CARD_NAMES), ["plays", "vp", "temple_uses"]
+        else:
+            key_col, width, values = "space", self.n_spaces(), ["uses"]
+        total = len(self.seats)
+        mats = {v: np.zeros((total, width), dtype=np.int16) for v in values}
+        gid = self.seats["game_id"].to_numpy()
+        for r, run in enumerate(self.runs):
+            n = run.manifest["config"]["players"]
+            start = self.offsets[r]
+            stop = self.offsets[r + 1]
+            block_gid = gid[start:stop:n]
+            lookup = np.full(int(block_gid.max()) + 1 if len(block_gid) else 0, -1, dtype=np.int64)
+            lookup[block_gid] = np.arange(len(block_gid))
+            for chunk in iter_chunks(run, table, ["game_id", "seat", key_col, *values]):
+                g = chunk["game_id"].to_numpy()
+                ok = g < len(lookup)
+                block = np.where(ok, lookup[np.minimum(g, len(lookup) - 1)], -1)
+                keep = block >= 0
+                rows = start + block[keep] * n + chunk["seat"].to_numpy()[keep]
+                col = chunk[key_col]
+                col = (col.cat.codes if hasattr(col, "cat") else col).to_numpy()[keep].astype(np.int64)
+                inside = col < width
+                for v in values:
+                    mats[v][rows[inside], col[inside]] = chunk[v].to_numpy()[keep][inside]
+        for v in values:
+            self._matrices[(table, v)] = mats[v]
+
+
+def iter_chunks(run: RunResult, name: str, columns: list[str]):
+    """The run's finished chunks of table ``name``, one DataFrame at a time."""
+    for k in sorted(run.done_chunks()):
+        yield _read(chunk_file(run.out, name, k), columns)
+
+
+def _read(path, columns) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path, columns=columns)
+    except FileNotFoundError:
+        raise AnalysisError(f"{path} is missing although the manifest marks its chunk done; "
+                            "run the run's command again to replay it") from None
+    except Exception as exc:   # a truncated or foreign file
+        raise AnalysisError(f"{path} cannot be read as a run table: {exc}") from None
+
+
+def open_runs(paths, allow_partial: bool = False, players=None) -> list[RunResult]:
+    """Open run folders for analysis, or raise AnalysisError with one clear message: a folder
+    that is not a run, an incomplete run (unless ``allow_partial``), runs of different rules,
+    a run with nothing finished, or a selection (``players``) that leaves nothing."""
+    from evora_sim.runner import missing_chunks
+
+    runs, seen = [], set()
+    for p in paths:
+        run = open_run(p)                   # RunError: not a run folder
+        where = str(run.out.resolve())
+        if where in seen:
+            continue
+        seen.add(where)
+        missing = missing_chunks(run.manifest, run.out)
+        if missing:
+            if not allow_partial:
+                names = ", ".join(str(k) for k in missing[:10]) + (" ..." if len(missing) > 10 else "")
+                total = len(run.manifest["chunks"])
+                raise AnalysisError(
+                    f"run {p} is incomplete: {len(missing)} of {total} chunks missing ({names}); "
+                    "finish it by running its command again, or analyse the finished chunks "
+                    "with --allow-partial")
+            done = set(run.done_chunks()) - set(missing)
+            run = RunResult(run.out, {**run.manifest, "chunks": {
+                k: ("done" if int(k) in done else "missing") for k in run.manifest["chunks"]}})
+        if not run.done_chunks():
+            raise AnalysisError(f"run {p} has no finished chunk to analyse")
+        runs.append(run)
+    if not runs:
+        raise AnalysisError("no run folder given")
+    hashes = {r.manifest["rules_hash"] for r in runs}
+    if len(hashes) > 1:
+        detail = ", ".join(f"{r.out}: {r.manifest['rules_hash']}" for r in runs)
+        raise AnalysisError(f"the runs use different rules ({detail}); report them separately")
+    if players:
+        wanted = {int(n) for n in players}
+        chosen = [r for r in runs if r.manifest["config"]["players"] in wanted]
+        if not chosen:
+            have = sorted({r.manifest["config"]["players"] for r in runs})
+            raise AnalysisError(f"the selection is empty: no run has {_join(sorted(wanted))} players "
+                                f"(the runs have {_join(have)})")
+        runs = chosen
+    return runs
+
+
+def _join(xs) -> str:
+    return " or ".join(str(x) for x in xs)
+
+
+def load(runs: list[RunResult]) -> Dataset:
+    """Seat and game rows of ``runs`` (see :class:`Dataset`)."""
+    seat_frames, game_frames, offsets = [], [], [0]
+    for r, run in enumerate(runs):
+        cfg = run.manifest["config"]
+        n, rot = cfg["players"], (cfg["players"] if cfg["seat_rotation"] else 1)
+        s = pd.concat([_read(chunk_file(run.out, "seats", k), SEAT_COLUMNS)
+                       for k in sorted(run.done_chunks())], ignore_index=True)
+        s = _blocks(s, n)
+        s["strategy"] = s["strategy"].astype(str)
+        s.insert(0, "run", np.int8(r))
+        s.insert(1, "n_players", np.int8(n))
+        s["seat_rotation"] = bool(cfg["seat_rotation"])
+        s["cluster"] = (s["game_id"].to_numpy() // rot).astype(np.int64) * len(runs) + r
+        seat_frames.append(s)
+        offsets.append(offsets[-1] + len(s))
+        g = pd.concat([_read(chunk_file(run.out, "games", k),
+                             ["game_id", "rounds", "turns", "end_trigger", "winner_seat"])
+                       for k in sorted(run.done_chunks())], ignore_index=True)
+        g["end_trigger"] = g["end_trigger"].astype(str)
+        g.insert(0, "run", np.int8(r))
+        g.insert(1, "n_players", np.int8(n))
+        game_frames.append(g)
+    seats = pd.concat(seat_frames, ignore_index=True)
+    seats["strategy"] = seats["strategy"].astype("category")
+    games = pd.concat(game_frames, ignore_index=True)
+    games["end_trigger"] = games["end_trigger"].astype("category")
+    if seats.empty:
+        raise AnalysisError("the selected runs hold no games")
+    return Dataset(runs, seats, games, offsets)
+
+
+def _blocks(s: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Seat rows in blocks of n per game, seats 0..n-1 (how the runner writes them; sorted
+    here only if a table was written otherwise)."""
+    seat = s["seat"].to_numpy()
+    gid = s["game_id"].to_numpy()
+    if len(s) % n == 0:
+        blocks_ok = np.array_equal(seat.reshape(-1, n), np.broadcast_to(np.arange(n), (len(s) // n, n)))
+        if blocks_ok and (gid.reshape(-1, n) == gid[::n, None]).all():
+            return s
+    s = s.iloc[np.lexsort((seat, gid))].reset_index(drop=True)
+    counts = np.bincount(pd.factorize(s["game_id"])[0])
+    if len(s) % n or not (counts == n).all():
+        raise AnalysisError(f"the seat table does not hold {n} seats for every game")
+    return s
 
 
 def load_seats(runs: list[RunResult], columns: list[str] | None = None) -> pd.DataFrame:
-    """Seat rows of several runs, with the game's player count and seat-rotation flag."""
-    frames = []
-    for i, run in enumerate(runs):
-        cols = columns or SEAT_COLUMNS
-        seats = run.table("seats", columns=cols)
-        seats = seats.assign(run=i, n_players=run.manifest["config"]["players"],
-                             seat_rotation=run.manifest["config"]["seat_rotation"])
-        frames.append(seats)
-    return pd.concat(frames, ignore_index=True)
+    """Seat rows of several runs (see :func:`load`)."""
+    return load(runs).seats
+
+
+def per_game(seats: pd.DataFrame, column: str, n: int) -> np.ndarray:
+    """``column`` of the seat rows of one player count as a (games, n) array."""
+    return seats[column].to_numpy().reshape(-1, n)
+
+
+def _by_n(seats: pd.DataFrame):
+    for n, grp in seats.groupby("n_players", observed=True, sort=True):
+        yield int(n), grp
+
+
+def _summary(grouped, col: str) -> pd.DataFrame:
+    """mean, 95% interval, sd and count of ``col`` per group."""
+    agg = grouped[col].agg(["mean", "std", "count"])
+    lo, hi = mean_ci_from(agg["mean"], agg["std"], agg["count"])
+    return agg.assign(lo=lo, hi=hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# seats
+# ---------------------------------------------------------------------------------------------
+def score_margin(grp: pd.DataFrame, n: int) -> np.ndarray:
+    """Own score minus the best other seat's score in the same game, per seat row."""
+    scores = per_game(grp, "score", n).astype(np.int32)
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    other = np.where(scores == top2[:, 1:2], top2[:, 0:1], top2[:, 1:2])
+    return (scores - other).reshape(-1)
 
 
 def seat_advantage(seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per player count and seat: win rate with its interval against the fair share 1/n,
-    an exact binomial test per seat (Holm-corrected within each player count), and mean
-    score and score margin with intervals. Second table: a chi-square test across seats."""
+    """Per player count and seat: win rate with its Wilson interval against the fair share 1/n,
+    an exact binomial test per seat (Holm-corrected within each player count), and mean score
+    and score margin with intervals. Second table, per player count: the chi-square test across
+    seats and, for seat-rotation runs, the design effect of playing each seed under every
+    rotation."""
     rows, tests = [], []
-    for n, grp in seats.groupby("n_players"):
+    for n, grp in _by_n(seats):
         fair = 1.0 / n
-        by_seat = grp.groupby("seat")
-        wins = by_seat["win"].sum()
-        games = by_seat["win"].size()
-        lo, hi = wilson(wins.values, games.values)
-        pvals = [binom_p(k, m, fair) for k, m in zip(wins.values, games.values)]
-        adj = holm(pvals)
         margin = score_margin(grp, n)
-        for i, seat in enumerate(wins.index):
-            sel = grp["seat"] == seat
-            m, mlo, mhi = mean_ci(grp.loc[sel, "score"])
-            mm, mmlo, mmhi = mean_ci(margin[sel.values])
+        frame = pd.DataFrame({"seat": grp["seat"].to_numpy(), "win": grp["win"].to_numpy(),
+                              "score": grp["score"].to_numpy(), "margin": margin})
+        by_seat = frame.groupby("seat")
+        wins = by_seat["win"].sum().to_numpy()
+        games = by_seat["win"].size().to_numpy()
+        seat_ids = by_seat["win"].size().index.to_numpy()
+        lo, hi = wilson(wins, games)
+        pvals = [binom_p(k, m, fair) for k, m in zip(wins, games)]
+        adj = holm(pvals)
+        sc, mg = _summary(by_seat, "score"), _summary(by_seat, "margin")
+        rotated = bool(grp["seat_rotation"].all()) if "seat_rotation" in grp else False
+        for i, seat in enumerate(seat_ids):
             rows.append({
-                "n_players": n, "seat": int(seat), "games": int(games.iloc[i]),
-                "wins": int(wins.iloc[i]), "win_rate": wins.iloc[i] / games.iloc[i],
-                "ci_lo": lo[i], "ci_hi": hi[i], "fair_share": fair,
-                "diff": wins.iloc[i] / games.iloc[i] - fair, "p_binom": pvals[i], "p_holm": adj[i],
-                "significant": adj[i] < ALPHA,
-                "mean_score": m, "score_lo": mlo, "score_hi": mhi,
-                "mean_margin": mm, "margin_lo": mmlo, "margin_hi": mmhi,
-                "seat_rotation": bool(grp["seat_rotation"].all()),
+                "n_players": n, "seat": int(seat), "games": int(games[i]), "wins": int(wins[i]),
+                "win_rate": wins[i] / games[i], "ci_lo": lo[i], "ci_hi": hi[i], "fair_share": fair,
+                "diff": wins[i] / games[i] - fair, "p_binom": pvals[i], "p_holm": adj[i],
+                "significant": bool(adj[i] < ALPHA),
+                "mean_score": sc["mean"].iloc[i], "score_lo": sc["lo"].iloc[i], "score_hi": sc["hi"].iloc[i],
+                "mean_margin": mg["mean"].iloc[i], "margin_lo": mg["lo"].iloc[i], "margin_hi": mg["hi"].iloc[i],
+                "seat_rotation": rotated,
             })
-        chi, p = chi_square_uniform(wins.values)
-        tests.append({"n_players": n, "games": int(games.iloc[0]), "chi_square": chi,
-                      "df": len(wins) - 1, "p": p, "significant": p < ALPHA})
+        chi, p = chi_square_uniform(wins)
+        deff = np.nan
+        if rotated:
+            win = per_game(grp, "win", n)
+            clusters = grp["cluster"].to_numpy()[::n]
+            _, inv, sizes = np.unique(clusters, return_inverse=True, return_counts=True)
+            if (sizes == n).all():
+                deffs = [cluster_design_effect(np.bincount(inv, weights=win[:, s]), n) for s in range(n)]
+                deff = float(np.nanmean(deffs))
+        tests.append({"n_players": n, "games": int(games.min()), "chi_square": chi,
+                      "df": len(wins) - 1, "p": p, "significant": bool(p < ALPHA),
+                      "seat_rotation": rotated, "design_effect": deff})
     return pd.DataFrame(rows), pd.DataFrame(tests)
 
 
-def score_margin(grp: pd.DataFrame, n: int) -> np.ndarray:
-    """Own score minus the best other seat's score in the same game, aligned with ``grp``'s
-    rows (every game has exactly ``n`` seat rows)."""
-    order = np.lexsort((grp["seat"].values, grp["game_id"].values, grp["run"].values))
-    scores = grp["score"].values[order].astype(np.int64).reshape(-1, n)
-    top2 = np.sort(scores, axis=1)[:, -2:]
-    other = np.where(scores == top2[:, 1:2], top2[:, 0:1], top2[:, 1:2])
-    margin = np.empty(len(grp), dtype=np.int64)
-    margin[order] = (scores - other).reshape(-1)
-    return margin
-
-
 def strategy_win_rates(seats: pd.DataFrame) -> pd.DataFrame:
-    """Win rate of each strategy per player count, with interval and games."""
+    """Win rate and mean score of each strategy per player count (over its seat-games)."""
+    g = seats.groupby(["n_players", "strategy"], observed=True)
+    agg = g.agg(seat_games=("win", "size"), wins=("win", "sum"),
+                mean_score=("score", "mean"), sd=("score", "std")).reset_index()
+    lo, hi = wilson(agg["wins"], agg["seat_games"])
+    slo, shi = mean_ci_from(agg["mean_score"], agg["sd"], agg["seat_games"])
+    agg = agg.assign(win_rate=agg["wins"] / agg["seat_games"], ci_lo=lo, ci_hi=hi,
+                     fair_share=1 / agg["n_players"].astype(float), score_lo=slo, score_hi=shi)
+    agg["strategy"] = agg["strategy"].astype(str)
+    return agg[["n_players", "strategy", "seat_games", "wins", "win_rate", "ci_lo", "ci_hi",
+                "fair_share", "mean_score", "score_lo", "score_hi"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# strategy match-ups and ratings
+# ---------------------------------------------------------------------------------------------
+def _pair_counts(grp: pd.DataFrame, n: int, n_groups: int):
+    """Pairwise comparisons of one player count: ``wins[g, a, b]`` = times strategy a finished
+    ahead of strategy b (lower rank) in bootstrap group g. Seats with the same strategy are not
+    compared. Returns (strategy names, wins)."""
+    names = list(grp["strategy"].cat.remove_unused_categories().cat.categories)
+    codes = pd.Categorical(grp["strategy"].astype(str), categories=names).codes.reshape(-1, n).astype(np.int64)
+    rank = per_game(grp, "rank", n)
+    clusters = grp["cluster"].to_numpy()[::n]
+    _, inv = np.unique(clusters, return_inverse=True)
+    gidx = (inv % n_groups).astype(np.int64)
+    S = len(names)
+    wins = np.zeros(n_groups * S * S)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = codes[:, i], codes[:, j]
+            diff = a != b
+            ahead = (rank[:, i] < rank[:, j])[diff]
+            a, b, gg = a[diff], b[diff], gidx[diff]
+            wins += np.bincount(gg * S * S + a * S + b, weights=ahead, minlength=wins.size)
+            wins += np.bincount(gg * S * S + b * S + a, weights=~ahead, minlength=wins.size)
+    return names, wins.reshape(n_groups, S, S)
+
+
+def matchups(seats: pd.DataFrame) -> pd.DataFrame:
+    """Each strategy against each other, per player count: in 2-player games the share of
+    their games it won; in 3-4-player (mixed) fields the share of games with both at the table
+    in which it finished ahead of the other. Wilson intervals; exact binomial test against 50%,
+    Holm-corrected over the pairs of a player count."""
     rows = []
-    for (n, strat), grp in seats.groupby(["n_players", "strategy"], observed=True):
-        k, m = int(grp["win"].sum()), len(grp)
-        lo, hi = wilson(k, m)
-        rows.append({"n_players": n, "strategy": strat, "seat_games": m, "wins": k,
-                     "win_rate": k / m, "ci_lo": float(lo), "ci_hi": float(hi), "fair_share": 1 / n})
+    for n, grp in _by_n(seats):
+        names, w = _pair_counts(grp, n, 1)
+        w = w[0]
+        S = len(names)
+        block = []
+        for a in range(S):
+            for b in range(S):
+                m = w[a, b] + w[b, a]
+                if a == b or m == 0:
+                    continue
+                lo, hi = wilson(w[a, b], m)
+                block.append({"n_players": n, "strategy": names[a], "opponent": names[b],
+                              "measure": "won the game" if n == 2 else "finished ahead",
+                              "games": int(m), "wins": int(w[a, b]), "win_rate": w[a, b] / m,
+                              "ci_lo": float(lo), "ci_hi": float(hi),
+                              "p": binom_p(w[a, b], m, 0.5), "_pair": (min(a, b), max(a, b))})
+        if block:
+            pairs = sorted({r["_pair"] for r in block})
+            pmap = dict(zip(pairs, holm([next(r["p"] for r in block if r["_pair"] == pr) for pr in pairs])))
+            for r in block:
+                r["p_holm"] = pmap[r.pop("_pair")]
+                r["significant"] = bool(r["p_holm"] < ALPHA)
+            rows += block
+    cols = ["n_players", "strategy", "opponent", "measure", "games", "wins", "win_rate", "ci_lo",
+            "ci_hi", "p", "p_holm", "significant"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ratings(seats: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Bradley-Terry ratings of the strategies per player count, fitted to the pairwise
+    "finished ahead" counts and shown on the Elo scale (mean 0; a 100-point gap means the
+    higher rated finishes ahead 64% of the time). 95% intervals from a bootstrap over seeds
+    (games of one seed stay together)."""
+    rows = []
+    for n, grp in _by_n(seats):
+        names, gw = _pair_counts(grp, n, min(BOOT_GROUPS, grp["cluster"].nunique()))
+        if len(names) < 2:
+            continue
+        total = gw.sum(axis=0)
+        est = bradley_terry(total) * ELO
+        boot = bt_bootstrap(gw, n_boot=n_boot, seed=seed) * ELO
+        lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+        comps = total.sum(axis=1) + total.sum(axis=0)
+        for i, name in enumerate(names):
+            rows.append({"n_players": n, "strategy": name, "elo": est[i], "ci_lo": lo[i], "ci_hi": hi[i],
+                         "comparisons": int(comps[i]), "wins": int(total[i].sum())})
+    out = pd.DataFrame(rows, columns=["n_players", "strategy", "elo", "ci_lo", "ci_hi", "comparisons", "wins"])
+    return out.sort_values(["n_players", "elo"], ascending=[True, False]).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# card and Construction Site value
+# ---------------------------------------------------------------------------------------------
+def _exposure_table(data: Dataset, counts: np.ndarray, labels: list[str], vp: np.ndarray | None,
+                    temple: np.ndarray | None, what: str) -> pd.DataFrame:
+    seats = data.seats
+    rows = []
+    for n, grp in _by_n(seats):
+        idx = grp.index.to_numpy()
+        sl = slice(idx[0], idx[-1] + 1) if len(idx) and idx[-1] - idx[0] + 1 == len(idx) else idx
+        cnt = counts[sl]
+        win = grp["win"].to_numpy()
+        strat = grp["strategy"].cat.codes.to_numpy().astype(np.int64)
+        seat = grp["seat"].to_numpy().astype(np.int64)
+        S = int(strat.max()) + 1
+        cell = strat * n + seat
+        n_games = len(grp) // n
+        block = []
+        for c, label in enumerate(labels):
+            used = cnt[:, c] > 0
+            key = used.astype(np.int64) * S * n + cell
+            nn = np.bincount(key, minlength=2 * S * n)
+            ww = np.bincount(key, weights=win, minlength=2 * S * n)
+            k1, n1 = ww[S * n:].sum(), nn[S * n:].sum()
+            k0, n0 = ww[:S * n].sum(), nn[:S * n].sum()
+            d, dlo, dhi = newcombe_diff(k1, n1, k0, n0)
+            times = int(cnt[:, c].sum(dtype=np.int64))
+            cells = pd.DataFrame({"used": np.repeat([0, 1], S * n),
+                                  "strategy": np.tile(np.repeat(np.arange(S), n), 2),
+                                  "seat": np.tile(np.arange(n), 2 * S), "wins": ww, "n": nn})
+            adj = logistic_effect(cells, "used", ["strategy", "seat"])
+            row = {"n_players": n, what: label, "times": times, "per_game": times / n_games,
+                   "seat_games_used": int(n1), "share_used": n1 / len(grp)}
+            if vp is not None:
+                row["vp_per_play"] = vp[sl][:, c].sum(dtype=np.int64) / times if times else np.nan
+            if temple is not None:
+                row["temple_uses"] = int(temple[sl][:, c].sum(dtype=np.int64))
+            lo1, hi1 = wilson(k1, n1)
+            lo0, hi0 = wilson(k0, n0)
+            row.update({"win_used": k1 / n1 if n1 else np.nan, "win_used_lo": float(lo1), "win_used_hi": float(hi1),
+                        "win_not": k0 / n0 if n0 else np.nan, "win_not_lo": float(lo0), "win_not_hi": float(hi0),
+                        "diff": float(d), "diff_lo": float(dlo), "diff_hi": float(dhi),
+                        "p_raw": float(two_prop_p(k1, n1, k0, n0)), **adj})
+            block.append(row)
+        ph = holm([r["p_adj"] for r in block])
+        for r, p in zip(block, ph):
+            r["p_adj_holm"] = p
+            r["significant"] = bool(np.isfinite(p) and p < ALPHA)
+        rows += block
     return pd.DataFrame(rows)
 
 
-def game_shape(runs: list[RunResult]) -> pd.DataFrame:
-    """Rounds and turns per game and end-trigger shares, per player count."""
+def card_value(data: Dataset) -> pd.DataFrame:
+    """Per player count, for each of the 12 card effects and 4 instant tiles: times played from
+    hand (tiles: taken), plays per game, the VP scored while resolving a play, Temple uses of
+    the effect; the win rate of seats that played it at least once vs. seats that did not,
+    the difference (Newcombe interval, two-proportion test) and the effect adjusted for strategy
+    and seat (logistic regression: odds ratio, and the average change in win chance with a
+    delta-method interval; Holm-corrected over the 16 within a player count)."""
+    return _exposure_table(data, data.matrix("cards", "plays"), CARD_NAMES,
+                           data.matrix("cards", "vp"), data.matrix("cards", "temple_uses"), "card")
+
+
+def space_labels(rules: dict) -> list[str]:
+    out = []
+    for i, sp in enumerate(rules["board"]["spaces"]):
+        extra = ""
+        if "stacks" in sp:
+            extra = " " + "+".join(sp["stacks"])
+        elif "types" in sp:
+            extra = " " + "+".join(sp["types"])
+        out.append(f"{i:02d} {sp['action']}{extra} ({sp['colour']})")
+    return out
+
+
+def space_value(data: Dataset) -> pd.DataFrame:
+    """The same as :func:`card_value` for each Construction Site space (its action carried out
+    by the seat at least once); the tables record no VP per space."""
+    labels = space_labels(data.rules())
+    return _exposure_table(data, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None, "space")
+
+
+# ---------------------------------------------------------------------------------------------
+# majorities and score composition
+# ---------------------------------------------------------------------------------------------
+def _group_codes(grp: pd.DataFrame, by: str) -> tuple[np.ndarray, list[str]]:
+    if by == "strategy":
+        col = grp["strategy"].cat.remove_unused_categories()
+        return col.cat.codes.to_numpy().astype(np.int64), [str(c) for c in col.cat.categories]
+    seat = grp["seat"].to_numpy().astype(np.int64)
+    return seat, [str(s) for s in range(int(seat.max()) + 1)]
+
+
+def _counts(codes: np.ndarray, n_groups: int, values: np.ndarray):
+    """Distribution of integer ``values`` per group: (value axis, counts[group, value])."""
+    vmin, vmax = int(values.min()), int(values.max())
+    width = vmax - vmin + 1
+    c = np.bincount(codes * width + (values.astype(np.int64) - vmin), minlength=n_groups * width)
+    return np.arange(vmin, vmax + 1), c.reshape(n_groups, width)
+
+
+def _moments(axis: np.ndarray, counts: np.ndarray):
+    n = counts.sum(axis=1).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = counts @ axis / n
+        var = (counts @ (axis.astype(float) ** 2) - n * mean ** 2) / (n - 1)
+    return mean, np.sqrt(np.maximum(var, 0)), n
+
+
+def vp_by_category(seats: pd.DataFrame) -> pd.DataFrame:
+    """Distribution of the VP from each scoring category (and of the final score), by seat and
+    by strategy, per player count: mean with 95% interval, sd, quartiles, 90th percentile and
+    the share of seat-games that scored anything in it."""
     rows = []
-    for run in runs:
-        g = run.table("games", columns=["rounds", "turns", "end_trigger"])
-        n = run.manifest["config"]["players"]
-        shares = g["end_trigger"].value_counts(normalize=True)
-        rows.append({"n_players": n, "games": len(g),
-                     "rounds_mean": g["rounds"].mean(), "rounds_median": g["rounds"].median(),
-                     "turns_mean": g["turns"].mean(),
-                     "end_temple_full": float(shares.get("temple_full", 0.0)),
-                     "end_out_of_stones": float(shares.get("out_of_stones", 0.0)),
-                     "end_round_limit": float(shares.get("round_limit", 0.0))})
+    for n, grp in _by_n(seats):
+        for by in ("seat", "strategy"):
+            codes, names = _group_codes(grp, by)
+            for cat in CATEGORIES + ["score"]:
+                axis, counts = _counts(codes, len(names), grp[cat].to_numpy())
+                mean, sd, cnt = _moments(axis, counts)
+                lo, hi = mean_ci_from(mean, sd, cnt)
+                for i, gname in enumerate(names):
+                    if cnt[i] == 0:
+                        continue
+                    q = quantiles_from_counts(axis, counts[i], [0.25, 0.5, 0.75, 0.9])
+                    nz = 1 - counts[i][axis == 0].sum() / cnt[i]
+                    rows.append({"n_players": n, "by": by, "group": gname, "category": cat,
+                                 "mean": mean[i], "ci_lo": lo[i], "ci_hi": hi[i], "sd": sd[i],
+                                 "q25": q[0], "median": q[1], "q75": q[2], "p90": q[3],
+                                 "share_nonzero": nz, "seat_games": int(cnt[i])})
     return pd.DataFrame(rows)
 
 
-def open_runs(paths) -> list[RunResult]:
-    return [open_run(p) for p in paths]
+def score_distribution(seats: pd.DataFrame) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Final score distribution per player count and seat: (score axis, counts[seat, score])."""
+    out = {}
+    for n, grp in _by_n(seats):
+        out[n] = _counts(grp["seat"].to_numpy().astype(np.int64), n, grp["score"].to_numpy())
+    return out
+
+
+def majority_outcomes(data: Dataset) -> pd.DataFrame:
+    """For each height majority (1-4) and the capitals majority, per player count: the share of
+    games in which one player won it outright, players tied for it, or no player scored it
+    (the majority was held by white or nobody had the parts: the tables cannot tell these two
+    apart), with Wilson intervals."""
+    rows = []
+    for n, grp in _by_n(data.seats):
+        rules = data.rules(n)
+        for cat, key in HEIGHT_KEYS.items():
+            full = rules["height_majority"][key]
+            tie = rules["height_majority_tie"][key]
+            v = per_game(grp, cat, n)
+            nonzero = (v > 0).sum(axis=1)
+            if full != tie:
+                outright = (v == full).any(axis=1)
+                tied = ~outright & (v == tie).any(axis=1)
+            else:
+                outright = nonzero == 1
+                tied = nonzero > 1
+            nobody = nonzero == 0
+            games = v.shape[0]
+            for outcome, mask in (("outright", outright), ("tied", tied),
+                                  ("white or unclaimed", nobody)):
+                k = int(mask.sum())
+                lo, hi = wilson(k, games)
+                rows.append({"n_players": n, "majority": key, "outcome": outcome, "games": games,
+                             "count": k, "share": k / games, "ci_lo": float(lo), "ci_hi": float(hi)})
+    return pd.DataFrame(rows)
+
+
+def columns_held(data: Dataset) -> pd.DataFrame:
+    """Column majorities held per player per game (column-majority VP / VP per column), by seat
+    and by strategy per player count: mean with interval and the shares holding 0, 1, 2, 3 and
+    4 or more; plus, per game, the share of the Temple's columns held by anyone."""
+    rows = []
+    for n, grp in _by_n(data.seats):
+        rules = data.rules(n)
+        per_col = rules["majority"]["column_vp"]
+        held = grp["vp_column_majority"].to_numpy() // per_col
+        for by in ("seat", "strategy"):
+            codes, names = _group_codes(grp, by)
+            axis, counts = _counts(codes, len(names), np.minimum(held, 99))
+            mean, sd, cnt = _moments(axis, counts)
+            lo, hi = mean_ci_from(mean, sd, cnt)
+            for i, gname in enumerate(names):
+                if cnt[i] == 0:
+                    continue
+                row = {"n_players": n, "by": by, "group": gname, "seat_games": int(cnt[i]),
+                       "mean_held": mean[i], "ci_lo": lo[i], "ci_hi": hi[i]}
+                for h in range(5):
+                    sel = (axis == h) if h < 4 else (axis >= 4)
+                    row[f"share_{h}{'+' if h == 4 else ''}"] = counts[i][sel].sum() / cnt[i]
+                rows.append(row)
+        ncols = rules["temple"]["columns"][str(n)]
+        total = held.reshape(-1, n).sum(axis=1) / ncols
+        m, sd = total.mean(), total.std(ddof=1) if len(total) > 1 else np.nan
+        lo, hi = mean_ci_from(m, sd, len(total))
+        rows.append({"n_players": n, "by": "game", "group": f"all seats ({ncols} columns)",
+                     "seat_games": len(total), "mean_held": m * ncols,
+                     "ci_lo": float(lo) * ncols, "ci_hi": float(hi) * ncols,
+                     "share_of_columns": m})
+    return pd.DataFrame(rows)
+
+
+def majority_share(seats: pd.DataFrame) -> pd.DataFrame:
+    """The share of the final score that comes from majorities (column majorities, heights 1-4
+    and capitals), per player count: for all seats, winners, and each strategy; pooled (sum of
+    majority VP / sum of scores) and as the mean of each seat's own share (seats with a positive
+    score) with its interval."""
+    rows = []
+    for n, grp in _by_n(seats):
+        maj = grp[MAJORITY_CATEGORIES].to_numpy().sum(axis=1, dtype=np.int64)
+        score = grp["score"].to_numpy().astype(np.int64)
+        groups = [("all seats", np.ones(len(grp), bool)), ("winners", grp["win"].to_numpy())]
+        groups += [(f"strategy {s}", (grp["strategy"] == s).to_numpy())
+                   for s in grp["strategy"].cat.remove_unused_categories().cat.categories]
+        for label, mask in groups:
+            sc, mj = score[mask], maj[mask]
+            pos = sc > 0
+            share = mj[pos] / sc[pos]
+            m = share.mean() if len(share) else np.nan
+            sd = share.std(ddof=1) if len(share) > 1 else np.nan
+            lo, hi = mean_ci_from(m, sd, len(share))
+            rows.append({"n_players": n, "group": label, "seat_games": int(mask.sum()),
+                         "pooled_share": mj.sum() / sc.sum() if sc.sum() else np.nan,
+                         "mean_share": m, "ci_lo": float(lo), "ci_hi": float(hi),
+                         "mean_majority_vp": mj.mean() if len(mj) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def victory_margin(seats: pd.DataFrame) -> pd.DataFrame:
+    """Margin of victory per player count: the winner's score minus the best other score, with
+    its mean, interval and quantiles, and the shares of games decided by the tie-break (margin
+    0: the engine's D18 tie-break picked the winner) and by 5 VP or less."""
+    rows = []
+    for n, grp in _by_n(seats):
+        win = per_game(grp, "win", n)
+        margin = score_margin(grp, n).reshape(-1, n)[win]
+        g = len(margin)
+        m, sd = margin.mean(), margin.std(ddof=1) if g > 1 else np.nan
+        lo, hi = mean_ci_from(m, sd, g)
+        q = np.percentile(margin, [10, 25, 50, 75, 90])
+        k0, k5 = int((margin == 0).sum()), int((margin <= 5).sum())
+        t_lo, t_hi = wilson(k0, g)
+        f_lo, f_hi = wilson(k5, g)
+        rows.append({"n_players": n, "games": g, "mean_margin": m, "ci_lo": float(lo), "ci_hi": float(hi),
+                     "sd": sd, "p10": q[0], "q25": q[1], "median": q[2], "q75": q[3], "p90": q[4],
+                     "max": int(margin.max()),
+                     "share_tiebreak": k0 / g, "tiebreak_lo": float(t_lo), "tiebreak_hi": float(t_hi),
+                     "share_within_5": k5 / g, "within_5_lo": float(f_lo), "within_5_hi": float(f_hi)})
+    return pd.DataFrame(rows)
+
+
+def victory_margins(seats: pd.DataFrame) -> dict[int, np.ndarray]:
+    """The margin of victory of every game, per player count (for the histogram)."""
+    out = {}
+    for n, grp in _by_n(seats):
+        out[n] = score_margin(grp, n).reshape(-1, n)[per_game(grp, "win", n)]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# game shape
+# ---------------------------------------------------------------------------------------------
+def game_shape(data: Dataset | list) -> pd.DataFrame:
+    """Rounds and turns per game and final scores, per player count: means with intervals and
+    quantiles; the share of each end trigger is in :func:`end_triggers`."""
+    if not isinstance(data, Dataset):
+        data = load(data)
+    rows = []
+    for n, g in data.games.groupby("n_players", observed=True):
+        s = data.seats.loc[(data.seats["n_players"] == n).to_numpy(), ["score", "win"]]
+        row = {"n_players": int(n), "games": len(g)}
+        for col in ("rounds", "turns"):
+            v = g[col].to_numpy()
+            sd = v.std(ddof=1) if len(v) > 1 else np.nan
+            lo, hi = mean_ci_from(v.mean(), sd, len(v))
+            q = np.percentile(v, [10, 50, 90])
+            row.update({f"{col}_mean": v.mean(), f"{col}_lo": float(lo), f"{col}_hi": float(hi),
+                        f"{col}_p10": q[0], f"{col}_median": q[1], f"{col}_p90": q[2],
+                        f"{col}_max": int(v.max())})
+        sc = s["score"].to_numpy()
+        ws = sc[s["win"].to_numpy()]
+        q = np.percentile(sc, [10, 50, 90])
+        row.update({"score_mean": sc.mean(), "score_sd": sc.std(ddof=1) if len(sc) > 1 else np.nan,
+                    "score_p10": q[0], "score_median": q[1], "score_p90": q[2],
+                    "winner_score_mean": ws.mean(), "winner_score_median": float(np.median(ws))})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def end_triggers(data: Dataset) -> pd.DataFrame:
+    """Share of games per end trigger and player count, with Wilson intervals."""
+    rows = []
+    for n, g in data.games.groupby("n_players", observed=True):
+        counts = g["end_trigger"].astype(str).value_counts()
+        for trig in [t for t in L.END_NAMES if t != "none"] + sorted(set(counts.index) - set(L.END_NAMES)):
+            k = int(counts.get(trig, 0))
+            lo, hi = wilson(k, len(g))
+            rows.append({"n_players": int(n), "end_trigger": trig, "games": len(g), "count": k,
+                         "share": k / len(g), "ci_lo": float(lo), "ci_hi": float(hi)})
+    return pd.DataFrame(rows)

@@ -122,6 +122,10 @@ def score(position_file, as_json, rules_path):
         click.echo("\n".join(scoring_lines(table)))
 
 
+STRATEGIES_HELP = ("One strategy per seat, comma-separated, or one for every seat: a built-in "
+                   "(evora strategies), NAME(feature=weight, ...), FILE.toml:NAME or FILE.py:NAME.")
+
+
 # ---------------------------------------------------------------------------------------------
 # evora replay
 # ---------------------------------------------------------------------------------------------
@@ -129,7 +133,7 @@ def score(position_file, as_json, rules_path):
 @click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4.")
 @click.option("--seed", type=int, required=True, metavar="S", help="The game's seed.")
 @click.option("--strategies", "spec", required=True, metavar="A,B,...",
-              help="One strategy per seat, comma-separated, or one for every seat.")
+              help=STRATEGIES_HELP)
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 def replay(n_players, seed, spec, rules_path):
     """Play one seeded game and print it turn by turn, then its final scoring."""
@@ -141,10 +145,11 @@ def replay(n_players, seed, spec, rules_path):
     n = check_players_arg(n_players, rules)
     seed = check_seed_arg(seed)
     try:
-        sids = parse_strategies(spec, n)
+        seats = parse_strategies(spec, n)
+        lines = replay_lines(rules, n, seed, seats)
     except StrategyError as exc:
         raise UserError(str(exc)) from None
-    click.echo("\n".join(replay_lines(rules, n, seed, sids)))
+    click.echo("\n".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,8 +160,7 @@ def run_options(f):
     for opt in reversed([
         click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4."),
         click.option("--games", type=int, required=True, metavar="N", help="Seeds to play (each once per rotation)."),
-        click.option("--strategies", "spec", required=True, metavar="A,B,...",
-                     help="One strategy per seat, comma-separated, or one for every seat."),
+        click.option("--strategies", "spec", required=True, metavar="A,B,...", help=STRATEGIES_HELP),
         click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it."),
         click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core."),
         click.option("--out", required=True, metavar="DIR", help="The run folder (created, or resumed)."),
@@ -208,44 +212,58 @@ def simulate(**kwargs):
 # ---------------------------------------------------------------------------------------------
 # evora report / evora run
 # ---------------------------------------------------------------------------------------------
-def write_report(run_dirs, out, allow_partial=False):
+def write_report(run_dirs, out, allow_partial=False, players=None):
+    """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
+    without ``allow_partial``, runs of different rules, an empty selection), then build the
+    report into ``out``."""
+    from pathlib import Path
+
     from analysis.report import build_report
+    from analysis.tables import open_runs
 
-    from .runner import RunError, open_run
+    from .runner import MANIFEST, RunError
 
-    runs = []
-    for d in run_dirs:
-        try:
-            run = open_run(d)
-        except RunError as exc:
-            raise UserError(str(exc)) from None
-        missing = [k for k, v in run.manifest["chunks"].items() if v != "done"]
-        if missing and not allow_partial:
-            raise UserError(f"run {d} is incomplete: chunks {', '.join(missing[:10])}"
-                            f"{' ...' if len(missing) > 10 else ''} are missing; finish it by running "
-                            f"its command again, or analyse the finished chunks with --allow-partial")
-        if not run.done_chunks():
-            raise UserError(f"run {d} has no finished chunk to analyse")
-        runs.append(run)
-    return build_report(runs, out)
+    try:
+        runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    out_path = Path(out)
+    if out_path.exists() and (not out_path.is_dir() or (out_path / MANIFEST).exists() or (
+            any(out_path.iterdir()) and not (out_path / "report.html").exists())):
+        raise UserError(f"--out {out} exists and is not a report folder; choose another --out")
+    try:
+        return build_report(runs, out)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
 
 
 @main.command()
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
 @click.option("--out", required=True, metavar="DIR", help="Report folder (replaced if it exists).")
 @click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
-def report(runs, out, allow_partial):
+@click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
+              help="Only the runs of this player count (repeatable).")
+def report(runs, out, allow_partial, players):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders."""
-    path = write_report(runs, out, allow_partial)
+    path = write_report(runs, out, allow_partial, players)
     click.echo(f"report: {path / 'report.html'}")
 
 
-DEFAULT_FIELD = {2: "greedy", 3: "greedy", 4: "greedy"}
+# The main job's fields: the strongest built-ins of a 2-player round robin (balanced, cards),
+# then emperor and greedy - mid-table, with plans of their own (Emperor tiles; its own total) -
+# so seats are measured in competent, varied play. Seat rotation puts every strategy in every
+# seat on the same seeds, so seat effects are not strategy effects. random and the weakest
+# specialists stay out: a weak seat-mate hands wins to the others and blurs seat effects.
+DEFAULT_FIELD = {2: "balanced,cards", 3: "balanced,cards,emperor", 4: "balanced,cards,emperor,greedy"}
+DEFAULT_GAMES = 48_000
 
 
 @main.command()
-@click.option("--games", type=int, default=12_000, show_default=True, metavar="N",
-              help="Games per player count (12,000 keeps seat intervals under +-1 point).")
+@click.option("--games", type=int, default=DEFAULT_GAMES, show_default=True, metavar="N",
+              help="Games per player count, rounded up to whole rotations (48,000 keeps every "
+                   "seat's win-rate interval within +-0.5 point).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed.")
 @click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core.")
 @click.option("--out", default="runs/default", show_default=True, metavar="DIR", help="Run folders go here.")
@@ -253,20 +271,94 @@ DEFAULT_FIELD = {2: "greedy", 3: "greedy", 4: "greedy"}
               help="The report goes here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 def run(games, seed, jobs, out, report_dir, quiet):
-    """The main job: simulate 2, 3 and 4 players with the default field, then write the report."""
+    """The main job: simulate 2, 3 and 4 players, each with a field of built-in strategies under
+    seat rotation, then write the report."""
     from pathlib import Path
 
+    if games < 1:
+        raise UserError(f"--games must be a positive whole number, got {games}")
     dirs = []
     for n, spec in DEFAULT_FIELD.items():
         folder = str(Path(out) / f"p{n}")
+        seeds = -(-games // n)                      # every seed is played under n rotations
         if not quiet:
-            click.echo(f"{n} players: {games:,} games of {spec} -> {folder}", err=True)
-        run_experiment(n_players=n, games=games, spec=spec, seed=seed, jobs=jobs, out=folder,
-                       seat_rotation=False, rules_path=None, backend="loky", scheduler=None,
+            click.echo(f"{n} players: {seeds * n:,} games ({seeds:,} seeds x {n} seat rotations) "
+                       f"of {spec} -> {folder}", err=True)
+        run_experiment(n_players=n, games=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
+                       seat_rotation=True, rules_path=None, backend="loky", scheduler=None,
                        chunk_size=None, quiet=quiet)
         dirs.append(folder)
     path = write_report(dirs, report_dir)
     click.echo(f"report: {path / 'report.html'}")
+
+
+# ---------------------------------------------------------------------------------------------
+# evora strategies / evora duel
+# ---------------------------------------------------------------------------------------------
+@main.command(name="strategies")
+def list_strategies():
+    """List the built-in strategies: name, description and weights; then the features."""
+    from strategies.builtin import BUILTINS, FEATURE_HELP
+    from strategies.compiled import FEATURES, KIND_HEURISTIC
+    from strategies.custom import GROUP, entry_points
+    from strategies.registry import format_weights
+
+    width = max(len(s.name) for s in BUILTINS)
+    lines = ["Built-in strategies (each heuristic scores every legal action by a weighted sum of "
+             "the features below):", ""]
+    for st in BUILTINS:
+        lines.append(f"  {st.name.ljust(width)}  {st.description}")
+        weights = format_weights(st.weight_dict()) if st.kind == KIND_HEURISTIC else "none (no evaluation)"
+        lines.append(f"  {''.ljust(width)}  weights: {weights}")
+    fw = max(len(f) for f in FEATURES)
+    lines += ["", "Features (weight names), for the player to move:"]
+    lines += [f"  {f.ljust(fw)}  {FEATURE_HELP[f]}" for f in FEATURES]
+    try:
+        eps = entry_points()
+    except Exception:                      # a broken installation must not hide the built-ins
+        eps = {}
+    if eps:
+        lines += ["", f"Installed custom strategies (entry points {GROUP}):"]
+        lines += [f"  {name}  = {ep.value}" for name, ep in sorted(eps.items())]
+    lines += ["",
+              "Specs: NAME, NAME(feature=weight, ...) e.g. 'balanced(column=2, emperor=0.5)', "
+              "FILE.toml:NAME (a weight set), FILE.py:NAME (a custom Python strategy).",
+              "Equal values are broken by the game's random stream, so every game is reproducible "
+              "from its seed."]
+    click.echo("\n".join(lines))
+
+
+@main.command()
+@click.argument("specs", nargs=-1, required=True, metavar="A B | A,B,B,B")
+@click.option("--players", "-n", "n_players", type=int, default=None, metavar="N",
+              help="2, 3 or 4 (default: the field's size, or 2 for A B). With A B and N > 2 the "
+                   "field is A against N-1 x B.")
+@click.option("--games", type=int, default=2000, show_default=True, metavar="N",
+              help="Games in all, rounded up to whole seeds x seat rotations.")
+@click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it.")
+@click.option("--jobs", type=int, default=1, show_default=True, help="Processes; -1 = every core.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def duel(specs, n_players, games, seed, jobs, rules_path, quiet):
+    """Head-to-head: seat-rotated games of strategies A and B (or a field A,B,B,B) over the same
+    seeds; each strategy's win rate with a 95% interval."""
+    from strategies.registry import StrategyError
+
+    from .duel import duel as play_duel
+    from .duel import duel_field, duel_lines
+    from .runner import RunError
+
+    rules = load_rules_arg(rules_path)
+    if n_players is not None:
+        check_players_arg(n_players, rules)
+    seed = check_seed_arg(seed)
+    try:
+        field = duel_field(specs, n_players)
+        check_players_arg(len(field), rules)
+        result = play_duel(field, games, seed=seed, jobs=jobs, rules=rules, quiet=quiet)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    click.echo("\n".join(duel_lines(result)))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,364 @@
+"""The analysis layer: each statistic against known values, planted effects found, fair data not
+flagged more often than alpha, the report from a small real run, and bad input."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis import stats as S
+from analysis import tables as T
+from evora_sim.cli import main
+
+
+# ---------------------------------------------------------------------------------------------
+# statistics against known values
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("k,n", [(0, 10), (1, 10), (5, 10), (10, 10), (81, 263), (2102, 8000), (1, 1)])
+def test_wilson_matches_statsmodels(k, n):
+    lo, hi = S.wilson(k, n)
+    ref = proportion_confint(k, n, alpha=0.05, method="wilson")
+    assert lo == pytest.approx(ref[0], abs=1e-12) and hi == pytest.approx(ref[1], abs=1e-12)
+
+
+def test_wilson_textbook_value():
+    # Newcombe (1998), Statistics in Medicine 17:857, example 81/263: 0.2553 to 0.3662
+    lo, hi = S.wilson(81, 263)
+    assert round(float(lo), 4) == 0.2553 and round(float(hi), 4) == 0.3662
+
+
+def test_newcombe_difference_textbook_value():
+    # Newcombe (1998), Statistics in Medicine 17:873, example 56/70 - 48/80, method 10:
+    # difference 0.2000, interval 0.0524 to 0.3339
+    d, lo, hi = S.newcombe_diff(56, 70, 48, 80)
+    assert float(d) == pytest.approx(0.2)
+    assert round(float(lo), 4) == 0.0524 and round(float(hi), 4) == 0.3339
+
+
+def test_two_prop_p_is_pearson_chi_square():
+    table = np.array([[56, 14], [48, 32]])
+    chi2, p, _, _ = sps.chi2_contingency(table, correction=False)
+    assert float(S.two_prop_p(56, 70, 48, 80)) == pytest.approx(p, rel=1e-10)
+
+
+def test_holm_matches_statsmodels():
+    p = np.array([0.01, 0.04, 0.03, 0.005, 0.5, 0.2])
+    ref = multipletests(p, method="holm")[1]
+    assert np.allclose(S.holm(p), ref)
+    with_nan = S.holm(np.array([0.01, np.nan, 0.04]))
+    assert np.isnan(with_nan[1]) and np.allclose(with_nan[[0, 2]], multipletests([0.01, 0.04], method="holm")[1])
+
+
+def test_binomial_and_chi_square_known_values():
+    # two-sided exact binomial, 7 of 20 at 0.5: 0.26318...
+    assert S.binom_p(7, 20, 0.5) == pytest.approx(0.263176, abs=1e-6)
+    # 30 vs 20 wins against equal shares: chi-square 2.0, p = 0.157299...
+    chi, p = S.chi_square_uniform([30, 20])
+    assert chi == pytest.approx(2.0) and p == pytest.approx(0.1572992, abs=1e-6)
+
+
+def test_mean_intervals():
+    rng = np.random.default_rng(3)
+    v = rng.normal(10, 2, 50)
+    m, lo, hi = S.mean_ci(v)
+    ref = sps.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=sps.sem(v))
+    assert (lo, hi) == pytest.approx(ref)
+    lo2, hi2 = S.mean_ci_from(v.mean(), v.std(ddof=1), len(v))
+    assert (float(lo2), float(hi2)) == pytest.approx(ref)
+
+
+def test_quantiles_from_counts_match_numpy():
+    rng = np.random.default_rng(4)
+    v = rng.integers(0, 30, 1001)
+    values, counts = np.unique(v, return_counts=True)
+    qs = [0.1, 0.25, 0.5, 0.75, 0.9]
+    assert list(S.quantiles_from_counts(values, counts, qs)) == list(np.quantile(v, qs, method="inverted_cdf"))
+
+
+def test_bradley_terry_is_the_logistic_maximum_likelihood():
+    import statsmodels.api as sm
+
+    wins = np.array([[0, 30, 45], [20, 0, 33], [15, 27, 0]], dtype=float)
+    est = S.bradley_terry(wins)
+    rows, y = [], []
+    for i in range(3):
+        for j in range(i + 1, 3):
+            x = np.zeros(3)
+            x[i], x[j] = 1, -1
+            rows.append(x[1:])                      # strategy 0 is the reference
+            y.append([wins[i, j], wins[j, i]])
+    fit = sm.GLM(np.array(y), np.array(rows), family=sm.families.Binomial()).fit()
+    ref = np.concatenate([[0.0], fit.params])
+    assert np.allclose(est, ref - ref.mean(), atol=1e-6)
+    # and the Elo reading: a 60% head-to-head is 400*log10(1.5) = 70.4 points
+    two = S.bradley_terry(np.array([[0, 600], [400, 0]])) * S.ELO
+    assert two[0] - two[1] == pytest.approx(400 * np.log10(1.5))
+    assert float(S.expected_score(two[0], two[1])) == pytest.approx(0.6)
+
+
+def test_logistic_effect_on_cells_equals_the_row_level_fit():
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(5)
+    rows = 4000
+    strat = rng.integers(0, 3, rows)
+    seat = rng.integers(0, 4, rows)
+    used = rng.random(rows) < 0.3 + 0.1 * strat
+    logit = -1.2 + 0.5 * used + 0.3 * strat - 0.1 * seat
+    win = rng.random(rows) < 1 / (1 + np.exp(-logit))
+    X = pd.concat([pd.Series(1.0, index=range(rows), name="const"), pd.Series(used.astype(float), name="used"),
+                   pd.get_dummies(pd.Series(strat).astype(str), prefix="strategy", drop_first=True, dtype=float),
+                   pd.get_dummies(pd.Series(seat).astype(str), prefix="seat", drop_first=True, dtype=float)], axis=1)
+    ref = sm.Logit(win.astype(float), X).fit(disp=0)
+    cells = (pd.DataFrame({"used": used.astype(int), "strategy": strat, "seat": seat, "win": win})
+             .groupby(["used", "strategy", "seat"]).agg(wins=("win", "sum"), n=("win", "size")).reset_index())
+    got = S.logistic_effect(cells, "used", ["strategy", "seat"])
+    assert np.log(got["odds_ratio"]) == pytest.approx(ref.params["used"], rel=1e-6)
+    assert got["p_adj"] == pytest.approx(ref.pvalues["used"], rel=1e-4)
+    # the average marginal effect: statsmodels' own computation on the row-level model
+    ame = ref.get_margeff(at="overall", method="dydx", dummy=True).summary_frame().loc["used"]
+    assert got["adj_diff"] == pytest.approx(ame["dy/dx"], rel=1e-6)
+    assert got["adj_hi"] - got["adj_lo"] == pytest.approx(2 * S.Z95 * ame["Std. Err."], rel=1e-3)
+
+
+def test_design_effect_of_independent_clusters_is_near_one():
+    rng = np.random.default_rng(6)
+    k = rng.binomial(4, 0.25, 20_000)
+    assert S.cluster_design_effect(k, 4) == pytest.approx(1.0, abs=0.05)
+
+
+# ---------------------------------------------------------------------------------------------
+# synthetic results: planted effects are found, fair ones are not flagged too often
+# ---------------------------------------------------------------------------------------------
+def synthetic_seats(n, games, seat_p=None, strategies=None, strength=None, seed=0):
+    """Seat rows as the loader makes them: one block of n seats per game. The winner is drawn
+    from ``seat_p`` (default fair) or from the seats' strategies' ``strength``; the other seats
+    are ranked at random below it."""
+    rng = np.random.default_rng(seed)
+    strategies = strategies or ["a"] * n
+    strat = np.array([strategies[(s - g) % n] for g in range(games) for s in range(n)]).reshape(games, n)
+    if strength is not None:
+        w = np.vectorize(strength.get)(strat).astype(float)
+    else:
+        w = np.broadcast_to(np.asarray(seat_p or [1 / n] * n, float), (games, n))
+    # Plackett-Luce order: Gumbel trick, so every pair also follows Bradley-Terry
+    key = np.log(w) + rng.gumbel(size=(games, n))
+    rank = (-key).argsort(axis=1).argsort(axis=1) + 1
+    score = 100 - 5 * rank + rng.integers(0, 5, (games, n))      # strictly falls with rank
+    return pd.DataFrame({
+        "run": np.int8(0), "n_players": np.int8(n),
+        "game_id": np.repeat(np.arange(games), n), "seat": np.tile(np.arange(n, dtype=np.int8), games),
+        "strategy": pd.Categorical(strat.reshape(-1)), "score": score.reshape(-1).astype(np.int16),
+        "rank": rank.reshape(-1).astype(np.int8), "win": (rank == 1).reshape(-1),
+        "seat_rotation": strength is not None, "cluster": np.repeat(np.arange(games) // n, n),
+    })
+
+
+def test_a_planted_seat_advantage_is_detected():
+    seats = synthetic_seats(4, 20_000, seat_p=[0.28, 0.24, 0.24, 0.24], seed=1)
+    adv, tests = T.seat_advantage(seats)
+    first = adv[adv["seat"] == 0].iloc[0]
+    assert first["significant"] and first["ci_lo"] > 0.25 and first["ci_lo"] <= 0.28 <= first["ci_hi"]
+    assert tests.iloc[0]["significant"]
+    assert not adv[adv["seat"] != 0]["diff"].gt(0).any()
+
+
+def test_fair_results_are_not_flagged_more_often_than_alpha():
+    reps = 200
+    chi_hits = family_hits = 0
+    for r in range(reps):
+        adv, tests = T.seat_advantage(synthetic_seats(4, 1000, seed=100 + r))
+        chi_hits += bool(tests.iloc[0]["significant"])
+        family_hits += bool(adv["significant"].any())
+    # with alpha 0.05, 200 fair replicates exceed 18 rejections with probability < 0.5%
+    bound = sps.binom.ppf(0.995, reps, S.ALPHA)
+    assert chi_hits <= bound, chi_hits
+    assert family_hits <= bound, family_hits            # Holm keeps the family-wise rate
+
+
+def test_a_planted_strategy_edge_is_rated_and_matched_up():
+    seats = synthetic_seats(2, 20_000, strategies=["strong", "weak"], strength={"strong": 0.6, "weak": 0.4}, seed=2)
+    mu = T.matchups(seats)
+    row = mu[mu["strategy"] == "strong"].iloc[0]
+    assert row["ci_lo"] <= 0.6 <= row["ci_hi"] and row["significant"]
+    rat = T.ratings(seats, n_boot=200).set_index("strategy")
+    gap = rat.loc["strong", "elo"] - rat.loc["weak", "elo"]
+    assert gap == pytest.approx(400 * np.log10(1.5), abs=10)
+    assert rat.loc["strong", "ci_lo"] < rat.loc["strong", "elo"] < rat.loc["strong", "ci_hi"]
+    # 4-player mixed field: the "finished ahead" rate of a vs b follows Bradley-Terry
+    seats4 = synthetic_seats(4, 5000, strategies=["a", "b", "c", "d"],
+                             strength={"a": 4, "b": 2, "c": 1, "d": 1}, seed=3)
+    mu4 = T.matchups(seats4)
+    ab = mu4[(mu4["strategy"] == "a") & (mu4["opponent"] == "b")].iloc[0]
+    assert ab["ci_lo"] <= 2 / 3 <= ab["ci_hi"]
+    r4 = T.ratings(seats4, n_boot=100).set_index("strategy")["elo"]
+    assert r4["a"] - r4["b"] == pytest.approx(400 * np.log10(2), abs=25)
+
+
+def test_margin_and_majority_share_known_values():
+    seats = pd.DataFrame({"n_players": np.int8(2), "game_id": [0, 0, 1, 1], "seat": [0, 1, 0, 1],
+                          "strategy": pd.Categorical(["a", "b", "b", "a"]), "score": [50, 40, 30, 30],
+                          "rank": [1, 2, 2, 1], "win": [True, False, False, True],
+                          **{c: 0 for c in T.MAJORITY_CATEGORIES}})
+    seats.loc[0, "vp_column_majority"] = 25
+    assert list(T.score_margin(seats, 2)) == [10, -10, 0, 0]
+    m = T.victory_margin(seats).iloc[0]
+    assert m["mean_margin"] == 5 and m["share_tiebreak"] == 0.5
+    share = T.majority_share(seats).set_index("group")
+    assert share.loc["all seats", "pooled_share"] == pytest.approx(25 / 150)
+    assert share.loc["winners", "mean_share"] == pytest.approx((0.5 + 0) / 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# a small real run: the tables and the report
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def real_runs(tmp_path_factory):
+    from evora_sim.runner import simulate
+
+    base = tmp_path_factory.mktemp("runs")
+    a = simulate(4, 60, "greedy,majority,emperor,random", seed=3, out=base / "p4", seat_rotation=True,
+                 chunk_size=30, command="test p4")
+    b = simulate(2, 120, "greedy,random", seed=4, out=base / "p2", seat_rotation=True, chunk_size=60,
+                 command="test p2")
+    return [a.out, b.out]
+
+
+def test_tables_from_a_real_run(real_runs):
+    runs = T.open_runs(real_runs)
+    data = T.load(runs)
+    assert len(data.seats) == 4 * 240 + 2 * 240
+    adv, tests = T.seat_advantage(data.seats)
+    assert set(adv["n_players"]) == {2, 4} and (adv.groupby("n_players")["wins"].sum() == 240).all()
+    assert adv["seat_rotation"].all()
+    cards = T.card_value(data)
+    assert len(cards) == 2 * 16
+    # the card matrix agrees with the cards table
+    total = sum(T._read(p, ["plays"])["plays"].sum() for r in runs for p in sorted((r.out / "cards").glob("*.parquet")))
+    assert data.matrix("cards", "plays").sum() == total == cards["times"].sum()
+    outcomes = T.majority_outcomes(data)
+    assert np.allclose(outcomes.groupby(["n_players", "majority"])["share"].sum(), 1.0)
+    held = T.columns_held(data)
+    by_seat = held[held["by"] == "seat"]
+    assert np.allclose(by_seat[[f"share_{h}" for h in range(4)] + ["share_4+"]].sum(axis=1), 1.0)
+    vp = T.vp_by_category(data.seats)
+    four = vp[(vp["n_players"] == 4) & (vp["by"] == "strategy")]
+    parts = four[four["category"] != "score"].groupby("group")["mean"].sum()
+    total_score = four[four["category"] == "score"].set_index("group")["mean"]
+    assert np.allclose(parts.sort_index(), total_score.sort_index())      # categories add up
+    shape = T.game_shape(data)
+    assert list(shape["games"]) == [240, 240]
+
+
+def test_report_builds_with_every_section(real_runs, tmp_path):
+    out = tmp_path / "rep"
+    res = CliRunner().invoke(main, ["report", *map(str, real_runs), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    html = (out / "report.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    sections = ["Findings", "Seat advantage", "Strategy match-ups", "Card value", "Construction Site spaces",
+                "Majority scoring", "Game shape", "Runs"]
+    for s in sections:
+        assert f"## {s}" in md and f">{s}</h2>" in html
+    # findings first, the manifest last (command, seed, versions, rules hash)
+    assert md.index("## Findings") < md.index("## Seat advantage") < md.index("## Runs")
+    runs_part = md[md.index("## Runs"):]
+    for key in ("test p4", '"seed": 3', "package_version", "rules_hash", "numpy", "pandas", "python"):
+        assert key in runs_part
+    assert re.search(r"Seat 0 \(the first player\) wins \d+\.\d% ± \d+\.\d% of 4-player games", md)
+    assert "seat rotation was used" in md.lower() and "KNOWN BIAS" in md and "white or unclaimed" in md
+    # self-contained: every image is a data URI, nothing is fetched
+    assert "<img" in html and not re.search(r"src=['\"](?!data:)", html) and "<link" not in html
+    figures = ["seat_win_rates", "score_by_seat", "score_breakdown", "card_value", "space_value", "matchups",
+               "majority_outcomes", "game_length", "victory_margin"]
+    for f in figures:
+        assert (out / f"{f}.png").stat().st_size > 0 and (out / f"{f}.svg").stat().st_size > 0
+        assert f"({f}.png)" in md
+    assert html.count("data:image/png;base64,") == len(figures)
+    csvs = {p.stem for p in out.glob("*.csv")}
+    assert {"seat_advantage", "seat_test", "strategy_win_rates", "matchups", "ratings", "card_value",
+            "space_value", "vp_by_category", "majority_outcomes", "columns_held", "majority_share",
+            "victory_margin", "game_shape", "end_triggers"} <= csvs
+    for c in csvs:
+        assert len(pd.read_csv(out / f"{c}.csv")) > 0
+    assert not any(p.name.startswith(".") for p in tmp_path.iterdir())     # no temporary left
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input: one line, exit status 2
+# ---------------------------------------------------------------------------------------------
+def _one_line_error(res, *fragments):
+    assert res.exit_code == 2, res.output
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("evora: error:"), res.output
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def test_a_folder_that_is_not_a_run(tmp_path):
+    res = CliRunner().invoke(main, ["report", str(tmp_path), "--out", str(tmp_path / "r")])
+    _one_line_error(res, "not a run folder")
+    res = CliRunner().invoke(main, ["report", str(tmp_path / "nowhere"), "--out", str(tmp_path / "r")])
+    _one_line_error(res, "not a run folder")
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_incomplete_run_needs_allow_partial(real_runs, tmp_path):
+    run = tmp_path / "p4"
+    shutil.copytree(real_runs[0], run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["chunks"]["1"] = "missing"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "r")])
+    _one_line_error(res, "incomplete", "1 of 2 chunks missing (1)", "--allow-partial")
+    # a chunk marked done whose file is gone counts as missing too
+    manifest["chunks"]["1"] = "done"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    (run / "seats" / "chunk-000001.parquet").unlink()
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "r")])
+    _one_line_error(res, "incomplete", "(1)")
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "r"), "--allow-partial"])
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "PARTIAL RUN" in md and "1 of 2 chunks" in md
+    assert (pd.read_csv(tmp_path / "r" / "seat_advantage.csv")["games"] == 120).all()
+    # a damaged table file: one line naming it
+    (run / "cards" / "chunk-000000.parquet").write_bytes(b"not parquet")
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "r2"), "--allow-partial"])
+    _one_line_error(res, "chunk-000000.parquet", "cannot be read")
+    assert not (tmp_path / "r2").exists()
+
+
+def test_an_empty_selection_and_a_bad_out(real_runs, tmp_path):
+    res = CliRunner().invoke(main, ["report", *map(str, real_runs), "--players", "3", "--out", str(tmp_path / "r")])
+    _one_line_error(res, "selection is empty", "3 players")
+    res = CliRunner().invoke(main, ["report", str(real_runs[0]), "--out", str(real_runs[1])])
+    _one_line_error(res, "not a report folder")
+    assert (real_runs[1] / "manifest.json").exists()
+    res = CliRunner().invoke(main, ["report", str(real_runs[1]), "--players", "2", "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(tmp_path / "r" / "seat_advantage.csv")["n_players"]) == {2}
+
+
+def test_the_main_job_plays_every_field_under_seat_rotation(tmp_path):
+    from evora_sim.cli import DEFAULT_FIELD
+
+    res = CliRunner().invoke(main, ["run", "--games", "8", "--jobs", "1", "--out", str(tmp_path / "runs"),
+                                    "--report-dir", str(tmp_path / "rep"), "-q"])
+    assert res.exit_code == 0, res.output
+    for n, spec in DEFAULT_FIELD.items():
+        m = json.loads((tmp_path / "runs" / f"p{n}" / "manifest.json").read_text())
+        assert m["config"]["seat_rotation"] and m["config"]["strategies"] == spec.split(",")
+        assert len(set(spec.split(","))) == n                       # distinct strategies
+        assert m["config"]["games"] * n >= 8
+    assert (tmp_path / "rep" / "report.html").exists()
+    adv = pd.read_csv(tmp_path / "rep" / "seat_advantage.csv")
+    assert set(adv["n_players"]) == {2, 3, 4} and adv["seat_rotation"].all()
