@@ -30,7 +30,8 @@ def seat_win_rates(adv: pd.DataFrame):
         d = adv[adv["n_players"] == n].sort_values("seat")
         x = d["seat"].to_numpy()
         y = 100 * d["win_rate"].to_numpy()
-        err = np.vstack([y - 100 * d["ci_lo"].to_numpy(), 100 * d["ci_hi"].to_numpy() - y])
+        # clipped at 0: a rate of exactly 0 or 1 has a Wilson bound equal to it up to rounding
+        err = np.clip(np.vstack([y - 100 * d["ci_lo"].to_numpy(), 100 * d["ci_hi"].to_numpy() - y]), 0, None)
         ax.bar(x, y, color=COLOURS[0], alpha=0.8)
         ax.errorbar(x, y, yerr=err, fmt="none", ecolor="black", capsize=4)
         ax.axhline(100 / n, color="#c44e52", linestyle="--", label=f"fair share {100 / n:.1f}%")
@@ -114,7 +115,7 @@ def forest(table: pd.DataFrame, label: str, title: str):
                 ("diff", "diff_lo", "diff_hi", "raw (used vs. not)", "#8c8c8c"),
                 ("adj_diff", "adj_lo", "adj_hi", "adjusted for strategy and seat", COLOURS[0])]):
             v = 100 * d[col].to_numpy(float)
-            err = np.vstack([v - 100 * d[lo].to_numpy(float), 100 * d[hi].to_numpy(float) - v])
+            err = np.clip(np.vstack([v - 100 * d[lo].to_numpy(float), 100 * d[hi].to_numpy(float) - v]), 0, None)
             ax.errorbar(v, y + (0.18 if off == 0 else -0.18), xerr=err, fmt="o", ms=3.5,
                         color=colour, ecolor=colour, capsize=2, label=name)
         ax.axvline(0, color="black", linewidth=0.8)

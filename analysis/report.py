@@ -10,14 +10,13 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from evora_sim.fsutil import atomic_folder
 
 from . import plots
 from . import tables as T
@@ -233,6 +232,15 @@ def analyse(runs, n_boot: int = 1000) -> tuple[list[str], list[Section], T.Datas
     for r in partial:
         facts.append(f"PARTIAL RUN: {r.out} is incomplete; only {len(r.done_chunks())} of "
                      f"{len(r.manifest['chunks'])} chunks are analysed.")
+    for r in runs:
+        seq = r.manifest.get("sequential")
+        if seq:
+            from evora_sim.sequential import describe
+
+            facts.append(f"RUN UNTIL SURE: {r.out} was played with {describe(seq)}. Method: "
+                         f"{seq['method']} The intervals in this report are the plain 95% ones "
+                         "of the games played; the sequentially valid (adjusted) half-widths are "
+                         "in the run's manifest.")
     facts += seat_findings(adv, tests, runs)
     facts += strategy_findings(rat, mu)
     facts += exposure_findings(cards, "card", "played a card or took a tile", "card effect or instant tile", "Card value")
@@ -332,9 +340,7 @@ def build_report(runs, out: str | Path, n_boot: int = 1000) -> Path:
     manifests = [r.manifest for r in runs]
     partial = {str(r.out): (len(r.done_chunks()), len(r.manifest["chunks"])) for r in runs}
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_folder(out) as tmp:
         figures = {}
         for sec in sections:
             for title, stem, draw in sec.figures:
@@ -343,12 +349,6 @@ def build_report(runs, out: str | Path, n_boot: int = 1000) -> Path:
                 t.df.to_csv(tmp / f"{t.name}.csv", index=False)
         _write_markdown(tmp / "report.md", facts, sections, figures, manifests, partial)
         _write_html(tmp / "report.html", facts, sections, figures, manifests, partial)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
     return out
 
 
@@ -372,8 +372,13 @@ def _fmt(t: Table) -> pd.DataFrame:
 
 
 def _manifest_summary(m: dict, done: tuple[int, int]) -> dict:
-    keep = ("command", "created", "package_version", "rules_hash", "python", "numpy", "pandas")
-    return {"config": m["config"], **{k: m.get(k) for k in keep},
+    keep = ("command", "created", "package_version", "rules_hash", "rules_source", "python", "numpy", "pandas")
+    extra = {}
+    if m.get("sequential"):
+        seq = m["sequential"]
+        extra["sequential"] = {k: seq.get(k) for k in ("method", "width", "metrics", "looks_planned",
+                                                         "alpha_per_look", "stopped_at_seeds", "reason")}
+    return {"config": m["config"], **{k: m.get(k) for k in keep}, **extra,
             "chunks_analysed": f"{done[0]} of {done[1]}"}
 
 

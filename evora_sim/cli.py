@@ -66,16 +66,34 @@ def _read_error(exc: Exception, what: str, path: str) -> UserError:
     return UserError(_in_file(str(exc), what, path))
 
 
-def load_rules_arg(path):
-    """The shipped rules, or the ``--rules`` file merged over them."""
+def load_rules_arg(path, overrides=()):
+    """The shipped rules, or the ``--rules`` file merged over them, then the ``--set KEY=VALUE``
+    overrides; the result validated as a whole (a one-line error names the key)."""
     from .rules import RulesError, load_rules
 
-    if path is None:
+    overrides = tuple(overrides or ())
+    if path is not None:
+        try:
+            load_rules(path)
+        except (RulesError, UnicodeDecodeError, OSError) as exc:
+            raise _read_error(exc, "rules file", path) from None
+    if path is None and not overrides:
         return load_rules()
     try:
-        return load_rules(path)
-    except (RulesError, UnicodeDecodeError, OSError) as exc:
-        raise _read_error(exc, "rules file", path) from None
+        return load_rules(path, overrides)
+    except RulesError as exc:
+        message = str(exc)
+        if not message.startswith("--set"):
+            message = f"--set {' '.join(overrides)}: the resulting rules are not playable: {message}"
+        raise UserError(message) from None
+
+
+SET_HELP = ("Override one rules value, KEY=VALUE (repeatable): height_vp.3=2, emperor_tile.values=4,6, "
+            "majority.column_vp=4, board.spaces.5.action=draw2 with board.spaces.5.stacks=governor,emperor.")
+
+
+def set_option(f):
+    return click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)(f)
 
 
 def check_players_arg(n_players, rules) -> int:
@@ -104,12 +122,13 @@ def check_seed_arg(seed) -> int:
 @click.argument("position_file", metavar="FILE.json")
 @click.option("--json", "as_json", is_flag=True, help="Print the scoring as JSON.")
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
-def score(position_file, as_json, rules_path):
+@set_option
+def score(position_file, as_json, rules_path, overrides=()):
     """Final scoring of the position in FILE.json: per seat, per category, and the winner."""
     from .position import PositionError, load_position, scoring_table
     from .replay import scoring_lines
 
-    rules = load_rules_arg(rules_path)
+    rules = load_rules_arg(rules_path, overrides)
     try:
         state = load_position(position_file, rules)
     except (PositionError, UnicodeDecodeError, OSError) as exc:
@@ -135,13 +154,14 @@ STRATEGIES_HELP = ("One strategy per seat, comma-separated, or one for every sea
 @click.option("--strategies", "spec", required=True, metavar="A,B,...",
               help=STRATEGIES_HELP)
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
-def replay(n_players, seed, spec, rules_path):
+@set_option
+def replay(n_players, seed, spec, rules_path, overrides=()):
     """Play one seeded game and print it turn by turn, then its final scoring."""
     from strategies.registry import StrategyError, parse_strategies
 
     from .replay import replay_lines
 
-    rules = load_rules_arg(rules_path)
+    rules = load_rules_arg(rules_path, overrides)
     n = check_players_arg(n_players, rules)
     seed = check_seed_arg(seed)
     try:
@@ -167,6 +187,7 @@ def run_options(f):
         click.option("--seat-rotation", is_flag=True,
                      help="Play every seed once under each cyclic rotation of the strategies."),
         click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules."),
+        click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP),
         click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
                      help="loky: processes on this machine; dask: a dask.distributed cluster."),
         click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786."),
@@ -179,13 +200,14 @@ def run_options(f):
 
 
 def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules_path, backend,
-                   scheduler, chunk_size, quiet):
+                   scheduler, chunk_size, quiet, overrides=(), rules=None):
     """Check every argument, then run; user mistakes become one-line errors."""
     from strategies.registry import StrategyError
 
     from .runner import RunError, simulate
 
-    rules = load_rules_arg(rules_path)
+    if rules is None:
+        rules = load_rules_arg(rules_path, overrides)
     check_players_arg(n_players, rules)
     command = "evora " + " ".join(sys.argv[1:])
     try:
@@ -200,13 +222,149 @@ def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules
         sys.exit(130)
 
 
+def until_ci_options(f):
+    for opt in reversed([
+        click.option("--until-ci", "until_ci", type=float, default=None, metavar="WIDTH",
+                     help="Keep adding games (doubling from --games) until the 95% half-width of "
+                          "the --ci-metrics is below WIDTH (percentage points for rates and shares; "
+                          "VP or rounds for means), or --max-games. Intervals are Bonferroni-"
+                          "adjusted over the planned looks, so they stay valid under this stopping."),
+        click.option("--max-games", type=int, default=None, metavar="N",
+                     help="With --until-ci: the most seeds to play (default 32 x --games)."),
+        click.option("--ci-metrics", default="seats", show_default=True, metavar="A,B",
+                     help="With --until-ci: seats, spread, strategies, score, majority, length."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _until_ci(arms, kw, until_ci, max_games, ci_metrics, command):
+    """Run ``arms`` ((out, rules) pairs) with --until-ci; user mistakes as one-line errors."""
+    from strategies.registry import StrategyError
+
+    from .runner import RunError
+    from .sequential import describe, parse_ci_metrics, run_until_ci
+
+    def on_look(j, k, n, worst):
+        if not kw["quiet"]:
+            click.echo(f"look {j} of {k}: {n:,} seeds, largest adjusted half-width {worst:.3g} "
+                       f"(target {until_ci})", err=True)
+
+    try:
+        metrics = parse_ci_metrics(ci_metrics)
+        games = kw["games"]
+        record = run_until_ci(arms, kw["n_players"], kw["spec"], initial_games=games,
+                              max_games=max_games if max_games is not None else 32 * games,
+                              width=until_ci, metrics=metrics, seed=kw["seed"],
+                              seat_rotation=kw["seat_rotation"], chunk_size=kw["chunk_size"],
+                              jobs=(-1 if kw["jobs"] is None else kw["jobs"]), quiet=kw["quiet"],
+                              command=command, backend=kw["backend"], scheduler=kw["scheduler"],
+                              on_look=on_look)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: finished chunks are kept; run the same command again to go on",
+                   err=True)
+        sys.exit(130)
+    return record, describe(record)
+
+
+def _check_until(until_ci, max_games, games):
+    if until_ci is None:
+        if max_games is not None:
+            raise UserError("--max-games needs --until-ci WIDTH")
+        return
+    if not until_ci > 0:
+        raise UserError(f"--until-ci must be a positive width, got {until_ci}")
+    if max_games is not None and max_games < games:
+        raise UserError(f"--max-games ({max_games}) must be at least --games ({games})")
+
+
 @main.command()
 @run_options
-def simulate(**kwargs):
+@until_ci_options
+def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
     """Play many seeded games in parallel into Parquet tables (resumable)."""
-    result = run_experiment(**kwargs)
+    _check_until(until_ci, max_games, kwargs["games"])
+    if until_ci is not None:
+        rules = load_rules_arg(kwargs["rules_path"], kwargs["overrides"])
+        check_players_arg(kwargs["n_players"], rules)
+        _, text = _until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_games, ci_metrics,
+                            "evora " + " ".join(sys.argv[1:]))
+        click.echo(text)
+        from .runner import open_run
+
+        result = open_run(kwargs["out"])
+    else:
+        result = run_experiment(**kwargs)
     games = result.n_games
     click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
+
+
+# ---------------------------------------------------------------------------------------------
+# evora sweep
+# ---------------------------------------------------------------------------------------------
+@main.command()
+@run_options
+@click.option("--param", "params", multiple=True, required=True, metavar="KEY=V1,V2,...",
+              help="A rules value to sweep (repeatable: every combination is played). List values "
+                   "are separated by ';': emperor_tile.values=3,5;4,6.")
+@until_ci_options
+def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
+    """Play every combination of the --param values on the same seeds (one run folder each under
+    --out, resumable), then write the summary: each headline metric against the values with 95%
+    intervals (--out/summary: sweep.csv, sweep.png, sweep.md, sweep.html)."""
+    from pathlib import Path
+
+    from strategies.registry import StrategyError
+
+    from analysis.sweep import summary, summary_lines, write_summary
+    from analysis.tables import AnalysisError
+
+    from .rules import RulesError
+    from .runner import RunError, make_config
+    from .sweep import plan, prepare_sweep
+
+    _check_until(until_ci, max_games, kw["games"])
+    base_rules = load_rules_arg(kw["rules_path"], kw["overrides"])
+    check_players_arg(kw["n_players"], base_rules)
+    try:
+        the_plan = plan(list(params), kw["rules_path"], kw["overrides"])
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
+    command = "evora " + " ".join(sys.argv[1:])
+    out = Path(kw["out"])
+    try:
+        for c in the_plan["combos"]:                    # every argument checked before any game
+            make_config(kw["n_players"], kw["games"], kw["spec"], kw["seed"], kw["seat_rotation"],
+                        kw["chunk_size"], c["rules"])
+        base = {"players": kw["n_players"], "strategies": kw["spec"], "seed": kw["seed"],
+                "seat_rotation": kw["seat_rotation"], "chunk_size": kw["chunk_size"],
+                "rules_file": kw["rules_path"], "set": list(kw["overrides"]),
+                "games": kw["games"], "until_ci": until_ci, "max_games": max_games,
+                "ci_metrics": ci_metrics if until_ci is not None else None}
+        prepare_sweep(out, the_plan, base)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    arms = [(str(out / c["name"]), c["rules"]) for c in the_plan["combos"]]
+    if until_ci is not None:
+        _, text = _until_ci(arms, kw, until_ci, max_games, ci_metrics, command)
+        click.echo(text)
+    else:
+        for folder, rules in arms:
+            if not kw["quiet"]:
+                click.echo(f"{Path(folder).name}", err=True)
+            run_experiment(**{**kw, "out": folder}, rules=rules)
+    keys = [k for k, _ in the_plan["params"]]
+    try:
+        df = summary(out)
+        path = write_summary(out)
+    except (AnalysisError, RunError) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write the sweep summary to {out}: {exc.strerror or exc}") from None
+    click.echo("\n".join(summary_lines(df, keys)))
+    click.echo(f"sweep summary: {path / 'sweep.html'}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,6 +409,67 @@ def report(runs, out, allow_partial, players):
     click.echo(f"report: {path / 'report.html'}")
 
 
+# ---------------------------------------------------------------------------------------------
+# evora compare
+# ---------------------------------------------------------------------------------------------
+def _open_one(path, allow_partial=False):
+    from analysis.tables import open_runs
+
+    from .runner import RunError
+
+    try:
+        return open_runs([path], allow_partial=allow_partial)[0]
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _write_table(out, df, lines, stem):
+    """Write ``df`` as CSV (``out`` ending in .csv) or into the folder ``out`` (STEM.csv and
+    STEM.txt with the printed lines)."""
+    from pathlib import Path
+
+    out = Path(out)
+    try:
+        if out.suffix.lower() == ".csv":
+            out.parent.mkdir(parents=True, exist_ok=True)
+            df.to_csv(out, index=False)
+            return out
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out} exists and is not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out / f"{stem}.csv", index=False)
+        (out / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return out / f"{stem}.csv"
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+@main.command()
+@click.argument("run_a", metavar="RUN_A")
+@click.argument("run_b", metavar="RUN_B")
+@click.option("--out", default=None, metavar="PATH",
+              help="Write the table: FILE.csv, or a folder (compare.csv, compare.txt).")
+@click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
+def compare(run_a, run_b, out, allow_partial):
+    """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
+    seed when both runs hold the same seeded games)."""
+    from analysis.tables import AnalysisError
+    from analysis.variants import compare as compare_runs
+    from analysis.variants import compare_lines
+
+    a, b = _open_one(run_a, allow_partial), _open_one(run_b, allow_partial)
+    try:
+        table, info = compare_runs(a, b)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    lines = compare_lines(table, info, run_a, run_b)
+    click.echo("\n".join(lines))
+    if out:
+        table = table.assign(paired=info["paired"], run_a=str(run_a), run_b=str(run_b))
+        path = _write_table(out, table, lines, "compare")
+        click.echo(f"written: {path}")
+
+
 # The main job's fields: the strongest built-ins of a 2-player round robin (balanced, cards),
 # then emperor and greedy - mid-table, with plans of their own (Emperor tiles; its own total) -
 # so seats are measured in competent, varied play. Seat rotation puts every strategy in every
@@ -269,25 +488,33 @@ DEFAULT_GAMES = 48_000
 @click.option("--out", default="runs/default", show_default=True, metavar="DIR", help="Run folders go here.")
 @click.option("--report-dir", default="reports/default", show_default=True, metavar="DIR",
               help="The report goes here.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def run(games, seed, jobs, out, report_dir, quiet):
+def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()):
     """The main job: simulate 2, 3 and 4 players, each with a field of built-in strategies under
     seat rotation, then write the report."""
     from pathlib import Path
 
     if games < 1:
         raise UserError(f"--games must be a positive whole number, got {games}")
+    rules = load_rules_arg(rules_path, overrides)
+    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     dirs = []
     for n, spec in DEFAULT_FIELD.items():
+        if not lo <= n <= hi:
+            continue
         folder = str(Path(out) / f"p{n}")
         seeds = -(-games // n)                      # every seed is played under n rotations
         if not quiet:
             click.echo(f"{n} players: {seeds * n:,} games ({seeds:,} seeds x {n} seat rotations) "
                        f"of {spec} -> {folder}", err=True)
         run_experiment(n_players=n, games=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
-                       seat_rotation=True, rules_path=None, backend="loky", scheduler=None,
-                       chunk_size=None, quiet=quiet)
+                       seat_rotation=True, rules_path=rules_path, backend="loky", scheduler=None,
+                       chunk_size=None, quiet=quiet, rules=rules)
         dirs.append(folder)
+    if not dirs:
+        raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
     path = write_report(dirs, report_dir)
     click.echo(f"report: {path / 'report.html'}")
 
@@ -338,8 +565,9 @@ def list_strategies():
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it.")
 @click.option("--jobs", type=int, default=1, show_default=True, help="Processes; -1 = every core.")
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def duel(specs, n_players, games, seed, jobs, rules_path, quiet):
+def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=()):
     """Head-to-head: seat-rotated games of strategies A and B (or a field A,B,B,B) over the same
     seeds; each strategy's win rate with a 95% interval."""
     from strategies.registry import StrategyError
@@ -348,7 +576,7 @@ def duel(specs, n_players, games, seed, jobs, rules_path, quiet):
     from .duel import duel_field, duel_lines
     from .runner import RunError
 
-    rules = load_rules_arg(rules_path)
+    rules = load_rules_arg(rules_path, overrides)
     if n_players is not None:
         check_players_arg(n_players, rules)
     seed = check_seed_arg(seed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -148,6 +149,9 @@ class Rules:
     data: dict = field(repr=False)
     packed: np.ndarray = field(repr=False)
     hash: str
+    # where the rules came from: the --rules file and the --set overrides (not part of the hash)
+    source: str | None = field(default=None, compare=False)
+    overrides: tuple[str, ...] = field(default=(), compare=False)
 
     def columns(self, n_players: int) -> int:
         return int(self.packed[L.R_NCOLS + n_players])
@@ -237,12 +241,171 @@ def _read_toml(path: Path) -> dict:
 _DEFAULT: Rules | None = None
 
 
-def load_rules(path: str | Path | None = None) -> Rules:
-    """The shipped rules, or a designer's full or partial file merged over them."""
+def load_rules(path: str | Path | None = None, overrides=()) -> Rules:
+    """The shipped rules, or a designer's full or partial file merged over them, then the
+    ``KEY=VALUE`` overrides (:func:`apply_overrides`); the result is validated as a whole."""
     global _DEFAULT
-    if path is None:
+    overrides = tuple(overrides or ())
+    if path is None and not overrides:
         if _DEFAULT is None:
             _DEFAULT = validate(_read_toml(default_rules_path()))
         return _DEFAULT
-    base = _read_toml(default_rules_path())
-    return validate(_deep_merge(base, _read_toml(Path(path))))
+    data = _read_toml(default_rules_path())
+    if path is not None:
+        data = _deep_merge(data, _read_toml(Path(path)))
+    if overrides:
+        data = apply_overrides(data, overrides)
+    rules = validate(data)
+    return Rules(rules.data, rules.packed, rules.hash,
+                 source=str(path) if path is not None else None, overrides=overrides)
+
+
+# ---------------------------------------------------------------------------------------------
+# KEY=VALUE overrides (--set)
+# ---------------------------------------------------------------------------------------------
+SPACE_KEYS = ("colour", "action", "stacks", "types")
+_LIST_KEYS = {"stacks": "draw2", "types": "temple"}
+
+
+def rule_keys(data: dict | None = None) -> list[str]:
+    """Every key ``--set`` accepts, as dotted paths (board spaces by index: board.spaces.5.action)."""
+    if data is None:
+        data = load_rules().data
+    keys: list[str] = []
+
+    def walk(node, prefix):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, f"{prefix}{k}.")
+        elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
+            for i, x in enumerate(node):
+                if prefix == "board.spaces.":
+                    for k in SPACE_KEYS:
+                        keys.append(f"{prefix}{i}.{k}")
+                else:
+                    walk(x, f"{prefix}{i}.")
+        else:
+            keys.append(prefix[:-1])
+
+    walk(data, "")
+    return keys
+
+
+def _allowed(dotted: str) -> str:
+    """What a key accepts, in words (for messages)."""
+    generic = re.sub(r"^board\.spaces\.\d+\.", "board.spaces.N.", dotted)
+    if dotted in _INT_RANGES:
+        lo, hi = _INT_RANGES[dotted]
+        return f"a whole number from {lo} to {hi}"
+    if dotted == "emperor_tile.values":
+        return "2 whole numbers from 0 to 99, comma-separated (front,back), e.g. 3,5"
+    if generic == "board.spaces.N.colour":
+        return "one of " + ", ".join(L.TYPE_NAMES)
+    if generic == "board.spaces.N.action":
+        return "one of " + ", ".join(L.SITE_ACTIONS)
+    if generic == "board.spaces.N.stacks":
+        return "2 card types, comma-separated, e.g. governor,emperor; types: " + ", ".join(L.TYPE_NAMES)
+    if generic == "board.spaces.N.types":
+        return "1 to 4 card types, comma-separated, e.g. governor,architect; types: " + ", ".join(L.TYPE_NAMES)
+    return "text"
+
+
+def _unknown_key(dotted: str, keys: list[str]) -> RulesError:
+    import difflib
+
+    m = re.fullmatch(r"board\.spaces\.(\d+)\.(\w+)", dotted)
+    n_spaces = sum(1 for k in keys if k.startswith("board.spaces.") and k.endswith(".action"))
+    if m and int(m.group(1)) >= n_spaces:
+        return RulesError(f"--set {dotted}: the board has {n_spaces} spaces, numbered 0 to {n_spaces - 1} "
+                          f"(a --rules file can give another board)")
+    if m and m.group(2) not in SPACE_KEYS:
+        return RulesError(f"--set {dotted}: unknown key '{m.group(2)}' of a board space "
+                          f"(expected {', '.join(SPACE_KEYS)})")
+    # a table named instead of one of its keys: list that table's keys
+    inside = [k for k in keys if k.startswith(dotted + ".")]
+    if inside:
+        shown = ", ".join(inside[:8]) + (" ..." if len(inside) > 8 else "")
+        return RulesError(f"--set {dotted}: '{dotted}' is a table, not a value; set one of its keys: {shown}")
+    near = difflib.get_close_matches(dotted, keys, n=4, cutoff=0.5)
+    if not near:
+        top = sorted({k.split(".")[0] for k in keys})
+        return RulesError(f"--set {dotted}: unknown rules key '{dotted}' (the rules' tables: {', '.join(top)})")
+    return RulesError(f"--set {dotted}: unknown rules key '{dotted}'; nearest valid keys: {', '.join(near)}")
+
+
+def _parse_int(text: str, dotted: str) -> int:
+    t = text.strip()
+    if not re.fullmatch(r"[+-]?\d+", t):
+        raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {_allowed(dotted)}, got {text!r}")
+    return int(t)
+
+
+def _parse_value(dotted: str, text: str, current: Any) -> Any:
+    """``text`` read by the type of the value it replaces (or, for a board space's stacks or
+    types, as a list of names)."""
+    leaf = dotted.rsplit(".", 1)[-1]
+    if dotted.startswith("board.spaces.") and leaf in _LIST_KEYS:
+        items = [x.strip() for x in text.split(",") if x.strip()]
+        if not items:
+            raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {_allowed(dotted)}")
+        return items
+    if isinstance(current, bool):
+        raise RulesError(f"--set {dotted}: not a settable key")
+    if isinstance(current, int):
+        return _parse_int(text, dotted)
+    if isinstance(current, list):
+        items = [x for x in text.split(",")]
+        return [_parse_int(x, dotted) for x in items]
+    return text
+
+
+def apply_overrides(data: dict, assignments) -> dict:
+    """A copy of the rules ``data`` with each ``KEY=VALUE`` of ``assignments`` applied: KEY a
+    dotted path into the tables (``height_vp.3``, ``majority.column_vp``) with list indexes for
+    board spaces (``board.spaces.5.action``); VALUE read by the type of the value it replaces
+    (a whole number, numbers ``4,6``, a name, names ``governor,emperor``). Every key and value
+    is checked here; the whole result is checked by :func:`validate`. Setting a space's action
+    drops its ``stacks``/``types`` when the new action does not use them."""
+    if isinstance(assignments, str):
+        assignments = [assignments]
+    out = copy.deepcopy(data)
+    keys = rule_keys(data)
+    keyset = set(keys)
+    explicit: set[str] = set()
+    touched: set[int] = set()
+    for item in assignments:
+        if not isinstance(item, str) or "=" not in item:
+            raise RulesError(f"--set {item!r}: expected KEY=VALUE, e.g. height_vp.3=2")
+        dotted, text = item.split("=", 1)
+        dotted = dotted.strip()
+        if dotted not in keyset:
+            raise _unknown_key(dotted, keys)
+        parts = dotted.split(".")
+        node: Any = out
+        for part in parts[:-1]:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        leaf = parts[-1]
+        value = _parse_value(dotted, text, node.get(leaf))
+        if dotted in _INT_RANGES:
+            lo, hi = _INT_RANGES[dotted]
+            if not lo <= value <= hi:
+                raise RulesError(f"--set {item}: rules key '{dotted}' takes {_allowed(dotted)}, got {value}")
+        node[leaf] = value
+        explicit.add(dotted)
+        if dotted.startswith("board.spaces."):
+            touched.add(int(parts[2]))
+    for i in sorted(touched):
+        sp = out["board"]["spaces"][i]
+        for key, action in _LIST_KEYS.items():
+            if key in sp and sp.get("action") != action:
+                where = f"board.spaces.{i}.{key}"
+                if where in explicit:
+                    raise RulesError(f"--set {where}: only a {action} space has {key}; space {i} is "
+                                     f"{sp.get('action')!r} (set board.spaces.{i}.action={action} too)")
+                del sp[key]                   # left over from the action this space had before
+        needed = {"draw2": "stacks", "temple": "types"}.get(sp.get("action"))
+        if needed and needed not in sp:
+            where = f"board.spaces.{i}.{needed}"
+            raise RulesError(f"--set board.spaces.{i}.action={sp['action']} needs {where} too: "
+                             f"--set {where}=... ({_allowed(where)})")
+    return out

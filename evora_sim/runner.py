@@ -169,14 +169,35 @@ def _differences(old: dict, new: dict, prefix: str = "") -> str:
     return "; ".join(diffs)
 
 
-def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, strategy_info: dict) -> dict:
-    """Create the run folder, or check that an existing one holds this same run."""
+def _extend(out: Path, manifest: dict, config: RunConfig) -> bool:
+    """Grow a run to ``config.games`` seeds when that is the only difference and every chunk
+    keeps its games (the old size is a whole number of chunks): the new chunks are added as
+    missing. Used by ``--until-ci``, which adds games look by look."""
+    old = manifest["config"]
+    new = config.as_dict()
+    if {k: v for k, v in old.items() if k != "games"} != {k: v for k, v in new.items() if k != "games"}:
+        return False
+    if new["games"] < old["games"] or old["games"] % config.chunk_size:
+        return False
+    old_chunks = manifest["chunks"]
+    manifest["config"] = new
+    manifest["chunks"] = {str(k): old_chunks.get(str(k), "missing") for k in range(config.n_chunks)}
+    _write_json_atomic(Path(out) / MANIFEST, manifest)
+    return True
+
+
+def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, strategy_info: dict,
+                   extend: bool = False) -> dict:
+    """Create the run folder, or check that an existing one holds this same run (``extend``:
+    or the same run with fewer games, which is grown to this one)."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out} exists and is not a folder")
     if out.is_dir() and (out / MANIFEST).exists():
         manifest = read_manifest(out)
         diff = _differences(manifest["config"], config.as_dict())
+        if diff and extend and _extend(out, manifest, config):
+            diff = ""
         if diff:
             raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
         return manifest
@@ -193,6 +214,8 @@ def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, str
         "command": command, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "config": config.as_dict(), "strategies": strategy_info,
         "rules_hash": rules.hash, "rules": rules.data,
+        "rules_source": {"file": getattr(rules, "source", None),
+                         "set": list(getattr(rules, "overrides", ()))},
         "python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__,
         "chunks": {str(k): "missing" for k in range(config.n_chunks)},
     }
@@ -409,7 +432,7 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
              jobs: int = 1, seat_rotation: bool = False, rules: Rules | str | Path | None = None,
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
              quiet: bool = True, command: str = "",
-             scheduler_timeout: str | float = "10s") -> RunResult:
+             scheduler_timeout: str | float = "10s", extend: bool = False) -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
     ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all."""
@@ -429,7 +452,7 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     info = {x.name: describe(x) for x in seats}
     client = connect_scheduler(scheduler, scheduler_timeout) if backend == "dask" else None
     try:
-        manifest = prepare_folder(out, config, rules, command, info)
+        manifest = prepare_folder(out, config, rules, command, info, extend=extend)
     except BaseException:
         if client is not None:
             client.close()

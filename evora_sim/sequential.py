@@ -1,0 +1,163 @@
+"""Run until sure: ``--until-ci WIDTH`` adds games look by look until the intervals of the named
+headline metrics are narrow enough, with intervals that stay valid under this stopping.
+
+The looks are planned in advance: the run is analysed at ``--games`` seeds, then at twice as
+many, four times, ... up to ``--max-games`` (the last look at exactly the maximum), so there are
+``K`` looks. Each look's intervals are computed at level ``1 - 0.05 / K`` (Bonferroni over the K
+planned looks): with probability at least 95% *every* look's interval covers the true value at
+once, so the interval reported at whichever look the run stops at covers with at least 95%,
+however the stopping depended on the data. The run stops at the first look where every named
+metric's adjusted half-width is below WIDTH, or at the maximum. Seeds are never redrawn: look
+``j`` is the first ``n_j`` seeds of the run, so the games are those a plain run of ``n_j`` seeds
+would play.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .runner import MANIFEST, RunError, _write_json_atomic, read_manifest, simulate
+
+ALPHA = 0.05
+METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
+          "(doubling from --games up to --max-games, K looks) and each look's intervals use level "
+          "1 - 0.05/K, so the interval at the look where the run stops covers with at least 95% "
+          "whatever the stopping time (a confidence sequence on the planned looks). Metric "
+          "intervals: cluster-robust (seed = cluster) delta-method t intervals; the seat advantage "
+          "spread: percentile bootstrap over seeds.")
+CI_METRICS = {
+    "seats": "every seat's win rate",
+    "spread": "the seat advantage spread",
+    "strategies": "every strategy's win rate",
+    "score": "the mean score (VP)",
+    "majority": "the majority share of the score",
+    "length": "the game length (rounds)",
+}
+
+
+def schedule(initial: int, max_games: int, chunk_size: int) -> list[int]:
+    """Seeds at each planned look: ``initial`` doubling, capped by (and ending at) ``max_games``.
+    Every look but the last is a whole number of chunks, so adding games never moves a game."""
+    if max_games < initial:
+        raise RunError(f"--max-games ({max_games}) must be at least --games ({initial})")
+    looks, n = [], initial
+    while n < max_games:
+        looks.append(n)
+        n *= 2
+    looks.append(max_games)
+    bad = [x for x in looks[:-1] if x % chunk_size]
+    if bad:
+        raise RunError(f"--until-ci: the looks ({', '.join(map(str, looks))} seeds) must be whole "
+                       f"chunks of {chunk_size}; give --games as a multiple of --chunk-size")
+    return looks
+
+
+def parse_ci_metrics(text: str) -> list[str]:
+    names = [x.strip() for x in str(text).split(",") if x.strip()]
+    bad = [x for x in names if x not in CI_METRICS]
+    if bad or not names:
+        raise RunError(f"--ci-metrics: unknown metric {', '.join(map(repr, bad)) or repr(text)} "
+                       f"(expected a comma-separated list of {', '.join(CI_METRICS)})")
+    return names
+
+
+def _selected(table, groups: list[str]):
+    m = table["metric"]
+    mask = np.zeros(len(table), bool)
+    for g in groups:
+        if g == "seats":
+            mask |= m.str.match(r"^seat \d+ win rate$").to_numpy()
+        elif g == "spread":
+            mask |= (m == "seat advantage spread").to_numpy()
+        elif g == "strategies":
+            mask |= (m.str.endswith(" win rate") & ~m.str.match(r"^seat \d+ win rate$")).to_numpy()
+        elif g == "score":
+            mask |= (m == "mean score").to_numpy()
+        elif g == "majority":
+            mask |= (m == "majority share of score").to_numpy()
+        elif g == "length":
+            mask |= (m == "game length (rounds)").to_numpy()
+    return table[mask]
+
+
+def half_widths(table, groups: list[str]) -> dict[str, float]:
+    """Half-width per selected metric, in report units (points for rates and shares)."""
+    sel = _selected(table, groups)
+    out = {}
+    for r in sel.itertuples():
+        scale = 100.0 if r.kind in ("rate", "share") else 1.0
+        out[r.metric] = float(scale * (r.hi - r.lo) / 2)
+    return out
+
+
+def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: int, width: float,
+                 metrics=("seats",), seed: int = 1, seat_rotation: bool = False,
+                 chunk_size: int | None = None, jobs: int = 1, quiet: bool = True,
+                 command: str = "", backend: str = "loky", scheduler=None, on_look=None) -> dict:
+    """Play every arm (``(out, rules)`` pairs: one run, or a sweep's combinations, all on the
+    same seeds) look by look until every arm's named metrics have an adjusted half-width below
+    ``width``, or ``max_games`` seeds. Records the method and the looks in each manifest; returns
+    the record."""
+    from analysis.variants import game_data, run_metrics, subset
+
+    from .runner import open_run
+
+    if not (isinstance(width, (int, float)) and math.isfinite(width) and width > 0):
+        raise RunError(f"--until-ci must be a positive width, got {width!r}")
+    groups = list(metrics)
+    if not isinstance(initial_games, int) or initial_games < 2:
+        raise RunError(f"--games must be at least 2 with --until-ci, got {initial_games!r}")
+    chunk = chunk_size if chunk_size is not None else min(5_000, initial_games)
+    looks = schedule(initial_games, max_games, chunk)
+    k = len(looks)
+    alpha = ALPHA / k
+    history = []
+    record = None
+    for j, n in enumerate(looks):
+        worst, per_arm = 0.0, []
+        for out, rules in arms:
+            target = n
+            if (Path(out) / MANIFEST).is_file():
+                target = max(n, int(read_manifest(Path(out))["config"]["games"]))
+            result = simulate(players, target, strategies, seed=seed, out=out, jobs=jobs,
+                              seat_rotation=seat_rotation, rules=rules, chunk_size=chunk,
+                              quiet=quiet, command=command, backend=backend, scheduler=scheduler,
+                              extend=True)
+            rot = players if seat_rotation else 1
+            data = game_data(open_run(result.out))
+            data = subset(data, data.game_id < n * rot)
+            table = run_metrics(data, n_boot=2000, alpha=alpha)
+            hw = half_widths(table, groups)
+            per_arm.append({"out": str(out), "half_widths": hw})
+            worst = max(worst, max(hw.values()) if hw else float("inf"))
+        history.append({"look": j + 1, "seeds": n, "max_half_width": worst})
+        if on_look is not None:
+            on_look(j + 1, k, n, worst)
+        done = worst < width
+        if done or j == k - 1:
+            record = {"method": METHOD, "width": width, "width_units": "percentage points for rates "
+                      "and shares; VP or rounds for means", "metrics": groups,
+                      "looks_planned": looks, "alpha_per_look": alpha, "looks_done": j + 1,
+                      "stopped_at_seeds": n,
+                      "reason": "width reached" if done else "maximum games reached (width not reached)",
+                      "history": history, "final": per_arm}
+            break
+    for out, _ in arms:
+        manifest = read_manifest(Path(out))
+        manifest["sequential"] = record
+        _write_json_atomic(Path(out) / MANIFEST, manifest)
+    return record
+
+
+def describe(record: dict) -> str:
+    return (f"--until-ci {record['width']}: {record['reason']} after {record['looks_done']} of "
+            f"{len(record['looks_planned'])} planned looks, at {record['stopped_at_seeds']:,} seeds "
+            f"(largest adjusted half-width {record['history'][-1]['max_half_width']:.3g}; each look "
+            f"at level 1 - {ALPHA}/{len(record['looks_planned'])}, Bonferroni over the planned looks)")
+
+
+def dumps(record: dict) -> str:
+    return json.dumps(record, indent=1)
