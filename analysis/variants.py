@@ -188,7 +188,8 @@ def compare(run_a: RunResult, run_b: RunResult, n_boot: int = N_BOOT) -> tuple[p
         raise AnalysisError(f"the runs have different player counts ({a.n_players} and {b.n_players}); "
                             "compare runs of one player count")
     pair = pairing(a, b)
-    info = {"paired": pair is not None, "games_a": len(a.game_id), "games_b": len(b.game_id)}
+    info = {"paired": pair is not None, "games_a": len(a.game_id), "games_b": len(b.game_id),
+            "setup": setup_differences(run_a.manifest, run_b.manifest)}
     rows = []
     if pair is not None:
         ia, ib = pair
@@ -263,11 +264,42 @@ def _fmt_diff(d: float, lo: float, hi: float, kind: str) -> str:
     return f"{scale * d:+.2f}{unit} [{scale * lo:+.2f}, {scale * hi:+.2f}]"
 
 
+def _flatten(node, prefix=""):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _flatten(v, f"{prefix}{k}.")
+    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
+        for i, v in enumerate(node):
+            yield from _flatten(v, f"{prefix}{i}.")
+    else:
+        yield prefix[:-1], node
+
+
+def setup_differences(manifest_a: dict, manifest_b: dict) -> list[str]:
+    """What differs between two runs' set-ups: each rules key (as a --set would name it), the
+    strategies, the player count; so a reader knows what a moved metric was moved by."""
+    out = []
+    ra, rb = dict(_flatten(manifest_a.get("rules", {}))), dict(_flatten(manifest_b.get("rules", {})))
+    for key in sorted(set(ra) | set(rb)):
+        if ra.get(key) != rb.get(key):
+            out.append(f"rules {key}: {ra.get(key)!r} -> {rb.get(key)!r}")
+    ca, cb = manifest_a.get("config", {}), manifest_b.get("config", {})
+    for key in ("players", "strategies", "seat_rotation"):
+        if ca.get(key) != cb.get(key):
+            out.append(f"{key}: {ca.get(key)!r} -> {cb.get(key)!r}")
+    return out
+
+
 def compare_lines(table: pd.DataFrame, info: dict, name_a: str, name_b: str) -> list[str]:
     how = (f"paired by seed: {info['games_paired']:,} games on {info['seeds_paired']:,} shared seeds"
            if info["paired"] else
            f"independent runs (no shared seeds): {info['games_a']:,} and {info['games_b']:,} games")
-    lines = [f"A = {name_a}", f"B = {name_b}", f"Differences B - A with 95% intervals; {how}.", ""]
+    lines = [f"A = {name_a}", f"B = {name_b}"]
+    setup = info.get("setup", [])
+    lines += ["What differs: " + ("; ".join(setup) if setup else "nothing in the rules or the field")]
+    if any(s.startswith("strategies:") for s in setup):
+        lines += ["Note: the fields differ, so strategy metrics present in only one run are left out."]
+    lines += [f"Differences B - A with 95% intervals; {how}.", ""]
     width = max(len(m) for m in table["metric"])
     for r in table.itertuples():
         moved = "moved" if np.isfinite(r.lo) and (r.lo > 0 or r.hi < 0) else "no clear change"

@@ -215,6 +215,7 @@ def test_compare_pairs_runs_on_the_same_seeds(cli, pair_runs, tmp_path):
     out = tmp_path / "cmp.csv"
     text = ok(cli.invoke(main, ["compare", str(pair_runs / "base"), str(pair_runs / "white6"), "--out", str(out)]))
     assert "paired by seed" in text and "mean score" in text and "points" in text
+    assert "What differs: rules white_stone.vp: 2 -> 6" in text     # names the variant, nothing else
     csv = pd.read_csv(out)
     assert {"metric", "a", "b", "diff", "lo", "hi", "method", "paired"} <= set(csv.columns)
     folder = tmp_path / "cmpdir"
@@ -226,7 +227,7 @@ def test_compare_of_a_value_that_cannot_matter_is_zero_within_its_interval(pair_
     from analysis.variants import compare
 
     table, info = compare(open_run(pair_runs / "base"), open_run(pair_runs / "rounds300"))
-    assert info["paired"]
+    assert info["paired"] and info["setup"] == ["rules limits.max_rounds: 200 -> 300"]
     assert (table["diff"].abs() < 1e-12).all()
     assert ((table["lo"] <= table["diff"] + 1e-12) & (table["diff"] <= table["hi"] + 1e-12)).all()
 
