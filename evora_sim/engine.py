@@ -280,7 +280,7 @@ def can_place(s, p, c, kind):
     return h == 4 and s[pb(p) + P_CAPS] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_part(s, R, p, c, kind):
     """Place one part at the top of column ``c``: its VP at once, the holder, the end check."""
     h = s[COL_H + c]
@@ -386,7 +386,7 @@ def build_target(s, f):
     return best_from(s[f + 1], s[f + 2], s[pb(p) + P_STONES], s[G_WHITE_LEFT], s[pb(p) + P_CAPS], cls)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_build(s, R, f, out, n):
     """D6: the columns (or a skip) for the next group that keep the largest build possible."""
     p = s[G_CUR]
@@ -424,7 +424,7 @@ def legal_build(s, R, f, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_build(s, R, f, a):
     p = s[G_CUR]
     pat = s[f + 1]
@@ -825,7 +825,7 @@ def end_turn(s, R):
     begin_turn(s, R)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle(s, R):
     """Resolve everything that needs no choice: tiles whose cards are paid, frames that have
     nothing left to offer, a turn with nothing left to do."""
@@ -856,7 +856,7 @@ def settle(s, R):
         return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_frame(s, R, a):
     f = top(s)
     kind = s[f]
