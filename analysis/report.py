@@ -127,10 +127,12 @@ def strategy_findings(rat, mu) -> list[str]:
             continue
         top, second, low = grp.iloc[0], grp.iloc[1], grp.iloc[-1]
         row = mu[(mu["n_players"] == n) & (mu["strategy"] == top["strategy"]) & (mu["opponent"] == second["strategy"])]
-        text = (f"In {n}-player games {top['strategy']} rates highest (Elo {top['elo']:+.0f}, 95% CI "
-                f"{top['ci_lo']:+.0f} to {top['ci_hi']:+.0f}")
-        text += (f"; lowest: {low['strategy']} {low['elo']:+.0f}, {low['ci_lo']:+.0f} to {low['ci_hi']:+.0f})"
-                 if len(grp) > 2 else ")")
+        # one decimal when the interval is narrower than 2 Elo points (large runs)
+        dec = 1 if (grp["ci_hi"] - grp["ci_lo"]).max() < 2 else 0
+        text = (f"In {n}-player games {top['strategy']} rates highest (Elo {top['elo']:+.{dec}f}, 95% CI "
+                f"{top['ci_lo']:+.{dec}f} to {top['ci_hi']:+.{dec}f}")
+        text += (f"; lowest: {low['strategy']} {low['elo']:+.{dec}f}, {low['ci_lo']:+.{dec}f} to "
+                 f"{low['ci_hi']:+.{dec}f})" if len(grp) > 2 else ")")
         if len(row):
             r = row.iloc[0]
             what = f"wins against {second['strategy']} in" if n == 2 else f"finishes ahead of {second['strategy']} in"
