@@ -18,7 +18,7 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
+    A_COLUMN, A_SKIP, A_STACK, F_DRAW, FRAMES, FW, NTYPES, STACK_LEN, STACK_TOP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
     G_PHASE, G_SP, MAXC, N_ACTIONS, NEFF, P_CAPS, P_HANDN, P_PENDING, P_SCORE, P_STONES, P_TPOS,
     P_TVAL, P_VP_EMPTY, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
     R_CAPS, R_STONES,
@@ -31,7 +31,7 @@ FEATURES = ("vp", "column", "h1", "h2", "h3", "h4", "capitals", "emperor", "tile
             "parts", "denial", "empty_stack")
 NF = len(FEATURES)
 F_VP, F_COLUMN, F_H1, F_EMPEROR, F_TILES, F_CARDS, F_PARTS, F_DENIAL, F_EMPTY = 0, 1, 2, 7, 8, 9, 10, 11, 12
-MEMO = 2 * MAXC      # one memo of (column signature, value) pairs per lookahead level
+MEMO = 2 * MAXC      # one memo of (action signature, value) pairs per lookahead level
 
 
 @njit(cache=True)
@@ -81,17 +81,21 @@ def evaluate(s, R, p, W, me):
 
 
 @njit(cache=True, inline="always")
-def column_signature(s, a):
-    """For a column action, the column's whole content (height, owners, Emperor tile, marker);
-    -1 for other actions. Two columns with the same signature are interchangeable: the same
-    choice made on either leaves positions that evaluate the same."""
-    if a < A_COLUMN or a >= A_SKIP:
-        return -1
-    c = a - A_COLUMN
-    sig = s[COL_H + c]
-    for k in range(COLPARTS):
-        sig = sig * 8 + s[COL_PART + c * COLPARTS + k] + 1
-    return (sig * 16 + s[COL_TILE + c] + 1) * 8 + s[COL_HOLDER + c] + 1
+def action_signature(s, a):
+    """A key that two actions share only if they lead to positions that ``evaluate`` scores
+    the same; -1 if the action has no such key. A column action: the column's whole content
+    (height, owners, Emperor tile, marker; columns are otherwise interchangeable). Choosing the
+    stack to draw from: whether it is empty (the features count cards, not which card)."""
+    if A_COLUMN <= a < A_SKIP:
+        c = a - A_COLUMN
+        sig = s[COL_H + c]
+        for k in range(COLPARTS):
+            sig = sig * 8 + s[COL_PART + c * COLPARTS + k] + 1
+        return (sig * 16 + s[COL_TILE + c] + 1) * 8 + s[COL_HOLDER + c] + 1   # < 2**25
+    if A_STACK <= a < A_STACK + NTYPES and s[G_SP] > 0 and s[FRAMES + (s[G_SP] - 1) * FW] == F_DRAW:
+        t = a - A_STACK
+        return (1 << 30) + (s[STACK_TOP + t] >= s[STACK_LEN + t])
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -114,9 +118,9 @@ def _complete_frames(t, R, p, W, t2, legal2, memo):
             best_v = -np.inf
             seen = 0
             for i in range(n):
-                sig = column_signature(t, legal2[i])
+                sig = action_signature(t, legal2[i])
                 if sig >= 0 and memo_find(memo, base, seen, sig) >= 0:
-                    continue                 # an equal earlier column: never strictly better
+                    continue                 # an equal earlier action: never strictly better
                 E.copy_core(t, t2)
                 E.apply_action(t2, R, np.int64(legal2[i]))
                 v = evaluate(t2, R, p, W, p)
@@ -143,7 +147,7 @@ def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     choice = legal[0]
     seen = 0
     for i in range(n):
-        sig = column_signature(s, legal[i])
+        sig = action_signature(s, legal[i])
         j = memo_find(memo, 0, seen, sig) if sig >= 0 else -1
         if j >= 0:
             v = memo[MAXC + j]
