@@ -22,17 +22,19 @@ from .rng import STRATEGY_STREAM, randbelow, seed_stream
 
 
 @njit(cache=True)
-def _play(s, R, n, seed, kinds, W, legal, rs, t, t2, legal2, memo, log):
-    """Play one game in ``s``; record actions in ``log`` if it is non-empty. Returns steps."""
-    E.init_game(s, R, n, seed)
-    seed_stream(rs, seed, STRATEGY_STREAM)
-    steps = 0
+def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
+    """The one game loop: play forced moves and compiled seats until the game ends or a seat
+    whose ``custom`` flag is set must choose (that seat is Python's: evora_sim.mixed).
+    Records actions in ``log`` while it has room. Returns (legal actions now in ``legal``, or
+    0 once the game is over; steps so far)."""
     cap = log.shape[0]
     while s[L.G_PHASE] != L.PH_TERMINAL:
         k = E.legal_actions(s, R, legal)
         p = s[L.G_CUR]
         if k == 1:
             a = np.int64(legal[0])            # P5: a forced move asks no strategy
+        elif custom[p]:
+            return k, steps
         elif kinds[p] == KIND_RANDOM:
             # handled here: every call passing arrays costs atomic reference counts
             a = np.int64(legal[randbelow(rs, k)])
@@ -42,7 +44,22 @@ def _play(s, R, n, seed, kinds, W, legal, rs, t, t2, legal2, memo, log):
             log[steps] = a
         E.apply_action(s, R, a)
         steps += 1
-    return steps
+    return 0, steps
+
+
+@njit(cache=True)
+def start(s, R, n, seed, rs):
+    """A new game in ``s`` and the strategies' random stream of its seed."""
+    E.init_game(s, R, n, seed)
+    seed_stream(rs, seed, STRATEGY_STREAM)
+
+
+@njit(cache=True)
+def _play(s, R, n, seed, kinds, W, legal, rs, t, t2, legal2, memo, log):
+    """Play one game of compiled seats in ``s``. Returns steps."""
+    start(s, R, n, seed, rs)
+    no_custom = np.zeros(n, dtype=np.bool_)
+    return advance(s, R, kinds, W, no_custom, legal, rs, t, t2, legal2, memo, log, 0)[1]
 
 
 @njit(cache=True)

@@ -1,6 +1,6 @@
 """Games with custom Python strategies at the table, on the same compiled rules.
 
-The loop is the batch driver's (:func:`evora_sim.batch._play`), split where a custom strategy
+The loop is the batch driver's (:func:`evora_sim.batch.advance`), split where a custom strategy
 must decide: compiled code plays every forced move and every built-in seat's decision, with the
 same buffers and the same random stream as the batch driver, and returns to Python only when a
 custom seat has a real choice (two or more legal actions, P5). Python asks that seat's
@@ -17,48 +17,16 @@ from __future__ import annotations
 import traceback
 
 import numpy as np
-from numba import njit
 
 from strategies.builtin import seat_arrays
-from strategies.compiled import KIND_RANDOM, choose, new_work
+from strategies.compiled import new_work
 from strategies.custom import is_custom
 from strategies.errors import StrategyError
 
 from . import api
 from . import engine as E
 from . import layout as L
-from .batch import BatchResult, new_result, record, seat_strategies
-from .rng import STRATEGY_STREAM, randbelow, seed_stream
-
-
-@njit(cache=True)
-def _advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
-    """Play forced moves and compiled seats until the game ends or a custom seat must choose.
-
-    Returns (number of legal actions now in ``legal``, or 0 once the game is over; steps)."""
-    cap = log.shape[0]
-    while s[L.G_PHASE] != L.PH_TERMINAL:
-        k = E.legal_actions(s, R, legal)
-        p = s[L.G_CUR]
-        if k == 1:
-            a = np.int64(legal[0])            # P5: a forced move asks no strategy
-        elif custom[p]:
-            return k, steps
-        elif kinds[p] == KIND_RANDOM:         # as batch._play: the same draws as choose()
-            a = np.int64(legal[randbelow(rs, k)])
-        else:
-            a = choose(kinds[p], W, p, s, R, legal, k, rs, t, t2, legal2, memo)
-        if steps < cap:
-            log[steps] = a
-        E.apply_action(s, R, a)
-        steps += 1
-    return 0, steps
-
-
-@njit(cache=True)
-def _start(s, R, n, seed, rs):
-    E.init_game(s, R, n, seed)
-    seed_stream(rs, seed, STRATEGY_STREAM)
+from .batch import BatchResult, advance, new_result, record, seat_strategies, start
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:
@@ -97,13 +65,13 @@ class _Table:
         """Play the game of ``seed`` in ``self.s``; record actions in ``log``. Returns steps."""
         s, R = self.s, self.R
         seed = int(seed)
-        _start(s, R, self.n, np.int64(seed), self.rs)
+        start(s, R, self.n, np.int64(seed), self.rs)
         players = {p: x.new_player() for p, x in enumerate(self.strategies) if is_custom(x)}
         rngs = {p: seat_rng(seed, p) for p in players}
         steps = 0
         cap = log.shape[0]
         while True:
-            k, steps = _advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.t,
+            k, steps = advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.t,
                                 self.t2, self.legal2, self.memo, log, steps)
             if k == 0:
                 return steps
