@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from analysis.stats import wilson
 from strategies.errors import StrategyError
-from strategies.registry import parse_spec, split_specs
+from strategies.registry import parse_spec, resolve_each, split_specs
 
 from .runner import DEFAULT_CHUNK, RunError, simulate
 
@@ -70,13 +70,7 @@ def duel_field(specs, players: int | None) -> list:
     if len(items) != players:
         raise StrategyError(f"{len(items)} strategies given for {players} players: give two "
                             f"(A against {players - 1} x B) or one per seat")
-    out = []
-    for i, item in enumerate(items):
-        try:
-            out.append(parse_spec(item))
-        except StrategyError as exc:
-            raise StrategyError(f"strategy {i + 1} of {len(items)}: {exc}") from None
-    return out
+    return resolve_each(items, parse_spec)
 
 
 def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,

@@ -379,23 +379,11 @@ def resolve_strategies(strategies, players: int) -> list:
     """One strategy object per seat from a spec list (``"greedy,balanced(column=2)"``) or a
     list of specs / strategy objects; a single one fills every seat."""
     from strategies.builtin import as_strategy
-    from strategies.registry import StrategyError, parse_strategies
+    from strategies.registry import parse_strategies, per_seat, resolve_each
 
     if isinstance(strategies, str):
         return parse_strategies(strategies, players)
-    items = list(strategies)
-    out = []
-    for i, item in enumerate(items):
-        try:
-            out.append(as_strategy(item))
-        except StrategyError as exc:
-            raise StrategyError(f"strategy {i + 1} of {len(items)}: {exc}") from None
-    if len(out) == 1:
-        return out * players
-    if len(out) != players:
-        raise StrategyError(f"{len(out)} strategies given for {players} seats: give one per seat "
-                            "or a single one for every seat")
-    return out
+    return per_seat(resolve_each(list(strategies), as_strategy), players)
 
 
 def make_config(players: int, games: int, strategy_spec, seed: int, seat_rotation: bool,

@@ -258,24 +258,33 @@ def parse_spec(text: str):
     return _heuristic(name, base, weights, description)
 
 
-def parse_strategies(text: str, n_players: int) -> list:
-    """One strategy per seat from ``text``: a single spec (every seat plays it) or one spec per
-    seat in seat order."""
-    items = split_specs(text)
+def resolve_each(items: list, resolve) -> list:
+    """``resolve`` applied to each item; an error says which item of the list it is about."""
     out = []
     for i, item in enumerate(items):
         try:
-            out.append(parse_spec(item))
+            out.append(resolve(item))
         except StrategyError as exc:
             where = f"strategy {i + 1} of {len(items)}: " if len(items) > 1 else ""
             raise StrategyError(f"{where}{exc}") from None
-    if len(out) == 1:
-        return out * n_players
-    if len(out) != n_players:
-        raise StrategyError(
-            f"{len(out)} strategies given for {n_players} seats: give one per seat "
-            f"(comma-separated, in seat order) or a single one for every seat")
     return out
+
+
+def parse_strategies(text: str, n_players: int) -> list:
+    """One strategy per seat from ``text``: a single spec (every seat plays it) or one spec per
+    seat in seat order."""
+    return per_seat(resolve_each(split_specs(text), parse_spec), n_players)
+
+
+def per_seat(strategies: list, n_players: int) -> list:
+    """One strategy per seat: a single strategy fills every seat, otherwise one per seat."""
+    if len(strategies) == 1:
+        return strategies * n_players
+    if len(strategies) != n_players:
+        raise StrategyError(
+            f"{len(strategies)} strategies given for {n_players} seats: give one per seat "
+            f"(comma-separated, in seat order) or a single one for every seat")
+    return strategies
 
 
 # ---------------------------------------------------------------------------------------------
