@@ -21,7 +21,7 @@ from . import layout as L
 from .rng import STRATEGY_STREAM, randbelow, seed_stream
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
     """The one game loop: play forced moves and compiled seats until the game ends or a seat
     whose ``custom`` flag is set must choose (that seat is Python's: evora_sim.mixed).
@@ -47,7 +47,7 @@ def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
     return 0, steps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start(s, R, n, seed, rs):
     """A new game in ``s`` and the strategies' random stream of its seed."""
     E.init_game(s, R, n, seed)

@@ -18,7 +18,7 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, A_STACK, F_DRAW, FRAMES, FW, NTYPES, STACK_LEN, STACK_TOP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
+    A_COLUMN, A_SKIP, A_STACK, F_DRAW, FRAMES, FW, G_NTURNS, NTYPES, STACK_LEN, STACK_TOP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
     G_PHASE, G_SP, MAXC, N_ACTIONS, NEFF, P_CAPS, P_HANDN, P_PENDING, P_SCORE, P_STONES, P_TPOS,
     P_TVAL, P_VP_EMPTY, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
     R_CAPS, R_STONES,
@@ -32,14 +32,47 @@ FEATURES = ("vp", "column", "h1", "h2", "h3", "h4", "capitals", "emperor", "tile
 NF = len(FEATURES)
 F_VP, F_COLUMN, F_H1, F_EMPEROR, F_TILES, F_CARDS, F_PARTS, F_DENIAL, F_EMPTY = 0, 1, 2, 7, 8, 9, 10, 11, 12
 MEMO = 2 * MAXC      # one memo of (action signature, value) pairs per lookahead level
+# The first choice inside each effect a phase-level action opens, as the lookahead valued it:
+# a key of the state (turns played, seat, frames, top frame), the legal actions and their
+# values. When that action is chosen, the real decision that follows is that same state, so
+# its values are taken from here instead of being computed again.
+KEYLEN = 7
+SLOT = KEYLEN + 1 + 2 * N_ACTIONS
+PLANS = 2 * MEMO
+CHOSEN = PLANS + N_ACTIONS * SLOT    # slot of the action just chosen, -1 for none
+WORK_SIZE = CHOSEN + 1
 
 
 @njit(cache=True)
 def new_work(size):
     """Scratch buffers for lookahead, allocated once per batch, never per decision: two state
-    copies, a legal-action list and the column memos of the two lookahead levels."""
+    copies, a legal-action list, and the memos (action values) of the two lookahead levels
+    with the first-choice values of each opened effect."""
+    memo = np.zeros(WORK_SIZE, dtype=np.float64)
+    memo[CHOSEN] = -1.0
     return (np.zeros(size, dtype=np.int32), np.zeros(size, dtype=np.int32),
-            np.zeros(N_ACTIONS, dtype=np.int32), np.zeros(2 * MEMO, dtype=np.float64))
+            np.zeros(N_ACTIONS, dtype=np.int32), memo)
+
+
+@njit(cache=True)
+def state_key(s, memo, base, write):
+    """Write (or, with ``write`` False, compare) the key of decision state ``s`` at ``base``."""
+    f = FRAMES + (s[G_SP] - 1) * FW
+    same = True
+    for k in range(KEYLEN):
+        if k == 0:
+            x = s[G_NTURNS]
+        elif k == 1:
+            x = s[G_CUR]
+        elif k == 2:
+            x = s[G_SP]
+        else:
+            x = s[f + k - 3]
+        if write:
+            memo[base + k] = x
+        elif memo[base + k] != x:
+            same = False
+    return same
 
 
 @njit(cache=True)
@@ -107,36 +140,67 @@ def memo_find(memo, base, count, sig):
 
 
 @njit(cache=True)
-def _complete_frames(t, R, p, W, t2, legal2, memo):
+def _complete_frames(t, R, p, W, t2, legal2, memo, slot):
     """Finish the effect in progress on ``t`` (same player, frames open) by 1-ply choices,
-    the first best on equal values."""
+    the first best on equal values; record its first choice's values in plan ``slot``."""
     base = MEMO
+    sb = PLANS + slot * SLOT
+    memo[sb + KEYLEN] = 0                    # no first choice recorded (yet)
+    first = True
     while t[G_PHASE] != PH_TERMINAL and t[G_SP] > 0 and t[G_CUR] == p:
         n = E.legal_actions(t, R, legal2)
         best_a = legal2[0]
         if n > 1:
+            record = first
+            if record:
+                state_key(t, memo, sb, True)
+                memo[sb + KEYLEN] = n
             best_v = -np.inf
             seen = 0
             for i in range(n):
                 sig = action_signature(t, legal2[i])
-                if sig >= 0 and memo_find(memo, base, seen, sig) >= 0:
-                    continue                 # an equal earlier action: never strictly better
-                E.copy_core(t, t2)
-                E.apply_action(t2, R, np.int64(legal2[i]))
-                v = evaluate(t2, R, p, W, p)
-                if sig >= 0:
-                    memo[base + seen] = sig
-                    seen += 1
-                if v > best_v:
-                    best_v = v
-                    best_a = legal2[i]
+                j = memo_find(memo, base, seen, sig) if sig >= 0 else -1
+                if j >= 0:
+                    v = memo[base + MAXC + j]    # an equal earlier action: never strictly better
+                else:
+                    E.copy_core(t, t2)
+                    E.apply_action(t2, R, np.int64(legal2[i]))
+                    v = evaluate(t2, R, p, W, p)
+                    if sig >= 0:
+                        memo[base + seen] = sig
+                        memo[base + MAXC + seen] = v
+                        seen += 1
+                    if v > best_v:
+                        best_v = v
+                        best_a = legal2[i]
+                if record:
+                    memo[sb + KEYLEN + 1 + i] = legal2[i]
+                    memo[sb + KEYLEN + 1 + N_ACTIONS + i] = v
+        first = False
         E.apply_action(t, R, np.int64(best_a))
+
+
+@njit(cache=True)
+def _planned(s, legal, n, memo):
+    """The plan slot holding this decision's values, if the last choice recorded them."""
+    slot = np.int64(memo[CHOSEN])
+    memo[CHOSEN] = -1.0
+    if slot < 0 or s[G_SP] == 0:
+        return -1
+    sb = PLANS + slot * SLOT
+    if memo[sb + KEYLEN] != n or not state_key(s, memo, sb, False):
+        return -1
+    for i in range(n):
+        if memo[sb + KEYLEN + 1 + i] != legal[i]:
+            return -1
+    return sb
 
 
 @njit(cache=True)
 def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     p = s[G_CUR]
     ph = s[G_PHASE]
+    plan = _planned(s, legal, n, memo)
     if s[G_SP] == 0 and (ph == PH_MOVE or ph == PH_CHOOSE_WORKER or ph == PH_SETUP):
         # placing or moving a worker changes no feature: every choice has the same value, so
         # the tie-break alone decides
@@ -144,32 +208,37 @@ def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     opens_effect = s[G_SP] == 0
     best_v = -np.inf
     n_best = 0
-    choice = legal[0]
+    choice = 0
     seen = 0
     for i in range(n):
-        sig = action_signature(s, legal[i])
-        j = memo_find(memo, 0, seen, sig) if sig >= 0 else -1
-        if j >= 0:
-            v = memo[MAXC + j]
+        if plan >= 0:
+            v = memo[plan + KEYLEN + 1 + N_ACTIONS + i]
         else:
-            E.copy_core(s, t)
-            E.apply_action(t, R, np.int64(legal[i]))
-            if opens_effect:
-                _complete_frames(t, R, p, W, t2, legal2, memo)
-            v = evaluate(t, R, p, W, p)
-            if sig >= 0:
-                memo[seen] = sig
-                memo[MAXC + seen] = v
-                seen += 1
+            sig = action_signature(s, legal[i])
+            j = memo_find(memo, 0, seen, sig) if sig >= 0 else -1
+            if j >= 0:
+                v = memo[MAXC + j]
+            else:
+                E.copy_core(s, t)
+                E.apply_action(t, R, np.int64(legal[i]))
+                if opens_effect:
+                    _complete_frames(t, R, p, W, t2, legal2, memo, i)
+                v = evaluate(t, R, p, W, p)
+                if sig >= 0:
+                    memo[seen] = sig
+                    memo[MAXC + seen] = v
+                    seen += 1
         if v > best_v:
             best_v = v
             n_best = 1
-            choice = legal[i]
+            choice = i
         elif v == best_v:
             n_best += 1
             if randbelow(rs, n_best) == 0:   # reservoir: uniform among the equal best
-                choice = legal[i]
-    return np.int64(choice)
+                choice = i
+    if opens_effect:
+        memo[CHOSEN] = choice                # its effect's first choice is already valued
+    return np.int64(legal[choice])
 
 
 @njit(cache=True)
