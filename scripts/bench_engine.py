@@ -30,44 +30,17 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))     # this checkout's engine, also without an installed package
 
+from benchargs import Parser, UsageError, players, positive_int  # noqa: E402
+
 SEED_BASE = 7_000_000   # first seed of the timed runs; the warm-up game uses SEED_BASE - 1
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):          # one line, exit 2 (argparse would print the usage too)
-        raise UsageError(message)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _players(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, got {text!r}") from None
-    if value not in (2, 3, 4):
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, got {value}")
-    return value
-
-
 def parse_args(argv):
-    ap = _Parser(prog="bench_engine.py", description="Games per second of the compiled engine.")
-    ap.add_argument("--players", type=_players, default=4, help="2, 3 or 4 (default 4)")
+    ap = Parser(prog="bench_engine.py", description="Games per second of the compiled engine.")
+    ap.add_argument("--players", type=players, default=4, help="2, 3 or 4 (default 4)")
     ap.add_argument("--strategy", default="random", help="a name of strategies.builtin.NAMES (default random)")
-    ap.add_argument("--games", type=_positive_int, required=True, help="games per timed run")
-    ap.add_argument("--repeats", type=_positive_int, default=5, help="timed runs (default 5)")
+    ap.add_argument("--games", type=positive_int, required=True, help="games per timed run")
+    ap.add_argument("--repeats", type=positive_int, default=5, help="timed runs (default 5)")
     ap.add_argument("--cold", action="store_true",
                     help="first clear the numba cache and time a cold start in a subprocess")
     ap.add_argument("--_cold-child", dest="cold_child", action="store_true", help=argparse.SUPPRESS)

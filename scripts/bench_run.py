@@ -28,7 +28,6 @@ line is ``games_per_second=<main run>``. Bad arguments: one line on stderr, exit
 """
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import sys
@@ -41,45 +40,22 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))     # this checkout's package, also without an installed one
 
+from benchargs import Parser, UsageError, players, positive_int  # noqa: E402
+
 TARGET_SECONDS_1M = 240.0
 TARGET_SPEEDUP = 1.8
 TARGET_WRITE_SHARE = 0.10
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):          # one line, exit 2 (argparse would print the usage too)
-        raise UsageError(message)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _players(text: str) -> int:
-    if text not in ("2", "3", "4"):
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, got {text!r}")
-    return int(text)
-
-
 def parse_args(argv):
-    p = _Parser(prog="bench_run.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=_positive_int, default=1_000_000, help="games of the main run")
-    p.add_argument("--jobs", type=_positive_int, default=2, help="processes of the main run")
-    p.add_argument("--small", type=_positive_int, default=100_000,
+    p = Parser(prog="bench_run.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=positive_int, default=1_000_000, help="games of the main run")
+    p.add_argument("--jobs", type=positive_int, default=2, help="processes of the main run")
+    p.add_argument("--small", type=positive_int, default=100_000,
                    help="games of each of the two speed-up runs (jobs 1 and jobs N)")
     p.add_argument("--strategy", default="greedy", help="the strategy in every seat")
-    p.add_argument("--players", type=_players, default=4)
-    p.add_argument("--chunk-size", type=_positive_int, default=None,
+    p.add_argument("--players", type=players, default=4)
+    p.add_argument("--chunk-size", type=positive_int, default=None,
                    help="seeds per chunk (default: the runner's)")
     return p.parse_args(argv)
 
