@@ -26,6 +26,7 @@ from evora_sim.rules import load_rules
 from strategies.builtin import BUILTINS, GREEDY, NAMES, RANDOM
 KNOWN = ", ".join(sorted(NAMES))
 from strategies.registry import StrategyError, parse_strategies
+from cli_results import ok
 
 RULES = load_rules()
 
@@ -85,11 +86,6 @@ def write_toml(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return str(path)
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
-    return result.stdout
 
 
 # ---------------------------------------------------------------------------------------------

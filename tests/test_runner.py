@@ -32,6 +32,7 @@ from evora_sim.seeds import game_seeds
 from strategies.builtin import BUILTINS
 from strategies.compiled import FEATURES
 from strategies.registry import STRATEGY_IDS
+from cli_results import one_error_line
 
 RULES = load_rules()
 
@@ -81,14 +82,6 @@ def cli_args(out, **kw) -> list[str]:
             "--strategies", cfg["strategies"], "--seed", str(cfg["seed"]),
             "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet"]
     return args
-
-
-def one_error_line(result) -> str:
-    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evora: error: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from evora_sim.cli import main
 from evora_sim.rules import RulesError, apply_overrides, load_rules, rule_keys
 from evora_sim.runner import open_run, simulate
+from cli_results import ok, one_error_line
 
 RULES = load_rules()
 
@@ -21,19 +22,6 @@ RULES = load_rules()
 @pytest.fixture
 def cli():
     return CliRunner()
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
-    return result.stdout
-
-
-def one_error_line(result) -> str:
-    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evora: error: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def _flat(data, prefix=""):
