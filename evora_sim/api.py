@@ -133,7 +133,7 @@ WHITE = L.WHITE          # owner code of a white stone (seats are 0 .. n-1)
 
 @njit(cache=True)
 def _score_now(s, R, p):
-    E.height_table(s)                 # writes scratch space only, never the game
+    E.height_majorities(s, R, p, p + 1)   # writes scratch space only, never the game
     return E.seat_total(s, R, p)
 
 

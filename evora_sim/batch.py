@@ -28,8 +28,8 @@ def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
     Records actions in ``log`` while it has room. Returns (legal actions now in ``legal``, or
     0 once the game is over; steps so far)."""
     cap = log.shape[0]
-    while s[L.G_PHASE] != L.PH_TERMINAL:
-        k = E.legal_actions(s, R, legal)
+    k = E.legal_actions(s, R, legal)
+    while k > 0:
         p = s[L.G_CUR]
         if k == 1:
             a = np.int64(legal[0])            # P5: a forced move asks no strategy
@@ -42,7 +42,7 @@ def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
             a = choose(kinds[p], W, p, s, R, legal, k, rs, t, t2, legal2, memo)
         if steps < cap:
             log[steps] = a
-        E.apply_action(s, R, a)
+        k = E.step(s, R, a, legal)
         steps += 1
     return 0, steps
 
@@ -54,24 +54,24 @@ def start(s, R, n, seed, rs):
     seed_stream(rs, seed, STRATEGY_STREAM)
 
 
-@njit(cache=True)
-def _play(s, R, n, seed, kinds, W, legal, rs, t, t2, legal2, memo, log):
-    """Play one game of compiled seats in ``s``. Returns steps."""
-    start(s, R, n, seed, rs)
-    no_custom = np.zeros(n, dtype=np.bool_)
-    return advance(s, R, kinds, W, no_custom, legal, rs, t, t2, legal2, memo, log, 0)[1]
-
-
-@njit(cache=True)
-def _batch(R, n, seeds, kinds, W, games, seats, stats):
-    s = E.new_state()
-    legal = np.empty(L.N_ACTIONS, dtype=np.int32)
-    rs = np.zeros(1, dtype=np.uint64)
-    t, t2, legal2, memo = new_work(L.STATE_SIZE)
-    nolog = np.empty(0, dtype=np.int64)
+@njit(cache=True, _nrt=False)
+def _batch(R, n, seeds, kinds, W, games, seats, stats, s, log, no_custom, legal, rs, t, t2, legal2, memo):
+    """Play one game per seed into row ``g`` of the result arrays. ``s`` ends as the last
+    game's final state; ``log`` receives the first game's actions (as many as fit). One
+    compiled entry for batches and single games: each compiled layer costs compile time.
+    Buffers come from the caller (``buffers``), so no reference counting runs here."""
     for g in range(seeds.shape[0]):
-        steps = _play(s, R, n, seeds[g], kinds, W, legal, rs, t, t2, legal2, memo, nolog)
+        start(s, R, n, seeds[g], rs)
+        steps = advance(s, R, kinds, W, no_custom, legal, rs, t, t2, legal2, memo, log, 0)[1]
         record(s, n, g, steps, games, seats, stats)
+        log = log[:0]
+
+
+def buffers(n_players: int):
+    """The scratch arrays of the compiled game loop: which seats are custom (none here), the
+    legal actions, the strategies' random stream, the lookahead work (t, t2, legal2, memo)."""
+    return ((np.zeros(n_players, dtype=np.bool_), np.empty(L.N_ACTIONS, dtype=np.int32),
+             np.zeros(1, dtype=np.uint64)) + tuple(new_work(L.STATE_SIZE)))
 
 
 @njit(cache=True)
@@ -135,7 +135,8 @@ def play_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
         return play_mixed_batch(rules, n_players, seeds, items)
     kinds, W = seat_arrays(items)
     res = new_result(seeds, n_players)
-    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats)
+    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
+           np.empty(0, dtype=np.int64), *buffers(n_players))
     return res
 
 
@@ -146,10 +147,10 @@ def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_0
         from .mixed import play_mixed_game
         return play_mixed_game(rules, n_players, seed, items, max_log)
     s = E.new_state()
-    legal = np.empty(L.N_ACTIONS, dtype=np.int32)
-    rs = np.zeros(1, dtype=np.uint64)
-    t, t2, legal2, memo = new_work(L.STATE_SIZE)
     log = np.zeros(max_log, dtype=np.int64)
     kinds, W = seat_arrays(items)
-    steps = _play(s, rules.packed, n_players, np.int64(seed), kinds, W, legal, rs, t, t2, legal2, memo, log)
+    seeds = np.array([seed], dtype=np.int64)
+    res = new_result(seeds, n_players)
+    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, log, *buffers(n_players))
+    steps = int(res.games[0, GAME_COLUMNS.index("decisions")])
     return s, log[:min(steps, max_log)].copy()

@@ -12,6 +12,15 @@ the decision until it is resolved. ``settle`` resolves everything that needs no 
 non-terminal state always has at least one legal action.
 
 Rules decisions (docs/RULES.md): D1-D20 from shared/rules/DECISIONS.md and the project's P1-P5.
+
+How it is compiled, for speed (measure with scripts/bench_engine.py):
+- Functions that allocate nothing are ``_nrt=False``: numba then emits no atomic reference
+  counts on their array arguments (a quarter of a random game's time when it did). Callees
+  inherit the flag, so a function that allocates says ``_nrt=True``.
+- Small helpers are ``inline="always"``; compiled callees get int64 values, never literals,
+  since each distinct argument type is one more compilation, and a cold start is budgeted.
+- Game loops use ``step`` (apply, settle, list the next decision's actions in one call);
+  ``apply_action`` and ``legal_actions`` stay the API.
 """
 import numpy as np
 from numba import njit
@@ -29,7 +38,7 @@ from .layout import (
     N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
     P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
     P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
-    SCR_CLS, SCR_COUNTS, SCR_LEGAL,
+    SCR_CLS, SCR_COUNTS, SCR_HVP, SCR_LEGAL, MAXP,
     PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
     PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
@@ -99,7 +108,7 @@ def add_vp(s, p, vp, category):
 # ---------------------------------------------------------------------------------------------
 # setup (D3, D20)
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def init_game(s, R, n, seed):
     """Fill ``s`` with a new game for ``n`` players; the stacks are shuffled from ``seed``."""
     for k in range(s.shape[0]):
@@ -232,20 +241,29 @@ def height_table(s):
 
 
 @njit(cache=True, inline="always")
-def height_standing(s, level, p, need):
-    """D17 (after ``height_table``): 0 if ``p`` does not lead ``level``, 1 if it leads alone,
-    2 if it leads tied (white included)."""
+def level_lead(s, level, need):
+    """D17 (after ``height_table``): the most parts an owner with at least ``need`` has at
+    ``level`` (0: nobody qualifies), and how many owners (white included) have that many."""
     row = SCR_COUNTS + (level - 1) * NOWNERS
     best = 0
     for o in range(NOWNERS):
         if s[row + o] >= need and s[row + o] > best:
             best = s[row + o]
-    if best == 0 or s[row + p] != best:
-        return 0
     leaders = 0
-    for o in range(NOWNERS):
-        if s[row + o] == best:
-            leaders += 1
+    if best > 0:
+        for o in range(NOWNERS):
+            if s[row + o] == best:
+                leaders += 1
+    return best, leaders
+
+
+@njit(cache=True, inline="always")
+def height_standing(s, level, p, need):
+    """D17 (after ``height_table``): 0 if ``p`` does not lead ``level``, 1 if it leads alone,
+    2 if it leads tied (white included)."""
+    best, leaders = level_lead(s, level, need)
+    if best == 0 or s[SCR_COUNTS + (level - 1) * NOWNERS + p] != best:
+        return 0
     return 1 if leaders == 1 else 2
 
 
@@ -300,7 +318,7 @@ def place_part(s, R, p, c, kind):
     check_end(s, R, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_fill(pat, g, h, stones, whites, caps):
     """Parts group ``g`` of ``pat`` places on a column of height ``h`` (D6: in order, skipping
     parts that do not fit), and the supplies left: (placed, stones, whites, caps)."""
@@ -325,7 +343,7 @@ def group_fill(pat, g, h, stones, whites, caps):
     return placed, stones, whites, caps
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_from(pat, g, stones, whites, caps, cls):
     """Most parts groups g.. of ``pat`` can still place on distinct columns, given ``cls[h]``
     free columns of each height class; every group takes one column or is skipped (class
@@ -366,6 +384,12 @@ def best_from(pat, g, stones, whites, caps, cls):
 
 
 @njit(cache=True, inline="always")
+def most_parts(pat, g, stones, whites, caps, cls):
+    """``best_from`` with every count as int64: one compiled version serves all callers."""
+    return best_from(np.int64(pat), np.int64(g), np.int64(stones), np.int64(whites), np.int64(caps), cls)
+
+
+@njit(cache=True, inline="always")
 def free_classes(s, used):
     cls = s[SCR_CLS:SCR_CLS + NCLASS + 1]
     for h in range(NCLASS + 1):
@@ -383,7 +407,7 @@ def build_target(s, f):
     """D6: the most parts the build in frame ``f`` can still place (0: the build is over)."""
     p = s[G_CUR]
     cls = free_classes(s, s[f + 3])
-    return best_from(s[f + 1], s[f + 2], s[pb(p) + P_STONES], s[G_WHITE_LEFT], s[pb(p) + P_CAPS], cls)
+    return most_parts(s[f + 1], s[f + 2], s[pb(p) + P_STONES], s[G_WHITE_LEFT], s[pb(p) + P_CAPS], cls)
 
 
 @njit(cache=True, inline="always")
@@ -406,7 +430,7 @@ def legal_build(s, R, f, out, n):
             k, st2, wh2, cp2 = group_fill(pat, g, h, st, wh, cp)
             if k > 0:
                 cls[h] -= 1
-                if k + best_from(pat, g + 1, st2, wh2, cp2, cls) == target:
+                if k + most_parts(pat, g + 1, st2, wh2, cp2, cls) == target:
                     good |= 1 << h
                 cls[h] += 1
     for c in range(s[G_NCOLS]):
@@ -418,7 +442,7 @@ def legal_build(s, R, f, out, n):
     # vs "place, then skip") offers the same build twice; identical groups skip last
     same_as_next = (g + 1 < NGROUPS[pat] and PATTERNS[pat, g, 0] == PATTERNS[pat, g + 1, 0]
                     and PATTERNS[pat, g, 1] == PATTERNS[pat, g + 1, 1])
-    if not same_as_next and best_from(pat, g + 1, st, wh, cp, cls) == target:
+    if not same_as_next and most_parts(pat, g + 1, st, wh, cp, cls) == target:
         out[n] = A_SKIP
         n += 1
     return n
@@ -456,7 +480,7 @@ def draw_card(s, R, p, t):
         add_vp(s, p, R[R_EMPTY_VP], P_VP_EMPTY)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push_emp_place(s, p):
     """D14: which tile to place is a choice only if both are in supply with different sides up."""
     b = pb(p)
@@ -473,9 +497,10 @@ def push_emp_place(s, p):
     push(s, F_EMP_PLACE, chosen, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dispatch_effect(s, R, p, e, nested):
-    """Carry out card effect ``e`` for ``p`` (from hand or from the Temple)."""
+    """Carry out card effect ``e`` for ``p`` (from hand or from the Temple). Callers pass
+    int64 arguments, never literals: each distinct argument type is another compilation."""
     if e == E_GOV_COLUMN:
         push(s, F_GOV_COLUMN, 0, 0, 0)
     elif e == E_GOV_WORKERS:
@@ -502,7 +527,7 @@ def dispatch_effect(s, R, p, e, nested):
         push(s, F_BUILD, CARD_PATTERN[e], 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def execute_space(s, R, p, x, nested, by_centurion):
     """Carry out the action of space ``x``.
 
@@ -530,7 +555,7 @@ def execute_space(s, R, p, x, nested, by_centurion):
             push(s, F_TEMPLE, arg, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_itile(s, R, p, t):
     """D15: an instant bonus tile, once its 3 cards are paid."""
     if t == T_FLIP_BOTH:
@@ -592,7 +617,7 @@ def temple_choosable(s, t):
 # ---------------------------------------------------------------------------------------------
 # legal actions
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_frame(s, R, out):
     """Legal actions of the top frame (0 if it has no choice to offer)."""
     f = top(s)
@@ -671,14 +696,12 @@ def legal_frame(s, R, out):
     return 0
 
 
-@njit(cache=True)
-def legal_actions(s, R, out):
-    """Write the legal actions into ``out`` (int32, length >= N_ACTIONS) and return how many."""
+@njit(cache=True, inline="always")
+def phase_actions(s, R, out):
+    """Legal actions of a decision that no frame owns (0 once the game is over)."""
     ph = s[G_PHASE]
     if ph == PH_TERMINAL:
         return 0
-    if s[G_SP] > 0:
-        return legal_frame(s, R, out)
     p = s[G_CUR]
     n = 0
     if ph == PH_SETUP:
@@ -703,6 +726,14 @@ def legal_actions(s, R, out):
         out[n] = A_END
         n += 1
     return n
+
+
+@njit(cache=True, _nrt=False)
+def legal_actions(s, R, out):
+    """Write the legal actions into ``out`` (int32, length >= N_ACTIONS) and return how many."""
+    if s[G_PHASE] != PH_TERMINAL and s[G_SP] > 0:
+        return legal_frame(s, R, out)
+    return phase_actions(s, R, out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -744,37 +775,57 @@ def column_majority_points(s, R, p):
 
 
 @njit(cache=True, inline="always")
-def height_points(s, R, level, p):
-    """D17 (after ``height_table``): ``p``'s VP for the majority at ``level``."""
-    st = height_standing(s, level, p, R[R_MIN_PARTS])
-    if st == 1:
+def majority_vp(R, level, standing):
+    """D17: the VP of a height-majority ``standing`` (1 alone, 2 tied, 0 none) at ``level``."""
+    if standing == 1:
         return R[R_HMAJ + level]
-    if st == 2:
+    if standing == 2:
         return R[R_HMAJ_TIE + level]
     return 0
 
 
 @njit(cache=True, inline="always")
+def height_majorities(s, R, first, last):
+    """D17: the VP of seats ``first``..``last - 1`` for the majority at each level (1-4,
+    5 = capitals) as if scored now, each level's leaders found once for all of them, into the
+    scratch table read by ``height_points``."""
+    height_table(s)
+    need = R[R_MIN_PARTS]
+    for level in range(1, 6):
+        best, leaders = level_lead(s, level, need)
+        vp = majority_vp(R, level, 1 if leaders == 1 else 2)
+        for q in range(first, last):
+            lead = best > 0 and s[SCR_COUNTS + (level - 1) * NOWNERS + q] == best
+            s[SCR_HVP + (level - 1) * MAXP + q] = vp if lead else 0
+
+
+@njit(cache=True, inline="always")
+def height_points(s, level, p):
+    """``p``'s VP for the majority at ``level`` (after ``height_majorities``)."""
+    return s[SCR_HVP + (level - 1) * MAXP + p]
+
+
+@njit(cache=True, inline="always")
 def seat_total(s, R, p):
-    """``p``'s total if the game were scored now (after ``height_table``): the strategies'
-    measure of standing, built from the same category functions as the final scoring."""
+    """``p``'s total if the game were scored now (after ``height_majorities``): the
+    strategies' measure of standing, from the same category functions as the final scoring."""
     tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_majority_points(s, R, p)
     for level in range(1, 6):
-        tot += height_points(s, R, level, p)
+        tot += height_points(s, level, p)
     return tot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def final_scoring(s, R):
     """Emperor bonus, column majorities, height majorities; then the winner (D17-D19)."""
     n = s[G_NPLAYERS]
-    height_table(s)
+    height_majorities(s, R, 0, n)
     for p in range(n):
         b = pb(p)
         s[b + P_VP_EMPEROR] = emperor_points(s, R, p)
         s[b + P_VP_COLMAJ] = column_majority_points(s, R, p)
         for level in range(1, 6):
-            s[b + P_VP_HEIGHT + level - 1] = height_points(s, R, level, p)
+            s[b + P_VP_HEIGHT + level - 1] = height_points(s, level, p)
     best = -1
     for p in range(n):
         b = pb(p)
@@ -795,7 +846,7 @@ def final_scoring(s, R):
     s[G_PHASE] = PH_TERMINAL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(s, R):
     """D9 (drawn cards join the hand), D16 (finish the round), P4 (round limit)."""
     p = s[G_CUR]
@@ -826,9 +877,11 @@ def end_turn(s, R):
 
 
 @njit(cache=True, inline="always")
-def settle(s, R):
+def settle(s, R, out, listing):
     """Resolve everything that needs no choice: tiles whose cards are paid, frames that have
-    nothing left to offer, a turn with nothing left to do."""
+    nothing left to offer, a turn with nothing left to do. Returns how many legal actions the
+    open frame now offers (written to ``out`` when ``listing``; a positive count otherwise),
+    or 0 when no frame is open (a phase-level decision, or the end of the game)."""
     while s[G_PHASE] != PH_TERMINAL:
         p = s[G_CUR]
         if s[G_SP] > 0:
@@ -838,14 +891,20 @@ def settle(s, R):
                 pop(s)
                 apply_itile(s, R, p, t)
                 continue
-            if s[f] == F_BUILD:
+            if listing:
+                open_choices = legal_frame(s, R, out)
+            elif s[f] == F_BUILD:
                 open_choices = build_target(s, f)
-            else:     # a view of the scratch space, made only here: it costs a reference count
-                open_choices = legal_frame(s, R, s[SCR_LEGAL:SCR_LEGAL + N_ACTIONS])
+            elif s[f] == F_DRAW or s[f] == F_DISCARD or s[f] == F_GOV_COLUMN:
+                # never without a choice: any of the four stacks (D9), any column, and a
+                # tile's price is payable in canonical order (P5) once 3 cards are in hand
+                open_choices = 1
+            else:
+                open_choices = legal_frame(s, R, out)
             if open_choices == 0:
                 pop(s)
                 continue
-            return
+            return open_choices
         tr = s[G_TRACK]
         if tr >= 0:
             s[sb(p) + S_PLAY_VP + tr] += s[pb(p) + P_SCORE] - s[G_TRACK_SCORE0]
@@ -853,7 +912,8 @@ def settle(s, R):
         if s[G_PHASE] == PH_AFTER and not any_play(s, R, p):
             end_turn(s, R)
             continue
-        return
+        return 0
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -881,7 +941,7 @@ def apply_frame(s, R, a):
         e = s[STACK_CARDS + t * MAXSTACK + s[STACK_TOP + t]]
         s[sb(p) + S_TEMPLE_USES + e] += 1
         pop(s)
-        dispatch_effect(s, R, p, e, 1)
+        dispatch_effect(s, R, np.int64(p), np.int64(e), np.int64(1))
     elif kind == F_CENT:
         x = a - A_SPACE
         mode = s[f + 1]
@@ -896,7 +956,7 @@ def apply_frame(s, R, a):
         s[SITE + x] = OCC_CENTURION
         s[G_CENT_POS] = x
         pop(s)
-        execute_space(s, R, p, x, nested, True)
+        execute_space(s, R, np.int64(p), np.int64(x), np.int64(nested), np.bool_(True))
     elif kind == F_GOV_COLUMN:
         c = a - A_COLUMN
         vp = 0
@@ -925,9 +985,9 @@ def apply_frame(s, R, a):
             pop(s)
 
 
-@njit(cache=True)
-def apply_action(s, R, a):
-    """Apply one legal action (the caller guarantees legality) and settle the state."""
+@njit(cache=True, inline="always")
+def carry_out(s, R, a):
+    """The immediate consequences of one legal action, before ``settle``."""
     p = s[G_CUR]
     b = pb(p)
     n = s[G_NPLAYERS]
@@ -964,7 +1024,7 @@ def apply_action(s, R, a):
         s[sb(p) + S_PLAYS + e] += 1
         s[G_TRACK] = e
         s[G_TRACK_SCORE0] = s[b + P_SCORE]
-        dispatch_effect(s, R, p, e, 0)
+        dispatch_effect(s, R, np.int64(p), np.int64(e), np.int64(0))
     elif a >= A_TILE and a < A_TILE + NITILE:
         t = a - A_TILE
         s[G_CARD_PLAYED] = 1
@@ -979,10 +1039,35 @@ def apply_action(s, R, a):
         push(s, F_DRAW, 0, 0, 0)
     elif a == A_SITE:
         s[G_PHASE] = PH_AFTER
-        execute_space(s, R, p, s[b + P_WPOS + s[G_MOVED]], 0, False)
+        execute_space(s, R, np.int64(p), np.int64(s[b + P_WPOS + s[G_MOVED]]), np.int64(0), np.bool_(False))
     elif a == A_END:
         end_turn(s, R)
-    settle(s, R)
+
+
+@njit(cache=True, _nrt=False)
+def take_action(s, R, a, out, listing):
+    """Apply one legal action (the caller guarantees legality) and settle the state; with
+    ``listing``, also write the next decision's legal actions into ``out`` and return how
+    many. One compiled body serves ``apply_action`` and ``step``."""
+    carry_out(s, R, a)
+    n = settle(s, R, out, listing)
+    if listing and n == 0:
+        n = phase_actions(s, R, out)
+    return n
+
+
+@njit(cache=True, inline="always")
+def apply_action(s, R, a):
+    """Apply one legal action (the caller guarantees legality) and settle the state."""
+    take_action(s, R, a, s[SCR_LEGAL:SCR_LEGAL + N_ACTIONS], np.bool_(False))   # not a literal:
+    # a literal argument would compile a second take_action
+
+
+@njit(cache=True, inline="always")
+def step(s, R, a, out):
+    """``apply_action`` then ``legal_actions`` in one call, for game loops: the frame whose
+    choices settle lists is the next decision, so they are listed once."""
+    return take_action(s, R, a, out, np.bool_(True))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -206,6 +206,7 @@ SCRATCH = _o          # the game and its statistics end here
 SCR_LEGAL = _alloc(N_ACTIONS)
 SCR_CLS = _alloc(6)
 SCR_COUNTS = _alloc(5 * NOWNERS)     # parts per (level - 1, owner)
+SCR_HVP = _alloc(5 * MAXP)           # height-majority VP per (level - 1, seat)
 
 STATE_SIZE = _o
 del _o

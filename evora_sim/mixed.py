@@ -19,14 +19,13 @@ import traceback
 import numpy as np
 
 from strategies.builtin import seat_arrays
-from strategies.compiled import new_work
 from strategies.custom import is_custom
 from strategies.errors import StrategyError
 
 from . import api
 from . import engine as E
 from . import layout as L
-from .batch import BatchResult, advance, new_result, record, seat_strategies, start
+from .batch import BatchResult, advance, buffers, new_result, record, seat_strategies, start
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:
@@ -54,9 +53,7 @@ class _Table:
         self.kinds, self.W = seat_arrays(strategies)
         self.custom = np.array([is_custom(x) for x in strategies], dtype=np.bool_)
         self.s = E.new_state()
-        self.legal = np.empty(L.N_ACTIONS, dtype=np.int32)
-        self.rs = np.zeros(1, dtype=np.uint64)
-        self.t, self.t2, self.legal2, self.memo = new_work(L.STATE_SIZE)
+        _, self.legal, self.rs, self.t, self.t2, self.legal2, self.memo = buffers(n_players)
         for p, x in enumerate(strategies):      # load every custom strategy before any game
             if is_custom(x):
                 x.obj()

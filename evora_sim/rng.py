@@ -30,7 +30,7 @@ def randbelow(rs, n):
     return np.int64(((next_u64(rs) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seed_stream(rs, seed, stream):
     rs[0] = np.uint64(seed) ^ np.uint64(stream)
     next_u64(rs)

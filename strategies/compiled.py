@@ -54,7 +54,7 @@ def new_work(size):
             np.zeros(N_ACTIONS, dtype=np.int32), memo)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def state_key(s, memo, base, write):
     """Write (or, with ``write`` False, compare) the key of decision state ``s`` at ``base``."""
     f = FRAMES + (s[G_SP] - 1) * FW
@@ -75,12 +75,18 @@ def state_key(s, memo, base, write):
     return same
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate(s, R, p, W, me):
     """``W[me] . C``: the weighted features of position ``s`` for seat ``p``; features whose
     weight is zero are not computed. (The weights matrix and a row index are passed rather
     than a row view: a view costs atomic reference counts on every call.)"""
-    E.height_table(s)
+    if W[me, F_DENIAL] != 0.0:
+        E.height_majorities(s, R, 0, s[G_NPLAYERS])      # every seat's standing
+    else:
+        for level in range(1, 6):
+            if W[me, F_H1 + level - 1] != 0.0:
+                E.height_majorities(s, R, p, p + 1)       # this seat's only
+                break
     b = PLAYERS + p * PSTRIDE
     # VP scored so far, with the 2 VP of drawing from an empty stack kept apart: valued like
     # other VP, it lets a player stall an ended-up game forever (docs/RULES.md, P4)
@@ -89,7 +95,7 @@ def evaluate(s, R, p, W, me):
         v += W[me, F_COLUMN] * E.column_majority_points(s, R, p)
     for level in range(1, 6):
         if W[me, F_H1 + level - 1] != 0.0:
-            v += W[me, F_H1 + level - 1] * E.height_points(s, R, level, p)
+            v += W[me, F_H1 + level - 1] * E.height_points(s, level, p)
     if W[me, F_EMPEROR] != 0.0:
         v += W[me, F_EMPEROR] * E.emperor_points(s, R, p)
     if W[me, F_TILES] != 0.0:
@@ -139,7 +145,7 @@ def memo_find(memo, base, count, sig):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _complete_frames(t, R, p, W, t2, legal2, memo, slot):
     """Finish the effect in progress on ``t`` (same player, frames open) by 1-ply choices,
     the first best on equal values; record its first choice's values in plan ``slot``."""
@@ -180,7 +186,7 @@ def _complete_frames(t, R, p, W, t2, legal2, memo, slot):
         E.apply_action(t, R, np.int64(best_a))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _planned(s, legal, n, memo):
     """The plan slot holding this decision's values, if the last choice recorded them."""
     slot = np.int64(memo[CHOSEN])
@@ -196,7 +202,7 @@ def _planned(s, legal, n, memo):
     return sb
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     p = s[G_CUR]
     ph = s[G_PHASE]
@@ -241,7 +247,7 @@ def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     return np.int64(legal[choice])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose(kind, W, p, s, R, legal, n, rs, t, t2, legal2, memo):
     """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
     if kind == KIND_HEURISTIC:
