@@ -233,11 +233,28 @@ def update_column_holder(s, R, c):
 def height_table(s):
     """Count, in one pass over the Temple, the parts of each owner at each level (1-4 stones,
     5 capitals) into the scratch table read by ``height_standing``."""
-    for k in range(5 * NOWNERS):
-        s[SCR_COUNTS + k] = 0
+    # each level's counts packed one byte per owner (a level has at most MAXC parts) in a
+    # register: counters in memory chain every increment on the previous one's store
+    l1 = l2 = l3 = l4 = l5 = 0
     for c in range(s[G_NCOLS]):
-        for i in range(s[COL_H + c]):
-            s[SCR_COUNTS + i * NOWNERS + s[COL_PART + c * COLPARTS + i]] += 1
+        h = s[COL_H + c]
+        b = COL_PART + c * COLPARTS
+        if h >= 1:
+            l1 += 1 << (8 * s[b])
+        if h >= 2:
+            l2 += 1 << (8 * s[b + 1])
+        if h >= 3:
+            l3 += 1 << (8 * s[b + 2])
+        if h >= 4:
+            l4 += 1 << (8 * s[b + 3])
+        if h >= 5:
+            l5 += 1 << (8 * s[b + 4])
+    for o in range(NOWNERS):
+        s[SCR_COUNTS + o] = (l1 >> (8 * o)) & 255
+        s[SCR_COUNTS + NOWNERS + o] = (l2 >> (8 * o)) & 255
+        s[SCR_COUNTS + 2 * NOWNERS + o] = (l3 >> (8 * o)) & 255
+        s[SCR_COUNTS + 3 * NOWNERS + o] = (l4 >> (8 * o)) & 255
+        s[SCR_COUNTS + 4 * NOWNERS + o] = (l5 >> (8 * o)) & 255
 
 
 @njit(cache=True, inline="always")
