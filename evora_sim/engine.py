@@ -583,43 +583,43 @@ def apply_itile(s, R, p, t):
 
 
 @njit(cache=True, inline="always")
-def colour_ok(s, R, e):
+def play_colour(s, R):
+    """The card type a card played now must have: the colour of the space the moved worker
+    stands on, or of the Centurion's space after the Centurion action (D10, P9); -1 if none."""
     x = s[G_CARD_SPACE]
     if x == CARD_AT_CENTURION:
         x = s[G_CENT_POS]
-    return x >= 0 and e // 3 == R[R_SPACE_COLOUR + x]
-
-
-@njit(cache=True, inline="always")
-def any_play(s, R, p):
-    b = pb(p)
-    if s[G_CARD_PLAYED] or s[b + P_HANDN] == 0:
-        return False
-    for e in range(NEFF):
-        if s[b + P_HAND + e] > 0 and colour_ok(s, R, e):
-            return True
-    if s[b + P_HANDN] >= 3:
-        for t in range(NITILE):
-            if s[ITILE_AVAIL + t]:
-                return True
-    return False
+    return R[R_SPACE_COLOUR + x] if x >= 0 else -1
 
 
 @njit(cache=True, inline="always")
 def legal_plays(s, R, p, out, n):
+    """Cards ``p`` may play now (the 3 effects of the matching type), then instant tiles.
+    With ``out`` None, only whether there is any (``n`` is then 0 or 1)."""
     b = pb(p)
     if s[G_CARD_PLAYED] or s[b + P_HANDN] == 0:
         return n
-    for e in range(NEFF):
-        if s[b + P_HAND + e] > 0 and colour_ok(s, R, e):
-            out[n] = A_PLAY + e
-            n += 1
+    colour = play_colour(s, R)
+    if colour >= 0:
+        for e in range(colour * 3, colour * 3 + 3):
+            if s[b + P_HAND + e] > 0:
+                if out is None:
+                    return 1
+                out[n] = A_PLAY + e
+                n += 1
     if s[b + P_HANDN] >= 3:
         for t in range(NITILE):
             if s[ITILE_AVAIL + t]:
+                if out is None:
+                    return 1
                 out[n] = A_TILE + t
                 n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def any_play(s, R, p):
+    return legal_plays(s, R, p, None, 0) > 0
 
 
 @njit(cache=True, inline="always")
