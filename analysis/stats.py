@@ -143,6 +143,18 @@ def cluster_design_effect(k_per_cluster, m: int) -> float:
     return float(var_cluster / var_binom)
 
 
+def clustered_wilson(k_per_cluster, m: int, z: float = Z95) -> tuple[float, float, float]:
+    """Wilson interval of a rate from equal clusters of ``m`` trials (``k`` successes each),
+    with the trials' correlation inside a cluster accounted for: when the design effect is
+    above 1 the interval uses the effective sample (successes and trials divided by it); below
+    1 the plain interval is kept (conservative). (lo, hi, design effect)."""
+    k = np.asarray(k_per_cluster, dtype=float)
+    deff = cluster_design_effect(k, m)
+    shrink = deff if np.isfinite(deff) and deff > 1 else 1.0
+    lo, hi = wilson(k.sum() / shrink, len(k) * m / shrink, z)
+    return float(lo), float(hi), deff
+
+
 # ---------------------------------------------------------------------------------------------
 # ratings: Bradley-Terry
 # ---------------------------------------------------------------------------------------------

@@ -1,11 +1,15 @@
 """Head-to-head: ``evora duel A B``. Seat-rotated games over the same seeds, and each
-strategy's win rate with a 95% Wilson interval.
+strategy's win rate with a 95% Wilson interval clustered by seed.
 
 Every seed is played once under each cyclic rotation of the field (rotation ``r`` seats the
 field's strategy ``i`` at seat ``(i + r) mod n``), so each strategy sits in every seat equally
 often against the same card stacks. The games are a normal run of :func:`runner.simulate`
 (into a temporary folder), so custom Python strategies and ``--jobs`` work as in
 ``evora simulate``.
+
+The games of one seed (its rotations) share the card stacks, so they are not independent
+trials: each interval is Wilson's on the effective sample, seat-games divided by the design
+effect of the per-seed win counts when that exceeds 1 (:func:`analysis.stats.clustered_wilson`).
 
 Ties: the engine breaks equal VP by fewer parts left, then the later seat in turn order (D18),
 so every game has exactly one winner and no game counts as a draw.
@@ -17,7 +21,9 @@ import os
 import tempfile
 from dataclasses import dataclass
 
-from analysis.stats import wilson
+import numpy as np
+
+from analysis.stats import clustered_wilson
 from strategies.errors import StrategyError
 from strategies.registry import parse_spec, resolve_each, split_specs
 
@@ -34,15 +40,12 @@ class DuelRow:
     seat_games: int
     wins: int
     mean_score: float
+    interval: tuple[float, float]     # 95%, clustered by seed
+    design_effect: float              # of the per-seed win counts (nan if undefined)
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.seat_games if self.seat_games else float("nan")
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        lo, hi = wilson(self.wins, self.seat_games)
-        return float(lo), float(hi)
 
 
 @dataclass
@@ -93,8 +96,13 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
     rows = []
     for name in names:
         grp = seats[seats["strategy"] == name]
-        rows.append(DuelRow(name, sum(x.name == name for x in field), len(grp), int(grp["win"].sum()),
-                            float(grp["score"].mean())))
+        per_game = sum(x.name == name for x in field)
+        # game_id = seed index x rotations + rotation: a seed's games are one cluster
+        per_seed = np.bincount(grp["game_id"].to_numpy() // players, weights=grp["win"].to_numpy(),
+                               minlength=seeds)
+        lo, hi, deff = clustered_wilson(per_seed, per_game * players)
+        rows.append(DuelRow(name, per_game, len(grp), int(grp["win"].sum()), float(grp["score"].mean()),
+                            (lo, hi), deff))
     return DuelResult([x.name for x in field], players, seeds, seeds * players, seed, rows)
 
 
@@ -108,12 +116,13 @@ def duel_lines(res: DuelResult) -> list[str]:
     lines = [f"Duel: {res.players} players, field {field}",
              f"{res.games} games = {res.seeds} seeds x {res.players} seat rotations "
              f"(run seed {res.seed})", ""]
-    header = ["strategy", "seats/game", "seat-games", "wins", "win rate", "95% CI", "mean score"]
+    header = ["strategy", "seats/game", "seat-games", "wins", "win rate", "95% CI", "mean score", "deff"]
     body = []
     for r in res.rows:
         lo, hi = r.interval
+        deff = f"{r.design_effect:.2f}" if np.isfinite(r.design_effect) else "-"
         body.append([r.strategy, str(r.seats_per_game), str(r.seat_games), str(r.wins),
-                     _pct(r.win_rate), f"[{_pct(lo)}, {_pct(hi)}]", f"{r.mean_score:.1f}"])
+                     _pct(r.win_rate), f"[{_pct(lo)}, {_pct(hi)}]", f"{r.mean_score:.1f}", deff])
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
 
     def fmt(cells):
@@ -124,6 +133,8 @@ def duel_lines(res: DuelResult) -> list[str]:
     lines += ["",
               f"win rate = wins / seat-games (a game won by one of a strategy's seats counts once); "
               f"a fair share is {_pct(1 / res.players)} per seat",
+              "95% CI: Wilson, clustered by seed (a seed's rotations share its card stacks): with a "
+              "design effect (deff) above 1 it uses seat-games / deff as the sample",
               TIES]
     return lines
 

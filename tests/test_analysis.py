@@ -135,6 +135,23 @@ def test_design_effect_of_independent_clusters_is_near_one():
     assert S.cluster_design_effect(k, 4) == pytest.approx(1.0, abs=0.05)
 
 
+def test_clustered_wilson_widens_for_correlated_clusters_only():
+    rng = np.random.default_rng(7)
+    # every trial of a cluster has the same outcome: 500 clusters of 4 carry the information
+    # of 500 trials, so the interval is Wilson's on 500, twice as wide as on 2,000
+    k = 4 * rng.binomial(1, 0.3, 500)
+    lo, hi, deff = S.clustered_wilson(k, 4)
+    assert deff == pytest.approx(4.0 * 500 / 499, rel=1e-9)      # cluster variance with ddof=1
+    assert (lo, hi) == pytest.approx(tuple(S.wilson(k.sum() / deff, 2000 / deff)))
+    plain_lo, plain_hi = S.wilson(k.sum(), 2000)
+    assert hi - lo == pytest.approx(2 * (plain_hi - plain_lo), rel=0.02)
+    # negatively correlated clusters (deff < 1): the plain, conservative interval
+    k = np.full(500, 2)
+    k[:10] = 1
+    lo, hi, deff = S.clustered_wilson(k, 4)
+    assert deff < 1 and (lo, hi) == pytest.approx(tuple(S.wilson(k.sum(), 2000)))
+
+
 # ---------------------------------------------------------------------------------------------
 # synthetic results: planted effects are found, fair ones are not flagged too often
 # ---------------------------------------------------------------------------------------------

@@ -600,11 +600,13 @@ def parse_duel(out: str) -> dict[str, dict]:
     for line in lines[start + 1:]:
         if not line.strip():
             break
-        m = re.match(r"(.+?)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)%\s+\[([\d.]+)%, ([\d.]+)%\]\s+([\d.]+)$", line)
+        m = re.match(r"(.+?)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)%\s+\[([\d.]+)%, ([\d.]+)%\]\s+([\d.]+)"
+                     r"\s+([\d.]+|-)$", line)
         assert m, line
         rows[m.group(1)] = {"per_game": int(m.group(2)), "seat_games": int(m.group(3)),
                             "wins": int(m.group(4)), "rate": float(m.group(5)),
-                            "lo": float(m.group(6)), "hi": float(m.group(7))}
+                            "lo": float(m.group(6)), "hi": float(m.group(7)),
+                            "deff": float("nan") if m.group(9) == "-" else float(m.group(9))}
     return rows
 
 
@@ -619,6 +621,7 @@ def test_duel_two_players(cli):
     g = rows["greedy"]
     assert g["rate"] == pytest.approx(100 * g["wins"] / 200, abs=0.05)
     assert g["lo"] <= g["rate"] <= g["hi"] and g["rate"] > 80
+    assert "clustered by seed" in out and np.isfinite(g["deff"])
     assert "ties: none" in out and "D18" in out
     # the same duel again: the same table (seeded)
     assert ok(cli.invoke(main, ["duel", "greedy", "random", "--games", "200", "--seed", "4"])) == out
