@@ -38,7 +38,7 @@ from .layout import (
     N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
     P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
     P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
-    SCR_CLS, SCR_COUNTS, SCR_HVP, SCR_LEGAL, MAXP,
+    SCR_CLS, SCR_HVP, SCR_LEGAL, MAXP, H_COUNT,
     PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
     PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
@@ -229,39 +229,23 @@ def update_column_holder(s, R, c):
         s[COL_HOLDER + c] = leader
 
 
-@njit(cache=True, inline="always")
-def height_table(s):
-    """Count, in one pass over the Temple, the parts of each owner at each level (1-4 stones,
-    5 capitals) into the scratch table read by ``height_standing``."""
-    # each level's counts packed one byte per owner (a level has at most MAXC parts) in a
-    # register: counters in memory chain every increment on the previous one's store
-    l1 = l2 = l3 = l4 = l5 = 0
+@njit(cache=True, _nrt=False)
+def count_heights(s):
+    """Recount ``H_COUNT`` (parts of each owner at each level: 1-4 stones, 5 capitals) from
+    the columns. Play keeps the counts as parts are placed; a position written column by
+    column (``evora score``, tests) calls this once it is complete."""
+    for k in range(5 * NOWNERS):
+        s[H_COUNT + k] = 0
     for c in range(s[G_NCOLS]):
-        h = s[COL_H + c]
-        b = COL_PART + c * COLPARTS
-        if h >= 1:
-            l1 += 1 << (8 * s[b])
-        if h >= 2:
-            l2 += 1 << (8 * s[b + 1])
-        if h >= 3:
-            l3 += 1 << (8 * s[b + 2])
-        if h >= 4:
-            l4 += 1 << (8 * s[b + 3])
-        if h >= 5:
-            l5 += 1 << (8 * s[b + 4])
-    for o in range(NOWNERS):
-        s[SCR_COUNTS + o] = (l1 >> (8 * o)) & 255
-        s[SCR_COUNTS + NOWNERS + o] = (l2 >> (8 * o)) & 255
-        s[SCR_COUNTS + 2 * NOWNERS + o] = (l3 >> (8 * o)) & 255
-        s[SCR_COUNTS + 3 * NOWNERS + o] = (l4 >> (8 * o)) & 255
-        s[SCR_COUNTS + 4 * NOWNERS + o] = (l5 >> (8 * o)) & 255
+        for i in range(s[COL_H + c]):
+            s[H_COUNT + i * NOWNERS + s[COL_PART + c * COLPARTS + i]] += 1
 
 
 @njit(cache=True, inline="always")
 def level_lead(s, level, need):
-    """D17 (after ``height_table``): the most parts an owner with at least ``need`` has at
+    """D17: the most parts an owner with at least ``need`` has at
     ``level`` (0: nobody qualifies), and how many owners (white included) have that many."""
-    row = SCR_COUNTS + (level - 1) * NOWNERS
+    row = H_COUNT + (level - 1) * NOWNERS
     best = 0
     for o in range(NOWNERS):
         if s[row + o] >= need and s[row + o] > best:
@@ -276,10 +260,10 @@ def level_lead(s, level, need):
 
 @njit(cache=True, inline="always")
 def height_standing(s, level, p, need):
-    """D17 (after ``height_table``): 0 if ``p`` does not lead ``level``, 1 if it leads alone,
+    """D17: 0 if ``p`` does not lead ``level``, 1 if it leads alone,
     2 if it leads tied (white included)."""
     best, leaders = level_lead(s, level, need)
-    if best == 0 or s[SCR_COUNTS + (level - 1) * NOWNERS + p] != best:
+    if best == 0 or s[H_COUNT + (level - 1) * NOWNERS + p] != best:
         return 0
     return 1 if leaders == 1 else 2
 
@@ -321,10 +305,12 @@ def place_part(s, R, p, c, kind):
     h = s[COL_H + c]
     if kind == K_WHITE:
         s[COL_PART + c * COLPARTS + h] = WHITE
+        s[H_COUNT + h * NOWNERS + WHITE] += 1
         s[G_WHITE_LEFT] -= 1
         add_vp(s, p, R[R_WHITE_VP], P_VP_WHITE)
     else:
         s[COL_PART + c * COLPARTS + h] = p
+        s[H_COUNT + h * NOWNERS + p] += 1
         if kind == K_STONE:
             s[pb(p) + P_STONES] -= 1
         else:
@@ -688,7 +674,6 @@ def legal_frame(s, R, out):
             n += 1
         return n
     if kind == F_GOV_HEIGHT:
-        height_table(s)
         for level in range(1, 6):
             if height_standing(s, level, p, R[R_MIN_PARTS]) > 0:
                 out[n] = A_HEIGHT + level - 1
@@ -806,13 +791,12 @@ def height_majorities(s, R, first, last):
     """D17: the VP of seats ``first``..``last - 1`` for the majority at each level (1-4,
     5 = capitals) as if scored now, each level's leaders found once for all of them, into the
     scratch table read by ``height_points``."""
-    height_table(s)
     need = R[R_MIN_PARTS]
     for level in range(1, 6):
         best, leaders = level_lead(s, level, need)
         vp = majority_vp(R, level, 1 if leaders == 1 else 2)
         for q in range(first, last):
-            lead = best > 0 and s[SCR_COUNTS + (level - 1) * NOWNERS + q] == best
+            lead = best > 0 and s[H_COUNT + (level - 1) * NOWNERS + q] == best
             s[SCR_HVP + (level - 1) * MAXP + q] = vp if lead else 0
 
 
@@ -985,7 +969,6 @@ def apply_frame(s, R, a):
         pop(s)
     elif kind == F_GOV_HEIGHT:
         level = a - A_HEIGHT + 1
-        height_table(s)
         st = height_standing(s, level, p, R[R_MIN_PARTS])
         add_vp(s, p, R[R_GOV_H + level] if st == 1 else R[R_GOV_H_TIE + level], P_VP_CARDS)
         pop(s)

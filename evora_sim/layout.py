@@ -165,6 +165,7 @@ STACK_TOP = _alloc(NTYPES)           # index of the top card; == STACK_LEN when 
 STACK_LEN = _alloc(NTYPES)
 ITILE_AVAIL = _alloc(NITILE)
 FRAMES = _alloc(MAXDEPTH * FW)
+H_COUNT = _alloc(5 * NOWNERS)        # parts per (level - 1, owner): kept by each placement
 
 # per player block
 P_SCORE = 0
@@ -205,7 +206,6 @@ STATS = _alloc(MAXP * SSTRIDE)
 SCRATCH = _o          # the game and its statistics end here
 SCR_LEGAL = _alloc(N_ACTIONS)
 SCR_CLS = _alloc(6)
-SCR_COUNTS = _alloc(5 * NOWNERS)     # parts per (level - 1, owner)
 SCR_HVP = _alloc(5 * MAXP)           # height-majority VP per (level - 1, seat)
 
 STATE_SIZE = _o

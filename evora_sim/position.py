@@ -107,6 +107,7 @@ def position_state(pos: dict, rules: Rules | None = None) -> State:
             raise PositionError(f"seat {p} has {placed_caps[p]} capitals placed, but owns {supply['capitals']}")
         s[b + L.P_STONES] = supply["stones"] - placed_stones[p]
         s[b + L.P_CAPS] = supply["capitals"] - placed_caps[p]
+    E.count_heights(s)
     for c in range(len(columns)):
         E.update_column_holder(s, R, c)
     _apply_list(pos, "vp", n, lambda p, v: s.__setitem__(L.PLAYERS + p * L.PSTRIDE + L.P_SCORE, v))

@@ -7,6 +7,7 @@ the Temple, cards in a hand, the phase of a turn), so what the tests then ask of
 from __future__ import annotations
 
 from evora_sim import api
+from evora_sim import engine as E
 from evora_sim import layout as L
 from evora_sim.rules import load_rules
 
@@ -303,6 +304,7 @@ def set_column(state, c, parts, capital=None, holder=None, from_supply=True):
             a[pidx(capital, L.P_CAPS)] -= 1
         height = 5
     a[L.COL_H + c] = height
+    E.count_heights(a)
     if holder is not None:
         a[L.COL_HOLDER + c] = holder
         a[pidx(holder, L.P_WORKERS)] -= 1

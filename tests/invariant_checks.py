@@ -19,7 +19,7 @@ from numba import njit
 from evora_sim import engine as E
 from evora_sim import layout as L
 from evora_sim.layout import (
-    COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, END_OUT_OF_STONES,
+    COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, END_OUT_OF_STONES, H_COUNT,
     END_ROUND_LIMIT, END_TEMPLE_FULL, F_DISCARD, F_DRAW, FRAMES, FW, G_CENT_POS, G_CUR, G_END_SEAT,
     G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_NSPACES, G_NTURNS, G_PHASE, G_ROUND, G_SETUP_DONE,
     G_SP, G_WHITE_LEFT, G_WINNER, ITILE_AVAIL, MAXC, MAXDEPTH, MAXSTACK, N_ACTIONS, NEFF, NITILE,
@@ -47,6 +47,7 @@ STATE_CHECKS = (
     "turns",              # turn counts agree with the round and the seat to play
     "frames",             # the pending-effect stack is within bounds
     "moves_d4",           # a worker's / the Centurion's move offers exactly the D4 destinations
+    "height_counts",      # the kept parts per (level, owner) == a count of the columns
 )
 STEP_CHECKS = (
     "score_monotone",     # no running score ever goes down
@@ -59,7 +60,7 @@ NSTEP = len(STEP_CHECKS)
 _W = 6   # result row: count, then up to 5 details of the first violation
 
 (C_STONES, C_CAPS, C_WHITE, C_SHAPE, C_WORKERS, C_HOLDER, C_CARDS, C_EMP, C_SITE, C_LEGAL,
- C_SCORE, C_BUILDVP, C_END, C_TURNS, C_FRAMES, C_MOVES) = range(NSTATE)
+ C_SCORE, C_BUILDVP, C_END, C_TURNS, C_FRAMES, C_MOVES, C_HCOUNT) = range(NSTATE)
 T_SCORE, T_TEMPLE, T_HOLDER, T_COUNTERS = range(NSTEP)
 
 # ---- the expected numbers, from the rules data ---------------------------------------------
@@ -175,6 +176,7 @@ def _check_state_core(s, R, X, out, legal):
         _flag(out, C_SHAPE, -1, 6, ncols, X[X_NCOLS + n], 0)
     stones_in = np.zeros(NOWNERS, dtype=np.int64)
     caps_in = np.zeros(NOWNERS, dtype=np.int64)
+    at_level = np.zeros((COLPARTS, NOWNERS), dtype=np.int64)
     build_vp = np.zeros(NOWNERS, dtype=np.int64)
     all_full = True
     for c in range(MAXC):
@@ -190,6 +192,8 @@ def _check_state_core(s, R, X, out, legal):
             continue
         for k in range(COLPARTS):
             o = s[COL_PART + c * COLPARTS + k]
+            if k < h and 0 <= o < NOWNERS:
+                at_level[k, o] += 1
             if k >= h:
                 if o != -1:
                     _flag(out, C_SHAPE, c, 2, k, o, h)  # a part above the column's height
@@ -208,6 +212,11 @@ def _check_state_core(s, R, X, out, legal):
                     build_vp[o] += X[X_HVP + k + 1]
                 else:
                     _flag(out, C_SHAPE, c, 4, k, o, h)  # not a seat of this game, not white
+
+    for k in range(COLPARTS):
+        for o in range(NOWNERS):
+            if s[H_COUNT + k * NOWNERS + o] != at_level[k, o]:
+                _flag(out, C_HCOUNT, k + 1, o, s[H_COUNT + k * NOWNERS + o], at_level[k, o], 0)
 
     for p in range(n):
         b = _pb(p)
@@ -592,6 +601,8 @@ def _message(name, d, X):
                 3: f"seat {a} has {b} turns, expected {c} in round {e}"}.get(dd, f"players {b}")
     if name == "frames":
         return f"{a} frames open (phase {b}); frame {c} kind {dd}"
+    if name == "height_counts":
+        return f"level {a}, owner {b}: {c} parts kept, {dd} in the columns"
     if name == "moves_d4":
         if b == 1:
             return f"move from space {a}: non-space action {c} offered"

@@ -295,6 +295,7 @@ CORRUPTIONS = {
     "site": lambda a: a.__setitem__(L.G_CENT_POS, (a[L.G_CENT_POS] + 1) % a[L.G_NSPACES]),
     "score_breakdown": lambda a: a.__setitem__(_pb(0) + L.P_SCORE, a[_pb(0) + L.P_SCORE] + 1),
     "turns": lambda a: a.__setitem__(L.G_NTURNS, a[L.G_NTURNS] + 1),
+    "height_counts": lambda a: a.__setitem__(L.H_COUNT + L.NOWNERS, a[L.H_COUNT + L.NOWNERS] + 1),
 }
 
 
