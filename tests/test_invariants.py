@@ -321,3 +321,27 @@ def test_checker_notices_a_wrong_step(midgame):
     state.arr[_pb(0) + L.P_SCORE] -= 1
     state.arr[_pb(0) + L.P_VP_BUILD] -= 1
     assert "score_monotone" in {name for name, _ in check_step(prev, state.arr, RULES)}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_step_lists_exactly_what_legal_actions_lists(n):
+    """Game loops take the next decision's actions from ``engine.step``, which lists them
+    while settling; they must be exactly (and in the same order) what ``legal_actions`` lists
+    for the state it leaves, at every decision of whole games."""
+    from evora_sim import engine as E
+    fused = np.empty(L.N_ACTIONS, dtype=np.int32)
+    fresh = np.empty(L.N_ACTIONS, dtype=np.int32)
+    rng = np.random.default_rng(n)
+    decisions = 0
+    for seed in range(60):
+        s = E.new_state()
+        E.init_game(s, RULES.packed, n, seed)
+        k = E.legal_actions(s, RULES.packed, fused)
+        while k > 0:
+            a = np.int64(fused[rng.integers(k)])
+            k = E.step(s, RULES.packed, a, fused)
+            k2 = E.legal_actions(s.copy(), RULES.packed, fresh)
+            assert k == k2 and np.array_equal(fused[:k], fresh[:k2]), (seed, decisions, int(a))
+            decisions += 1
+        assert s[L.G_PHASE] == L.PH_TERMINAL
+    assert decisions > 60 * 100
