@@ -507,11 +507,7 @@ def dispatch_effect(s, R, p, e, nested):
     if e == E_GOV_COLUMN:
         push(s, F_GOV_COLUMN, 0, 0, 0)
     elif e == E_GOV_WORKERS:
-        held = 0
-        for c in range(s[G_NCOLS]):
-            if s[COL_HOLDER + c] == p:
-                held += 1
-        add_vp(s, p, min(held * R[R_GOV_WORKER_VP], R[R_GOV_WORKER_CAP]), P_VP_CARDS)
+        add_vp(s, p, min(columns_held(s, p) * R[R_GOV_WORKER_VP], R[R_GOV_WORKER_CAP]), P_VP_CARDS)
     elif e == E_GOV_HEIGHT:
         push(s, F_GOV_HEIGHT, 0, 0, 0)
     elif e == E_EMP_PLACE:
@@ -767,13 +763,19 @@ def emperor_points(s, R, p):
 
 
 @njit(cache=True, inline="always")
-def column_majority_points(s, R, p):
-    """D7: VP for each of ``p``'s majority workers on a column."""
+def columns_held(s, p):
+    """D7: how many columns carry ``p``'s majority workers."""
     held = 0
     for c in range(s[G_NCOLS]):
         if s[COL_HOLDER + c] == p:
             held += 1
-    return held * R[R_COLMAJ_VP]
+    return held
+
+
+@njit(cache=True, inline="always")
+def column_majority_points(s, R, p):
+    """D7: VP for each of ``p``'s majority workers on a column."""
+    return columns_held(s, p) * R[R_COLMAJ_VP]
 
 
 @njit(cache=True, inline="always")
