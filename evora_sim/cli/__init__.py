@@ -1,0 +1,12 @@
+"""The ``evora`` command line: one click group (``group``), one module per family of commands.
+
+- ``play``: score, replay, strategies, duel;
+- ``runs``: simulate, run (the main job);
+- ``experiments``: sweep;
+- ``analyse``: report, compare.
+"""
+from . import analyse, experiments, play, runs  # noqa: F401  (each registers its commands)
+from .group import UserError, main
+from .runs import DEFAULT_FIELD, DEFAULT_GAMES
+
+__all__ = ["main", "UserError", "DEFAULT_FIELD", "DEFAULT_GAMES"]

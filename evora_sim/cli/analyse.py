@@ -1,0 +1,106 @@
+"""Commands that read run folders: report and compare."""
+from __future__ import annotations
+
+import click
+
+from .group import UserError, main
+
+
+def write_report(run_dirs, out, allow_partial=False, players=None):
+    """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
+    without ``allow_partial``, runs of different rules, an empty selection), then build the
+    report into ``out``."""
+    from pathlib import Path
+
+    from analysis.report import build_report
+    from analysis.tables import open_runs
+
+    from ..runner import MANIFEST, RunError
+
+    try:
+        runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    out_path = Path(out)
+    if out_path.exists() and (not out_path.is_dir() or (out_path / MANIFEST).exists() or (
+            any(out_path.iterdir()) and not (out_path / "report.html").exists())):
+        raise UserError(f"--out {out} exists and is not a report folder; choose another --out")
+    try:
+        return build_report(runs, out)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+
+
+@main.command()
+@click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
+@click.option("--out", required=True, metavar="DIR", help="Report folder (replaced if it exists).")
+@click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
+@click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
+              help="Only the runs of this player count (repeatable).")
+def report(runs, out, allow_partial, players):
+    """Write the balance report (report.html, report.md, CSV tables, figures) of run folders."""
+    path = write_report(runs, out, allow_partial, players)
+    click.echo(f"report: {path / 'report.html'}")
+
+
+# ---------------------------------------------------------------------------------------------
+# evora compare
+# ---------------------------------------------------------------------------------------------
+def _open_one(path, allow_partial=False):
+    from analysis.tables import open_runs
+
+    from ..runner import RunError
+
+    try:
+        return open_runs([path], allow_partial=allow_partial)[0]
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _write_table(out, df, lines, stem):
+    """Write ``df`` as CSV (``out`` ending in .csv) or into the folder ``out`` (STEM.csv and
+    STEM.txt with the printed lines)."""
+    from pathlib import Path
+
+    out = Path(out)
+    try:
+        if out.suffix.lower() == ".csv":
+            out.parent.mkdir(parents=True, exist_ok=True)
+            df.to_csv(out, index=False)
+            return out
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out} exists and is not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out / f"{stem}.csv", index=False)
+        (out / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return out / f"{stem}.csv"
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+@main.command()
+@click.argument("run_a", metavar="RUN_A")
+@click.argument("run_b", metavar="RUN_B")
+@click.option("--out", default=None, metavar="PATH",
+              help="Write the table: FILE.csv, or a folder (compare.csv, compare.txt).")
+@click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
+def compare(run_a, run_b, out, allow_partial):
+    """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
+    seed when both runs hold the same seeded games)."""
+    from analysis.tables import AnalysisError
+    from analysis.variants import compare as compare_runs
+    from analysis.variants import compare_lines
+
+    a, b = _open_one(run_a, allow_partial), _open_one(run_b, allow_partial)
+    try:
+        table, info = compare_runs(a, b)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    lines = compare_lines(table, info, run_a, run_b)
+    click.echo("\n".join(lines))
+    if out:
+        table = table.assign(paired=info["paired"], run_a=str(run_a), run_b=str(run_b))
+        path = _write_table(out, table, lines, "compare")
+        click.echo(f"written: {path}")

@@ -1,0 +1,74 @@
+"""Experiments over several arms on common seeds: sweep."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .group import UserError, check_players_arg, load_rules_arg, main
+from .runs import _check_until, _until_ci, run_experiment, run_options, until_ci_options
+
+
+@main.command()
+@run_options
+@click.option("--param", "params", multiple=True, required=True, metavar="KEY=V1,V2,...",
+              help="A rules value to sweep (repeatable: every combination is played). List values "
+                   "are separated by ';': emperor_tile.values=3,5;4,6.")
+@until_ci_options
+def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
+    """Play every combination of the --param values on the same seeds (one run folder each under
+    --out, resumable), then write the summary: each headline metric against the values with 95%
+    intervals (--out/summary: sweep.csv, sweep.png, sweep.md, sweep.html)."""
+    from pathlib import Path
+
+    from strategies.registry import StrategyError
+
+    from analysis.sweep import summary, summary_lines, write_summary
+    from analysis.tables import AnalysisError
+
+    from ..rules import RulesError
+    from ..runner import RunError, make_config
+    from ..sweep import plan, prepare_sweep
+
+    _check_until(until_ci, max_games, kw["games"])
+    base_rules = load_rules_arg(kw["rules_path"], kw["overrides"])
+    check_players_arg(kw["n_players"], base_rules)
+    try:
+        the_plan = plan(list(params), kw["rules_path"], kw["overrides"])
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
+    command = "evora " + " ".join(sys.argv[1:])
+    out = Path(kw["out"])
+    try:
+        for c in the_plan["combos"]:                    # every argument checked before any game
+            make_config(kw["n_players"], kw["games"], kw["spec"], kw["seed"], kw["seat_rotation"],
+                        kw["chunk_size"], c["rules"])
+        base = {"players": kw["n_players"], "strategies": kw["spec"], "seed": kw["seed"],
+                "seat_rotation": kw["seat_rotation"], "chunk_size": kw["chunk_size"],
+                "rules_file": kw["rules_path"], "set": list(kw["overrides"]),
+                "games": kw["games"], "until_ci": until_ci, "max_games": max_games,
+                "ci_metrics": ci_metrics if until_ci is not None else None}
+        prepare_sweep(out, the_plan, base)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    arms = [(str(out / c["name"]), c["rules"]) for c in the_plan["combos"]]
+    if until_ci is not None:
+        _, text = _until_ci(arms, kw, until_ci, max_games, ci_metrics, command)
+        click.echo(text)
+    else:
+        for folder, rules in arms:
+            if not kw["quiet"]:
+                click.echo(f"{Path(folder).name}", err=True)
+            run_experiment(**{**kw, "out": folder}, rules=rules)
+    keys = [k for k, _ in the_plan["params"]]
+    try:
+        df = summary(out)
+        path = write_summary(out)
+    except (AnalysisError, RunError) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write the sweep summary to {out}: {exc.strerror or exc}") from None
+    click.echo("\n".join(summary_lines(df, keys)))
+    click.echo(f"sweep summary: {path / 'sweep.html'}")
+
+

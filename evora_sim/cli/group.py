@@ -1,0 +1,121 @@
+"""The ``evora`` click group and the argument checkers every command shares.
+
+User mistakes (bad player count, unknown strategy, malformed file) end with one line on
+stderr and exit status 2, never a traceback. Every input is checked before anything runs.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+class UserError(click.ClickException):
+    """A mistake in the user's input: printed as one line, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file=None):
+        message = " ".join(self.format_message().split("\n"))
+        click.echo(f"evora: error: {message}", err=True, file=file or sys.stderr)
+
+
+def _usage_error(exc: click.UsageError) -> UserError:
+    where = exc.ctx.command_path if exc.ctx is not None else "evora"
+    return UserError(f"{exc.format_message().rstrip('.')} (see '{where} --help')")
+
+
+class _Group(click.Group):
+    """Usage mistakes (a missing option, a value that is not a number, an unknown command) end
+    like every other user error: one line, exit status 2."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+                raise                                  # bare `evora`: show the help
+            raise _usage_error(exc) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _usage_error(exc) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="evora-sim")
+def main():
+    """Simulate Évora and analyse its balance."""
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the user's input: every failure becomes a UserError
+# ---------------------------------------------------------------------------------------------
+def _in_file(message: str, what: str, path: str) -> str:
+    return message if str(path) in message else f"{what} {path}: {message}"
+
+
+def read_error(exc: Exception, what: str, path: str) -> UserError:
+    if isinstance(exc, UnicodeDecodeError):
+        return UserError(f"{what} {path} is not UTF-8 text")
+    if isinstance(exc, OSError):
+        return UserError(f"cannot read {what} {path}: {exc.strerror or exc}")
+    return UserError(_in_file(str(exc), what, path))
+
+
+def load_rules_arg(path, overrides=()):
+    """The shipped rules, or the ``--rules`` file merged over them, then the ``--set KEY=VALUE``
+    overrides; the result validated as a whole (a one-line error names the key)."""
+    from ..rules import RulesError, load_rules
+
+    overrides = tuple(overrides or ())
+    if path is not None:
+        try:
+            load_rules(path)
+        except (RulesError, UnicodeDecodeError, OSError) as exc:
+            raise read_error(exc, "rules file", path) from None
+    if path is None and not overrides:
+        return load_rules()
+    try:
+        return load_rules(path, overrides)
+    except RulesError as exc:
+        message = str(exc)
+        if not message.startswith("--set"):
+            message = f"--set {' '.join(overrides)}: the resulting rules are not playable: {message}"
+        raise UserError(message) from None
+
+
+SET_HELP = ("Override one rules value, KEY=VALUE (repeatable): height_vp.3=2, emperor_tile.values=4,6, "
+            "majority.column_vp=4, board.spaces.5.action=draw2 with board.spaces.5.stacks=governor,emperor.")
+
+
+def set_option(f):
+    return click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)(f)
+
+
+def check_players_arg(n_players, rules) -> int:
+    from ..api import check_players
+
+    try:
+        n = check_players(n_players)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
+    if not lo <= n <= hi:
+        raise UserError(f"player count {n} is outside the rules' players.min..players.max ({lo} to {hi})")
+    return n
+
+
+def check_seed_arg(seed) -> int:
+    if not 0 <= seed < 2**63:
+        raise UserError(f"seed must be a whole number from 0 to 2**63-1, got {seed}")
+    return seed
+
+
+
+STRATEGIES_HELP = ("One strategy per seat, comma-separated, or one for every seat: a built-in "
+                   "(evora strategies), NAME(feature=weight, ...), FILE.toml:NAME or FILE.py:NAME.")
+
+

@@ -1,0 +1,125 @@
+"""Commands that play or show single games and strategies: score, replay, strategies, duel."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from .group import (STRATEGIES_HELP, UserError, check_players_arg, check_seed_arg, load_rules_arg, main,
+                    read_error, set_option)
+
+
+@main.command()
+@click.argument("position_file", metavar="FILE.json")
+@click.option("--json", "as_json", is_flag=True, help="Print the scoring as JSON.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
+def score(position_file, as_json, rules_path, overrides=()):
+    """Final scoring of the position in FILE.json: per seat, per category, and the winner."""
+    from ..position import PositionError, load_position, scoring_table
+    from ..replay import scoring_lines
+
+    rules = load_rules_arg(rules_path, overrides)
+    try:
+        state = load_position(position_file, rules)
+    except (PositionError, UnicodeDecodeError, OSError) as exc:
+        raise read_error(exc, "position file", position_file) from None
+    check_players_arg(state.n_players, rules)
+    table = scoring_table(state)
+    if as_json:
+        click.echo(json.dumps(table, indent=2))
+    else:
+        click.echo("\n".join(scoring_lines(table)))
+
+
+
+@main.command()
+@click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4.")
+@click.option("--seed", type=int, required=True, metavar="S", help="The game's seed.")
+@click.option("--strategies", "spec", required=True, metavar="A,B,...",
+              help=STRATEGIES_HELP)
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
+def replay(n_players, seed, spec, rules_path, overrides=()):
+    """Play one seeded game and print it turn by turn, then its final scoring."""
+    from strategies.registry import StrategyError, parse_strategies
+
+    from ..replay import replay_lines
+
+    rules = load_rules_arg(rules_path, overrides)
+    n = check_players_arg(n_players, rules)
+    seed = check_seed_arg(seed)
+    try:
+        seats = parse_strategies(spec, n)
+        lines = replay_lines(rules, n, seed, seats)
+    except StrategyError as exc:
+        raise UserError(str(exc)) from None
+    click.echo("\n".join(lines))
+
+
+@main.command(name="strategies")
+def list_strategies():
+    """List the built-in strategies: name, description and weights; then the features."""
+    from strategies.builtin import BUILTINS, FEATURE_HELP
+    from strategies.compiled import FEATURES, KIND_HEURISTIC
+    from strategies.custom import GROUP, entry_points
+    from strategies.registry import format_weights
+
+    width = max(len(s.name) for s in BUILTINS)
+    lines = ["Built-in strategies (each heuristic scores every legal action by a weighted sum of "
+             "the features below):", ""]
+    for st in BUILTINS:
+        lines.append(f"  {st.name.ljust(width)}  {st.description}")
+        weights = format_weights(st.weight_dict()) if st.kind == KIND_HEURISTIC else "none (no evaluation)"
+        lines.append(f"  {''.ljust(width)}  weights: {weights}")
+    fw = max(len(f) for f in FEATURES)
+    lines += ["", "Features (weight names), for the player to move:"]
+    lines += [f"  {f.ljust(fw)}  {FEATURE_HELP[f]}" for f in FEATURES]
+    try:
+        eps = entry_points()
+    except Exception:                      # a broken installation must not hide the built-ins
+        eps = {}
+    if eps:
+        lines += ["", f"Installed custom strategies (entry points {GROUP}):"]
+        lines += [f"  {name}  = {ep.value}" for name, ep in sorted(eps.items())]
+    lines += ["",
+              "Specs: NAME, NAME(feature=weight, ...) e.g. 'balanced(column=2, emperor=0.5)', "
+              "FILE.toml:NAME (a weight set), FILE.py:NAME (a custom Python strategy).",
+              "Equal values are broken by the game's random stream, so every game is reproducible "
+              "from its seed."]
+    click.echo("\n".join(lines))
+
+
+@main.command()
+@click.argument("specs", nargs=-1, required=True, metavar="A B | A,B,B,B")
+@click.option("--players", "-n", "n_players", type=int, default=None, metavar="N",
+              help="2, 3 or 4 (default: the field's size, or 2 for A B). With A B and N > 2 the "
+                   "field is A against N-1 x B.")
+@click.option("--games", type=int, default=2000, show_default=True, metavar="N",
+              help="Games in all, rounded up to whole seeds x seat rotations.")
+@click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it.")
+@click.option("--jobs", type=int, default=1, show_default=True, help="Processes; -1 = every core.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=()):
+    """Head-to-head: seat-rotated games of strategies A and B (or a field A,B,B,B) over the same
+    seeds; each strategy's win rate with a 95% interval."""
+    from strategies.registry import StrategyError
+
+    from ..duel import duel as play_duel
+    from ..duel import duel_field, duel_lines
+    from ..runner import RunError
+
+    rules = load_rules_arg(rules_path, overrides)
+    if n_players is not None:
+        check_players_arg(n_players, rules)
+    seed = check_seed_arg(seed)
+    try:
+        field = duel_field(specs, n_players)
+        check_players_arg(len(field), rules)
+        result = play_duel(field, games, seed=seed, jobs=jobs, rules=rules, quiet=quiet)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    click.echo("\n".join(duel_lines(result)))
+

@@ -1,0 +1,187 @@
+"""Commands that play many games into run folders: simulate and the main job, run."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .analyse import write_report
+from .group import STRATEGIES_HELP, SET_HELP, UserError, check_players_arg, load_rules_arg, main, set_option
+
+
+def run_options(f):
+    """Options shared by the commands that run experiments."""
+    for opt in reversed([
+        click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4."),
+        click.option("--games", type=int, required=True, metavar="N", help="Seeds to play (each once per rotation)."),
+        click.option("--strategies", "spec", required=True, metavar="A,B,...", help=STRATEGIES_HELP),
+        click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it."),
+        click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core."),
+        click.option("--out", required=True, metavar="DIR", help="The run folder (created, or resumed)."),
+        click.option("--seat-rotation", is_flag=True,
+                     help="Play every seed once under each cyclic rotation of the strategies."),
+        click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules."),
+        click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP),
+        click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+                     help="loky: processes on this machine; dask: a dask.distributed cluster."),
+        click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786."),
+        click.option("--chunk-size", type=int, default=None, metavar="N",
+                     help="Seeds per chunk (the unit of parallel work and of resuming)."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules_path, backend,
+                   scheduler, chunk_size, quiet, overrides=(), rules=None):
+    """Check every argument, then run; user mistakes become one-line errors."""
+    from strategies.registry import StrategyError
+
+    from ..runner import RunError, simulate
+
+    if rules is None:
+        rules = load_rules_arg(rules_path, overrides)
+    check_players_arg(n_players, rules)
+    command = "evora " + " ".join(sys.argv[1:])
+    try:
+        return simulate(n_players, games, spec, seed=seed, out=out, jobs=jobs,
+                        seat_rotation=seat_rotation, rules=rules, backend=backend,
+                        scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out}; run the same command again "
+                   "to play only the missing ones", err=True)
+        sys.exit(130)
+
+
+def until_ci_options(f):
+    for opt in reversed([
+        click.option("--until-ci", "until_ci", type=float, default=None, metavar="WIDTH",
+                     help="Keep adding games (doubling from --games) until the 95% half-width of "
+                          "the --ci-metrics is below WIDTH (percentage points for rates and shares; "
+                          "VP or rounds for means), or --max-games. Intervals are Bonferroni-"
+                          "adjusted over the planned looks, so they stay valid under this stopping."),
+        click.option("--max-games", type=int, default=None, metavar="N",
+                     help="With --until-ci: the most seeds to play (default 32 x --games)."),
+        click.option("--ci-metrics", default="seats", show_default=True, metavar="A,B",
+                     help="With --until-ci: seats, spread, strategies, score, majority, length."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _until_ci(arms, kw, until_ci, max_games, ci_metrics, command):
+    """Run ``arms`` ((out, rules) pairs) with --until-ci; user mistakes as one-line errors."""
+    from strategies.registry import StrategyError
+
+    from ..runner import RunError
+    from ..sequential import describe, parse_ci_metrics, run_until_ci
+
+    def on_look(j, k, n, worst):
+        if not kw["quiet"]:
+            click.echo(f"look {j} of {k}: {n:,} seeds, largest adjusted half-width {worst:.3g} "
+                       f"(target {until_ci})", err=True)
+
+    try:
+        metrics = parse_ci_metrics(ci_metrics)
+        games = kw["games"]
+        record = run_until_ci(arms, kw["n_players"], kw["spec"], initial_games=games,
+                              max_games=max_games if max_games is not None else 32 * games,
+                              width=until_ci, metrics=metrics, seed=kw["seed"],
+                              seat_rotation=kw["seat_rotation"], chunk_size=kw["chunk_size"],
+                              jobs=(-1 if kw["jobs"] is None else kw["jobs"]), quiet=kw["quiet"],
+                              command=command, backend=kw["backend"], scheduler=kw["scheduler"],
+                              on_look=on_look)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: finished chunks are kept; run the same command again to go on",
+                   err=True)
+        sys.exit(130)
+    return record, describe(record)
+
+
+def _check_until(until_ci, max_games, games):
+    if until_ci is None:
+        if max_games is not None:
+            raise UserError("--max-games needs --until-ci WIDTH")
+        return
+    if not until_ci > 0:
+        raise UserError(f"--until-ci must be a positive width, got {until_ci}")
+    if max_games is not None and max_games < games:
+        raise UserError(f"--max-games ({max_games}) must be at least --games ({games})")
+
+
+@main.command()
+@run_options
+@until_ci_options
+def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
+    """Play many seeded games in parallel into Parquet tables (resumable)."""
+    _check_until(until_ci, max_games, kwargs["games"])
+    if until_ci is not None:
+        rules = load_rules_arg(kwargs["rules_path"], kwargs["overrides"])
+        check_players_arg(kwargs["n_players"], rules)
+        _, text = _until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_games, ci_metrics,
+                            "evora " + " ".join(sys.argv[1:]))
+        click.echo(text)
+        from ..runner import open_run
+
+        result = open_run(kwargs["out"])
+    else:
+        result = run_experiment(**kwargs)
+    games = result.n_games
+    click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
+
+
+
+# The main job's fields: the strongest built-ins of a 2-player round robin (balanced, cards),
+# then emperor and greedy - mid-table, with plans of their own (Emperor tiles; its own total) -
+# so seats are measured in competent, varied play. Seat rotation puts every strategy in every
+# seat on the same seeds, so seat effects are not strategy effects. random and the weakest
+# specialists stay out: a weak seat-mate hands wins to the others and blurs seat effects.
+DEFAULT_FIELD = {2: "balanced,cards", 3: "balanced,cards,emperor", 4: "balanced,cards,emperor,greedy"}
+DEFAULT_GAMES = 48_000
+
+
+@main.command()
+@click.option("--games", type=int, default=DEFAULT_GAMES, show_default=True, metavar="N",
+              help="Games per player count, rounded up to whole rotations (48,000 keeps every "
+                   "seat's win-rate interval within +-0.5 point).")
+@click.option("--seed", type=int, default=1, show_default=True, help="The run seed.")
+@click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core.")
+@click.option("--out", default="runs/default", show_default=True, metavar="DIR", help="Run folders go here.")
+@click.option("--report-dir", default="reports/default", show_default=True, metavar="DIR",
+              help="The report goes here.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()):
+    """The main job: simulate 2, 3 and 4 players, each with a field of built-in strategies under
+    seat rotation, then write the report."""
+    from pathlib import Path
+
+    if games < 1:
+        raise UserError(f"--games must be a positive whole number, got {games}")
+    rules = load_rules_arg(rules_path, overrides)
+    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
+    dirs = []
+    for n, spec in DEFAULT_FIELD.items():
+        if not lo <= n <= hi:
+            continue
+        folder = str(Path(out) / f"p{n}")
+        seeds = -(-games // n)                      # every seed is played under n rotations
+        if not quiet:
+            click.echo(f"{n} players: {seeds * n:,} games ({seeds:,} seeds x {n} seat rotations) "
+                       f"of {spec} -> {folder}", err=True)
+        run_experiment(n_players=n, games=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
+                       seat_rotation=True, rules_path=rules_path, backend="loky", scheduler=None,
+                       chunk_size=None, quiet=quiet, rules=rules)
+        dirs.append(folder)
+    if not dirs:
+        raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
+    path = write_report(dirs, report_dir)
+    click.echo(f"report: {path / 'report.html'}")
+
+
