@@ -189,6 +189,48 @@ def distinct_actions(state: State, actions: list[int] | None = None) -> list[int
     return out
 
 
+def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> State:
+    """Play ``state`` on, in place, until the turn of the seat to move is over (``until="turn"``)
+    or the effect being resolved is finished (``until="effect"``), choosing with ``policy``,
+    and return it. A position is worth judging only there: in the middle of an effect, or
+    before the option of a turn, the VP it is about to score are not on the board yet.
+
+    ``policy`` is a built-in spec (``"greedy"``, ``"balanced(plan=action)"``, ``"random"``:
+    compiled, fast) or a function ``(state, legal_actions, rng) -> action``. Ties and ``random``
+    draw from ``rng`` (a numpy Generator, e.g. the one your strategy was given) so that games
+    stay reproducible; without one, from the state's seed."""
+    if until not in ("turn", "effect"):
+        raise ValueError(f"until must be 'turn' or 'effect', got {until!r}")
+    if rng is None:
+        rng = np.random.default_rng([state.seed, state.get(L.G_NTURNS)])
+    if callable(policy):
+        seat, turn = state.get(L.G_CUR), state.get(L.G_NTURNS)
+        while not is_terminal(state) and state.get(L.G_CUR) == seat and state.get(L.G_NTURNS) == turn:
+            if until == "effect" and not in_effect(state):
+                break
+            legal = legal_actions(state)
+            apply_action(state, legal[0] if len(legal) == 1 else policy(state.clone(), legal, rng))
+        return state
+    from strategies.builtin import Strategy
+    from strategies.registry import as_strategy, seat_arrays
+
+    from . import batch
+    strategy = as_strategy(policy)
+    if not isinstance(strategy, Strategy):
+        raise ValueError(f"policy {policy!r} is not a built-in spec or a function")
+    kinds, W = seat_arrays([strategy] * L.MAXP)
+    rs = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+    global _FINISH_WORK
+    if _FINISH_WORK is None:                 # the compiled loop's buffers, made once
+        _FINISH_WORK = batch.buffers(L.MAXP)[1:]
+    legal, _, work = _FINISH_WORK
+    batch.play_on(state.arr, state.rules.packed, kinds, W, 0 if until == "effect" else 1, legal, rs, work)
+    return state
+
+
+_FINISH_WORK = None
+
+
 def in_effect(state: State) -> bool:
     """True while an effect (a build, a card, a tile) is being resolved: the decisions that
     follow finish it, and belong to the same player."""

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from strategies.builtin import as_strategy, seat_arrays
 from strategies.custom import is_custom
-from strategies.compiled import KIND_RANDOM, choose, new_work
+from strategies.compiled import KIND_RANDOM
+from strategies.decide import choose, new_buffers
+from strategies.registry import as_strategy, seat_arrays
 
 from . import engine as E
 from . import layout as L
@@ -22,7 +23,7 @@ from .rng import STRATEGY_STREAM, randbelow, seed_stream
 
 
 @njit(cache=True, inline="always")
-def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
+def advance(s, R, kinds, W, custom, legal, rs, work, log, steps):
     """The one game loop: play forced moves and compiled seats until the game ends or a seat
     whose ``custom`` flag is set must choose (that seat is Python's: evora_sim.mixed).
     Records actions in ``log`` while it has room. Returns (legal actions now in ``legal``, or
@@ -39,12 +40,36 @@ def advance(s, R, kinds, W, custom, legal, rs, t, t2, legal2, memo, log, steps):
             # handled here: every call passing arrays costs atomic reference counts
             a = np.int64(legal[randbelow(rs, k)])
         else:
-            a = choose(kinds[p], W, p, s, R, legal, k, rs, t, t2, legal2, memo)
+            a = choose(kinds[p], W, p, s, R, legal, k, rs, work)
         if steps < cap:
             log[steps] = a
         k = E.step(s, R, a, legal)
         steps += 1
     return 0, steps
+
+
+UNTIL_EFFECT, UNTIL_TURN = 0, 1
+
+
+@njit(cache=True, _nrt=False)
+def play_on(s, R, kinds, W, until, legal, rs, work):
+    """Play the seat to move's decisions with its compiled strategy (``kinds``, ``W`` by seat)
+    until the effect being resolved is finished (``UNTIL_EFFECT``) or the turn is over
+    (``UNTIL_TURN``). The game loop's own steps, stopped early: what a custom strategy's look
+    ahead needs (``api.finish``)."""
+    p = s[L.G_CUR]
+    turn = s[L.G_NTURNS]
+    k = E.legal_actions(s, R, legal)
+    while k > 0 and s[L.G_CUR] == p and s[L.G_NTURNS] == turn:
+        if until == UNTIL_EFFECT and s[L.G_SP] == 0:
+            break
+        if k == 1:
+            a = np.int64(legal[0])
+        elif kinds[p] == KIND_RANDOM:
+            a = np.int64(legal[randbelow(rs, k)])
+        else:
+            a = choose(kinds[p], W, p, s, R, legal, k, rs, work)
+        k = E.step(s, R, a, legal)
 
 
 @njit(cache=True, inline="always")
@@ -55,23 +80,23 @@ def start(s, R, n, seed, rs):
 
 
 @njit(cache=True, _nrt=False)
-def _batch(R, n, seeds, kinds, W, games, seats, stats, s, log, no_custom, legal, rs, t, t2, legal2, memo):
+def _batch(R, n, seeds, kinds, W, games, seats, stats, s, log, no_custom, legal, rs, work):
     """Play one game per seed into row ``g`` of the result arrays. ``s`` ends as the last
     game's final state; ``log`` receives the first game's actions (as many as fit). One
     compiled entry for batches and single games: each compiled layer costs compile time.
     Buffers come from the caller (``buffers``), so no reference counting runs here."""
     for g in range(seeds.shape[0]):
         start(s, R, n, seeds[g], rs)
-        steps = advance(s, R, kinds, W, no_custom, legal, rs, t, t2, legal2, memo, log, 0)[1]
+        steps = advance(s, R, kinds, W, no_custom, legal, rs, work, log, 0)[1]
         record(s, n, g, steps, games, seats, stats)
         log = log[:0]
 
 
 def buffers(n_players: int):
     """The scratch arrays of the compiled game loop: which seats are custom (none here), the
-    legal actions, the strategies' random stream, the lookahead work (t, t2, legal2, memo)."""
-    return ((np.zeros(n_players, dtype=np.bool_), np.empty(L.N_ACTIONS, dtype=np.int32),
-             np.zeros(1, dtype=np.uint64)) + tuple(new_work(L.STATE_SIZE)))
+    legal actions, the strategies' random stream, the seats' lookahead work (one tuple)."""
+    return (np.zeros(n_players, dtype=np.bool_), np.empty(L.N_ACTIONS, dtype=np.int32),
+            np.zeros(1, dtype=np.uint64), new_buffers())
 
 
 @njit(cache=True)
@@ -138,6 +163,26 @@ def play_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
     _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
            np.empty(0, dtype=np.int64), *buffers(n_players))
     return res
+
+
+def plan_census(rules, n_players: int, seeds, strategies) -> dict:
+    """What the turn planners' searches cost over the games of ``seeds`` (built-in seats only):
+    per turn played, the searches run, the decisions expanded, the end-of-turn positions
+    evaluated and the distinct ones among them (counted with a hash of each, so slower than
+    ``play_batch``: for benchmarks)."""
+    from strategies import planner as P
+
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    kinds, W = seat_arrays(seat_strategies(n_players, strategies))
+    res = new_result(seeds, n_players)
+    no_custom, legal, rs, work = buffers(n_players)
+    meta = work[-1]
+    meta[P.M_COUNT] = 1
+    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
+           np.empty(0, dtype=np.int64), no_custom, legal, rs, work)
+    turns = int(res.games[:, GAME_COLUMNS.index("turns")].sum())
+    counts = {"searches": P.M_SEARCHES, "nodes": P.M_NODES, "leaves": P.M_LEAVES, "distinct": P.M_DISTINCT}
+    return {"turns": turns, **{k: int(meta[i]) / max(turns, 1) for k, i in counts.items()}}
 
 
 def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000):

@@ -18,9 +18,9 @@ import traceback
 
 import numpy as np
 
-from strategies.builtin import seat_arrays
 from strategies.custom import is_custom
 from strategies.errors import StrategyError
+from strategies.registry import seat_arrays
 
 from . import api
 from . import engine as E
@@ -53,7 +53,7 @@ class _Table:
         self.kinds, self.W = seat_arrays(strategies)
         self.custom = np.array([is_custom(x) for x in strategies], dtype=np.bool_)
         self.s = E.new_state()
-        _, self.legal, self.rs, self.t, self.t2, self.legal2, self.memo = buffers(n_players)
+        _, self.legal, self.rs, self.work = buffers(n_players)
         for p, x in enumerate(strategies):      # load every custom strategy before any game
             if is_custom(x):
                 x.obj()
@@ -68,8 +68,8 @@ class _Table:
         steps = 0
         cap = log.shape[0]
         while True:
-            k, steps = advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.t,
-                                self.t2, self.legal2, self.memo, log, steps)
+            k, steps = advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.work,
+                               log, steps)
             if k == 0:
                 return steps
             p = int(s[L.G_CUR])

@@ -378,7 +378,7 @@ def _is_int(x) -> bool:
 def resolve_strategies(strategies, players: int) -> list:
     """One strategy object per seat from a spec list (``"greedy,balanced(column=2)"``) or a
     list of specs / strategy objects; a single one fills every seat."""
-    from strategies.builtin import as_strategy
+    from strategies.registry import as_strategy
     from strategies.registry import parse_strategies, per_seat, resolve_each
 
     if isinstance(strategies, str):

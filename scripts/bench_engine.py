@@ -2,11 +2,16 @@
 """Benchmark the compiled engine: games per second of ``play_batch``.
 
     python scripts/bench_engine.py --players 4 --strategy random --games 2000 [--repeats 5] [--cold]
+    python scripts/bench_engine.py --players 4 --strategy 'greedy(plan=action)' --games 2000
 
 In one process: import, compile (or load numba's cache) and play a first game, printed as
 ``warmup_seconds=``; then play ``--games`` games ``--repeats`` times with the strategy in every
 seat, each run on its own seeds, printing each run's games/s; the last line is
-``games_per_second=<median of the runs>``.
+``games_per_second=<median of the runs>``. For a turn-planning strategy (``plan=turn``, every
+heuristic's default) it then plays ``--census`` more games counting the searches' work and
+prints, per turn played, ``searches_per_turn=``, ``decisions_expanded_per_turn=``,
+``end_of_turn_positions_per_turn=`` (evaluated) and ``distinct_end_of_turn_positions_per_turn=``:
+the distinct positions bound the work, so this is the cost made visible.
 
 ``--cold`` first clears the package's numba cache (the ``*.nbi`` / ``*.nbc`` files under
 ``evora_sim/`` and ``strategies/``, and the package's cache folder if it configures one) in a
@@ -38,20 +43,25 @@ SEED_BASE = 7_000_000   # first seed of the timed runs; the warm-up game uses SE
 def parse_args(argv):
     ap = Parser(prog="bench_engine.py", description="Games per second of the compiled engine.")
     ap.add_argument("--players", type=players, default=4, help="2, 3 or 4 (default 4)")
-    ap.add_argument("--strategy", default="random", help="a name of strategies.builtin.NAMES (default random)")
+    ap.add_argument("--strategy", default="random",
+                    help="a strategy spec in every seat: a built-in, or e.g. 'greedy(plan=action)' (default random)")
     ap.add_argument("--games", type=positive_int, required=True, help="games per timed run")
     ap.add_argument("--repeats", type=positive_int, default=5, help="timed runs (default 5)")
+    ap.add_argument("--census", type=int, default=200,
+                    help="games of the turn planner's census after the timed runs (default 200; 0: none)")
     ap.add_argument("--cold", action="store_true",
                     help="first clear the numba cache and time a cold start in a subprocess")
     ap.add_argument("--_cold-child", dest="cold_child", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
 
-def strategy_id(name: str) -> int:
-    from strategies.builtin import NAMES
-    if name not in NAMES:
-        raise UsageError(f"unknown strategy {name!r}; known: {', '.join(NAMES)}")
-    return NAMES.index(name)
+def strategy_id(spec: str):
+    """The strategy of ``spec`` (a built-in name or any spec of strategies.registry)."""
+    from strategies.registry import StrategyError, parse_spec
+    try:
+        return parse_spec(spec)
+    except StrategyError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # ---- the numba cache --------------------------------------------------------------------------
@@ -169,6 +179,15 @@ def main(argv=None) -> int:
               f"in {dt:.3f} s: {rates[-1]:.1f} games/s, "
               f"{decisions / dt:,.0f} decisions/s", flush=True)
     print(f"games_per_second={statistics.median(rates):.1f}")
+    if getattr(sid, "plan", None) == "turn" and args.census > 0:
+        from evora_sim.batch import plan_census
+        seeds = np.arange(args.census, dtype=np.int64) + SEED_BASE - 1 - args.census
+        c = plan_census(rules, args.players, seeds, sids)
+        print(f"census of {args.census} games ({c['turns']} turns), per turn played:")
+        print(f"searches_per_turn={c['searches']:.2f}")
+        print(f"decisions_expanded_per_turn={c['nodes']:.1f}")
+        print(f"end_of_turn_positions_per_turn={c['leaves']:.1f}")
+        print(f"distinct_end_of_turn_positions_per_turn={c['distinct']:.1f}")
     return 0
 
 

@@ -26,21 +26,28 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))     # this checkout's engine, also without an installed package
 GOLDEN_DIR = ROOT / "tests" / "golden"
 
-# name -> (players, seed, strategy per seat). Covers 2, 3 and 4 players, random, greedy, mixed.
+# name -> (players, seed, strategy spec per seat). Covers 2, 3 and 4 players, random, the
+# heuristics as they were before turn planning (plan=action without the features secured and
+# win: these games were recorded then and still play out identically) and the turn planners,
+# alone and mixed.
+OLD_GREEDY = "greedy(plan=action, secured=0, win=0)"
 GAMES = {
     "p2_random": (2, 11, ("random", "random")),
-    "p2_greedy": (2, 12, ("greedy", "greedy")),
+    "p2_greedy": (2, 12, (OLD_GREEDY, OLD_GREEDY)),
     "p3_random": (3, 13, ("random", "random", "random")),
-    "p3_mixed": (3, 14, ("greedy", "random", "greedy")),
+    "p3_mixed": (3, 14, (OLD_GREEDY, "random", OLD_GREEDY)),
     "p4_random": (4, 15, ("random", "random", "random", "random")),
-    "p4_mixed": (4, 16, ("random", "greedy", "random", "greedy")),
-    "p4_greedy": (4, 17, ("greedy", "greedy", "greedy", "greedy")),
+    "p4_mixed": (4, 16, ("random", OLD_GREEDY, "random", OLD_GREEDY)),
+    "p4_greedy": (4, 17, (OLD_GREEDY,) * 4),
+    "p2_turn": (2, 21, ("greedy", "balanced")),
+    "p3_turn": (3, 22, ("cards", "random", "emperor")),
+    "p4_turn": (4, 23, ("balanced", "cards", "emperor", "greedy")),
+    "p4_turn_mixed": (4, 24, ("builder", "majority(plan=action)", "heights", "blocker")),
 }
-
 # Files whose behaviour the golden games pin down; their hash is stored as a hint only.
 SOURCES = ("evora_sim/engine.py", "evora_sim/layout.py", "evora_sim/batch.py", "evora_sim/rules.py",
            "evora_sim/rng.py", "evora_sim/data/rules.toml", "strategies/compiled.py",
-           "strategies/builtin.toml")
+           "strategies/planner.py", "strategies/decide.py", "strategies/builtin.toml")
 
 
 def sources_hash() -> str:
@@ -76,10 +83,8 @@ def replay_steps(rules, players: int, seed: int, log) -> tuple[list[int], list[s
 def golden_record(name: str, rules) -> dict:
     from evora_sim import api
     from evora_sim.batch import play_game
-    from strategies.builtin import NAMES
     players, seed, strategies = GAMES[name]
-    sids = [NAMES.index(s) for s in strategies]
-    final, log = play_game(rules, players, seed, sids)
+    final, log = play_game(rules, players, seed, list(strategies))
     scoring = api.final_scoring(api.State(final, rules, seed))
     seats, texts, replayed = replay_steps(rules, players, seed, log)
     if replayed != scoring:

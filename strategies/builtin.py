@@ -1,6 +1,7 @@
 """The built-in strategies, read from ``builtin.toml``: names, descriptions, weight vectors.
 
-A strategy's id is its position in the file; ``random`` is 0 and ``greedy`` 1.
+A strategy's id is its position in the file; ``random`` is 0 and ``greedy`` 1. This module only
+holds the data; turning specs into strategies is :mod:`strategies.registry`'s job.
 """
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 
-import numpy as np
+from .compiled import FEATURES, KIND_HEURISTIC, KIND_PLANNER, KIND_RANDOM, NF
 
-from .compiled import FEATURES, KIND_HEURISTIC, KIND_RANDOM, NF
-from .custom import CustomStrategy
+
+# how a heuristic decides: the spec option plan= and the compiled kind it selects
+PLANS = {"turn": KIND_PLANNER, "action": KIND_HEURISTIC}
+DEFAULT_PLAN = "turn"
+PLAN_HELP = {
+    "turn": "plans its whole turn: each decision is valued by the best position it can reach by "
+            "the end of the turn (the move, the option, the effect's choices, the cards)",
+    "action": "values each decision alone, an effect once finished; places and moves its workers "
+              "at random (the behaviour before turn planning; faster)",
+}
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,15 @@ class Strategy:
     def weight_dict(self) -> dict[str, float]:
         return {f: w for f, w in zip(FEATURES, self.weights) if w}
 
+    @property
+    def is_heuristic(self) -> bool:
+        return self.kind in PLANS.values()
+
+    @property
+    def plan(self) -> str | None:
+        """``turn`` or ``action`` for a heuristic, None otherwise."""
+        return next((k for k, v in PLANS.items() if v == self.kind), None)
+
 
 def _load() -> tuple[Strategy, ...]:
     data = tomllib.loads((resources.files("strategies") / "builtin.toml").read_text(encoding="utf-8"))
@@ -39,7 +57,7 @@ def _load() -> tuple[Strategy, ...]:
         if unknown:
             raise ValueError(f"builtin.toml [{name}]: unknown feature(s) {sorted(unknown)}")
         vec = tuple(float(weights.get(f, 0.0)) for f in FEATURES)
-        out.append(Strategy(name, KIND_HEURISTIC, vec, entry["description"]))
+        out.append(Strategy(name, PLANS[DEFAULT_PLAN], vec, entry["description"]))
     return tuple(out)
 
 
@@ -65,32 +83,8 @@ FEATURE_HELP: dict[str, str] = {
     "denial": "minus the best opponent's total if the game were scored now",
     "empty_stack": "VP scored by drawing from empty stacks (0 in every built-in: valued like other "
                    "VP it lets a player stall the game, docs/RULES.md P4)",
+    "secured": "majority VP that no later placement can change: column majorities on capped columns, "
+               "height majorities at levels every column has reached",
+    "win": "1 once the game is over if it has won, else 0 (what matters at the end)",
 }
 assert set(FEATURE_HELP) == set(FEATURES)
-
-
-def as_strategy(item):
-    """A strategy from a Strategy or CustomStrategy, a built-in id, or a spec string (a
-    built-in name, ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``; see
-    :mod:`strategies.registry`)."""
-    if isinstance(item, (Strategy, CustomStrategy)):
-        return item
-    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-        if not 0 <= int(item) < len(BUILTINS):
-            raise ValueError(f"not a strategy id: {item!r} (built-ins: 0..{len(BUILTINS) - 1})")
-        return BUILTINS[int(item)]
-    if isinstance(item, str):
-        if item in NAMES:
-            return BUILTINS[NAMES.index(item)]
-        from .registry import parse_spec
-        return parse_spec(item)
-    raise ValueError(f"not a strategy: {item!r} (built-ins: {', '.join(NAMES)})")
-
-
-def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
-    """(kinds int64[n], weights float64[n, NF]) for the compiled driver, one row per seat (a
-    custom Python strategy's row is never read by compiled code)."""
-    strategies = [as_strategy(x) for x in items]
-    kinds = np.array([s.kind for s in strategies], dtype=np.int64)
-    weights = np.array([s.weights for s in strategies], dtype=np.float64).reshape(len(strategies), NF)
-    return kinds, weights

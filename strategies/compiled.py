@@ -21,16 +21,18 @@ from evora_sim.layout import (
     A_COLUMN, A_SKIP, A_STACK, F_DRAW, FRAMES, FW, G_NTURNS, NTYPES, STACK_LEN, STACK_TOP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
     G_PHASE, G_SP, MAXC, N_ACTIONS, NEFF, P_CAPS, P_HANDN, P_PENDING, P_SCORE, P_STONES, P_TPOS,
     P_TVAL, P_VP_EMPTY, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
-    R_CAPS, R_STONES,
+    R_CAPS, R_COLMAJ_VP, R_STONES, G_NCOLS, G_WINNER,
 )
 from evora_sim.rng import randbelow
 
 KIND_RANDOM = 0
-KIND_HEURISTIC = 1
+KIND_HEURISTIC = 1     # plan=action: each decision valued on its own (this module)
+KIND_PLANNER = 2       # plan=turn: each decision valued by the best end of the turn (planner.py)
 FEATURES = ("vp", "column", "h1", "h2", "h3", "h4", "capitals", "emperor", "tiles", "cards",
-            "parts", "denial", "empty_stack")
+            "parts", "denial", "empty_stack", "secured", "win")
 NF = len(FEATURES)
 F_VP, F_COLUMN, F_H1, F_EMPEROR, F_TILES, F_CARDS, F_PARTS, F_DENIAL, F_EMPTY = 0, 1, 2, 7, 8, 9, 10, 11, 12
+F_SECURED, F_WIN = 13, 14
 MEMO = 2 * MAXC      # one memo of (action signature, value) pairs per lookahead level
 # The first choice inside each effect a phase-level action opens, as the lookahead valued it:
 # a key of the state (turns played, seat, frames, top frame), the legal actions and their
@@ -75,6 +77,32 @@ def state_key(s, memo, base, write):
     return same
 
 
+@njit(cache=True, inline="always")
+def secured_points(s, R, p):
+    """The majority VP of seat ``p`` that no later placement can change (after
+    ``height_majorities``): its column majorities on columns that are complete (the capital
+    placed: the column takes no more parts), and its height majorities at levels no column can
+    still reach (every column already has a part there; for capitals, every column is capped or
+    nobody has a capital left)."""
+    n_cols = s[G_NCOLS]
+    vp = 0
+    lowest = 5
+    for c in range(n_cols):
+        h = s[COL_H + c]
+        lowest = min(lowest, h)
+        if h == 5 and s[COL_HOLDER + c] == p:
+            vp += R[R_COLMAJ_VP]
+    for level in range(1, lowest + 1):
+        vp += E.height_points(s, level, p)
+    if lowest < 5:
+        caps = 0
+        for q in range(s[G_NPLAYERS]):
+            caps += s[PLAYERS + q * PSTRIDE + P_CAPS]
+        if caps == 0:
+            vp += E.height_points(s, 5, p)
+    return vp
+
+
 @njit(cache=True, _nrt=False)
 def evaluate(s, R, p, W, me):
     """``W[me] . C``: the weighted features of position ``s`` for seat ``p``; features whose
@@ -82,10 +110,12 @@ def evaluate(s, R, p, W, me):
     than a row view: a view costs atomic reference counts on every call.)"""
     if W[me, F_DENIAL] != 0.0:
         E.height_majorities(s, R, 0, s[G_NPLAYERS])      # every seat's standing
+    elif W[me, F_SECURED] != 0.0:
+        E.height_majorities(s, R, p, p + 1)               # this seat's only
     else:
         for level in range(1, 6):
             if W[me, F_H1 + level - 1] != 0.0:
-                E.height_majorities(s, R, p, p + 1)       # this seat's only
+                E.height_majorities(s, R, p, p + 1)
                 break
     b = PLAYERS + p * PSTRIDE
     # VP scored so far, with the 2 VP of drawing from an empty stack kept apart: valued like
@@ -110,6 +140,10 @@ def evaluate(s, R, p, W, me):
         v += W[me, F_CARDS] * cards
     if W[me, F_PARTS] != 0.0:
         v += W[me, F_PARTS] * (R[R_STONES] + R[R_CAPS] - s[b + P_STONES] - s[b + P_CAPS])
+    if W[me, F_SECURED] != 0.0:
+        v += W[me, F_SECURED] * secured_points(s, R, p)
+    if W[me, F_WIN] != 0.0 and s[G_PHASE] == PH_TERMINAL and s[G_WINNER] == p:
+        v += W[me, F_WIN]
     if W[me, F_DENIAL] != 0.0:
         leader = -(1 << 30)
         for q in range(s[G_NPLAYERS]):
@@ -247,9 +281,3 @@ def heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo):
     return np.int64(legal[choice])
 
 
-@njit(cache=True, inline="always")
-def choose(kind, W, p, s, R, legal, n, rs, t, t2, legal2, memo):
-    """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
-    if kind == KIND_HEURISTIC:
-        return heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo)
-    return np.int64(legal[randbelow(rs, n)])

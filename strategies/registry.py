@@ -13,15 +13,19 @@ Each spec is one of:
 - ``NAME``: a built-in (``evora strategies`` lists them), or failing that an entry point of the
   group ``evora_sim.strategies`` (a custom Python strategy of an installed package);
 - ``NAME(feature=weight, ...)``: a built-in heuristic with some weights changed; the weight
-  names are the features of :data:`strategies.compiled.FEATURES`;
+  names are the features of :data:`strategies.compiled.FEATURES`. The option ``plan=turn``
+  (the default: each decision valued by the best end of the turn it leads to) or
+  ``plan=action`` (each decision valued alone, workers moved at random: the heuristics before
+  turn planning) goes in the same parentheses: ``greedy(plan=action, column=2)``;
 - ``FILE.toml:NAME``: the weight set ``[NAME]`` of a designer's TOML file, whose tables hold
   ``weights = {feature = number, ...}``, optionally ``description = "..."`` and
-  ``base = "BUILTIN"`` (start from that built-in's weights; ``weights`` then changes some);
-  it too takes inline weights: ``FILE.toml:NAME(vp=2)``;
+  ``base = "BUILTIN"`` (start from that built-in's weights; ``weights`` then changes some) and
+  ``plan = "action"``; it too takes inline weights: ``FILE.toml:NAME(vp=2)``;
 - ``FILE.py:NAME``: a custom Python strategy (:mod:`strategies.custom`).
 
-A strategy's ``name`` is its spec normalised: built-in names in lower case, inline weights in
-FEATURES order as ``feature=number``, a Python file by its absolute path. Run tables and
+A strategy's ``name`` is its spec normalised: built-in names in lower case, ``plan=action``
+first when given (the default ``plan=turn`` is not written), inline weights in FEATURES order as
+``feature=number``, a Python file by its absolute path. Run tables and
 manifests use it, so ``balanced(column=2)`` is the name of that strategy everywhere.
 """
 from __future__ import annotations
@@ -31,8 +35,10 @@ import re
 import tomllib
 from pathlib import Path
 
-from .builtin import BUILTINS, NAMES, Strategy
-from .compiled import FEATURES, KIND_HEURISTIC, KIND_RANDOM
+import numpy as np
+
+from .builtin import BUILTINS, DEFAULT_PLAN, NAMES, PLANS, Strategy
+from .compiled import FEATURES, KIND_RANDOM, NF
 from .custom import CustomStrategy, entry_points, from_entry_point, from_file
 from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
@@ -41,7 +47,7 @@ from .errors import StrategyError
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_FILE_KEYS = {"weights", "description", "base"}
+_FILE_KEYS = {"weights", "description", "base", "plan"}
 FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME"
 _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, h4 and capitals",
           "capital": "capitals", "card": "cards", "tile": "tiles", "part": "parts"}
@@ -103,8 +109,10 @@ def _split_call(spec: str) -> tuple[str, str | None]:
     return spec[:open_].strip(), spec[open_ + 1:-1]
 
 
-def _parse_weights(spec: str, body: str) -> dict[str, float]:
+def _parse_options(spec: str, body: str) -> tuple[dict[str, float], str | None]:
+    """The inline ``feature=weight`` pairs and the ``plan=`` option (None if not given)."""
     out: dict[str, float] = {}
+    plan = None
     for part in body.split(","):
         part = part.strip()
         if not part:
@@ -115,11 +123,24 @@ def _parse_weights(spec: str, body: str) -> dict[str, float]:
         key, value = key.strip(), value.strip()
         if not eq or not key:
             raise StrategyError(f"strategy {spec!r}: {part!r} is not feature=weight")
+        if key.lower() == "plan":
+            if plan is not None:
+                raise StrategyError(f"strategy {spec!r}: plan given twice")
+            plan = _plan(spec, value)
+            continue
         out_key = _feature(spec, key)
         if out_key in out:
             raise StrategyError(f"strategy {spec!r}: weight {out_key!r} given twice")
         out[out_key] = _number(spec, out_key, value)
-    return out
+    return out, plan
+
+
+def _plan(spec: str, value) -> str:
+    name = value.strip().lower() if isinstance(value, str) else value
+    if name not in PLANS:
+        raise StrategyError(f"strategy {spec!r}: plan={value!r} is not allowed (plan is one of: "
+                            f"{', '.join(PLANS)})")
+    return name
 
 
 def _feature(spec: str, key) -> str:
@@ -144,11 +165,16 @@ def _number(spec: str, key: str, value) -> float:
 # ---------------------------------------------------------------------------------------------
 # one spec
 # ---------------------------------------------------------------------------------------------
-def _heuristic(name: str, base: Strategy | None, weights: dict[str, float], description: str) -> Strategy:
+def _heuristic(name: str, base: Strategy | None, weights: dict[str, float], description: str,
+               plan: str | None) -> Strategy:
+    """A heuristic from ``base``'s weights with ``weights`` changed; ``plan`` None keeps the
+    base's plan (the default plan without a base)."""
     vec = list(base.weights) if base is not None else [0.0] * len(FEATURES)
     for f, w in weights.items():
         vec[FEATURES.index(f)] = w
-    return Strategy(name, KIND_HEURISTIC, tuple(float(x) for x in vec), description)
+    if plan is None:
+        plan = base.plan if base is not None else DEFAULT_PLAN
+    return Strategy(name, PLANS[plan], tuple(float(x) for x in vec), description)
 
 
 def _builtin(spec: str, name: str) -> Strategy | None:
@@ -187,7 +213,7 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
         if base is None:
             raise StrategyError(f"strategy {spec!r}: {where}: base {b!r} is not a built-in "
                                 f"(built-ins: {', '.join(NAMES)})")
-        if base.kind != KIND_HEURISTIC:
+        if not base.is_heuristic:
             raise StrategyError(f"strategy {spec!r}: {where}: base {b!r} has no weights to start from")
     weights = entry.get("weights")
     if weights is None and base is None:
@@ -202,7 +228,8 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
     description = entry.get("description", "")
     if not isinstance(description, str):
         raise StrategyError(f"strategy {spec!r}: {where}: description must be text")
-    return _heuristic(spec, base, parsed, description), description
+    plan = _plan(f"{spec}: {where}", entry["plan"]) if "plan" in entry else None
+    return _heuristic(spec, base, parsed, description, plan), description
 
 
 def parse_spec(text: str):
@@ -248,14 +275,18 @@ def parse_spec(text: str):
         description = base.description
         label = base.name
 
-    weights = _parse_weights(spec, body) if body is not None else {}
-    if not weights:
-        return base if ":" not in base_text else Strategy(label, base.kind, base.weights, description)
-    if base.kind != KIND_HEURISTIC:
-        raise StrategyError(f"strategy {spec!r}: {label} has no weights to change (it evaluates "
-                            "nothing); start from a heuristic, e.g. greedy(...)")
-    name = f"{label}({format_weights(weights)})"
-    return _heuristic(name, base, weights, description)
+    weights, plan = _parse_options(spec, body) if body is not None else ({}, None)
+    if (weights or plan is not None) and not base.is_heuristic:
+        raise StrategyError(f"strategy {spec!r}: {label} has no weights or plan to change (it "
+                            "evaluates nothing); start from a heuristic, e.g. greedy(...)")
+    if plan is None or plan == base.plan:
+        if not weights:
+            return base if ":" not in base_text else Strategy(label, base.kind, base.weights, description)
+        plan = None
+    options = ([f"plan={plan}"] if plan is not None else []) + (
+        [format_weights(weights)] if weights else [])
+    name = f"{label}({', '.join(options)})" if options else label
+    return _heuristic(name, base, weights, description, plan)
 
 
 def resolve_each(items: list, resolve) -> list:
@@ -297,7 +328,7 @@ def resolved(strategy) -> dict:
         return strategy.resolved()
     if strategy.kind == KIND_RANDOM:
         return {"kind": "random"}
-    return {"kind": "heuristic", "weights": dict(zip(FEATURES, strategy.weights))}
+    return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
 
 def from_resolved(name: str, info: dict):
@@ -309,7 +340,8 @@ def from_resolved(name: str, info: dict):
         return Strategy(name, KIND_RANDOM)
     if kind == "heuristic":
         weights = info["weights"]
-        return Strategy(name, KIND_HEURISTIC, tuple(float(weights.get(f, 0.0)) for f in FEATURES))
+        plan = info.get("plan", "action")        # written before turn planning: plan=action
+        return Strategy(name, PLANS[plan], tuple(float(weights.get(f, 0.0)) for f in FEATURES))
     raise StrategyError(f"strategy {name!r}: cannot rebuild a strategy of kind {kind!r}")
 
 
@@ -326,6 +358,34 @@ def describe(strategy) -> dict:
     return info
 
 
-__all__ = ["StrategyError", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
+# ---------------------------------------------------------------------------------------------
+# strategies for the compiled driver
+# ---------------------------------------------------------------------------------------------
+def as_strategy(item):
+    """A strategy from a Strategy or CustomStrategy, a built-in id, or a spec string (a
+    built-in name, ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``)."""
+    if isinstance(item, (Strategy, CustomStrategy)):
+        return item
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        if not 0 <= int(item) < len(BUILTINS):
+            raise ValueError(f"not a strategy id: {item!r} (built-ins: 0..{len(BUILTINS) - 1})")
+        return BUILTINS[int(item)]
+    if isinstance(item, str):
+        if item in NAMES:
+            return BUILTINS[NAMES.index(item)]
+        return parse_spec(item)
+    raise ValueError(f"not a strategy: {item!r} (built-ins: {', '.join(NAMES)})")
+
+
+def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
+    """(kinds int64[n], weights float64[n, NF]) for the compiled driver, one row per seat (a
+    custom Python strategy's row is never read by compiled code)."""
+    strategies = [as_strategy(x) for x in items]
+    kinds = np.array([s.kind for s in strategies], dtype=np.int64)
+    weights = np.array([s.weights for s in strategies], dtype=np.float64).reshape(len(strategies), NF)
+    return kinds, weights
+
+
+__all__ = ["StrategyError", "as_strategy", "seat_arrays", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
            "parse_strategies", "resolved", "from_resolved", "describe", "format_weights",
            "format_number"]

@@ -20,7 +20,7 @@ import pytest
 from evora_sim import api
 from evora_sim.batch import play_game
 from evora_sim.rules import load_rules
-from strategies.builtin import NAMES
+from strategies.registry import parse_spec
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN_DIR.glob("*.json"))
@@ -56,10 +56,8 @@ def _hints(rec: dict) -> str:
     return ("; ".join(hints) + ". ") if hints else ""
 
 
-def _sids(rec: dict) -> list[int]:
-    unknown = [s for s in rec["strategies"] if s not in NAMES]
-    assert not unknown, f"{rec['name']}: unknown strategy name(s) {unknown}; known: {NAMES}"
-    return [NAMES.index(s) for s in rec["strategies"]]
+def _sids(rec: dict) -> list:
+    return [parse_spec(s) for s in rec["strategies"]]
 
 
 def _state_at(rec: dict, steps: int) -> api.State:
@@ -88,8 +86,12 @@ def test_golden_files_cover_the_setups():
     assert len(recs) >= 6, f"expected at least 6 golden games in {GOLDEN_DIR}; run python scripts/regen_golden.py"
     assert {r["players"] for r in recs} == {2, 3, 4}
     kinds = {frozenset(r["strategies"]) for r in recs}
-    assert frozenset({"random"}) in kinds and frozenset({"greedy"}) in kinds
-    assert frozenset({"random", "greedy"}) in kinds, "no mixed random/greedy game"
+    old = "greedy(plan=action, secured=0, win=0)"          # greedy as before turn planning
+    assert frozenset({"random"}) in kinds and frozenset({old}) in kinds
+    assert frozenset({"random", old}) in kinds, "no mixed random/greedy game"
+    planners = {s for r in recs for s in r["strategies"] if parse_spec(s).plan == "turn"}
+    assert {"greedy", "balanced", "cards", "emperor"} <= planners, "too few turn planners in golden games"
+    assert {r["players"] for r in recs if set(r["strategies"]) & planners} == {2, 3, 4}
     for r in recs:
         assert len(r["log"]) == len(r["describe"]) == len(r["seats"]) == r["steps"], r["name"]
         assert len(r["strategies"]) == r["players"], r["name"]

@@ -1,4 +1,5 @@
-"""Invariants of the engine over many seeded games: random and greedy, 2, 3 and 4 players.
+"""Invariants of the engine over many seeded games: random, the turn-planning heuristics and
+the heuristics valuing one decision at a time (plan=action), 2, 3 and 4 players.
 
 Two sweeps:
 
@@ -26,7 +27,6 @@ from evora_sim import layout as L
 from evora_sim.batch import GAME_COLUMNS, SEAT_COLUMNS, play_batch, play_game
 from evora_sim.rules import load_rules
 from invariant_checks import STATE_CHECKS, STEP_CHECKS, check_state, check_step
-from strategies.builtin import GREEDY, NAMES, RANDOM
 
 RULES = load_rules()
 SUPPLY = RULES.data["supply"]
@@ -46,14 +46,21 @@ def _param(name):
     return name
 
 
+RANDOM, GREEDY = "random", "greedy"
+FIELD = ["balanced", "cards", "emperor", "greedy"]          # turn planners of every kind
+OTHERS = ["builder", "heights", "majority", "blocker"]
+ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", "random"]
+
+
 def _label(sids) -> str:
-    return ",".join(NAMES[s] for s in sids)
+    return ",".join(sids)
 
 
 # ---------------------------------------------------------------------------------------------
 # final states over > 10,000 games (play_batch)
 # ---------------------------------------------------------------------------------------------
-# (players, strategy per seat, games). Random plays ~8,000 games/s, greedy ~400+ (4 players).
+# (players, strategy per seat, games). Random plays ~30,000 games/s, the planners ~1,000+ and
+# the plan=action heuristics ~4,000 (4 players).
 BATCH_PLAN = [
     (2, [RANDOM] * 2, 8000),
     (3, [RANDOM] * 3, 6000),
@@ -64,6 +71,14 @@ BATCH_PLAN = [
     (2, [GREEDY, RANDOM], 300),
     (3, [RANDOM, GREEDY, RANDOM], 300),
     (4, [GREEDY, RANDOM, GREEDY, RANDOM], 300),
+    (2, FIELD[:2], 600),
+    (3, FIELD[1:], 600),
+    (4, FIELD, 1000),
+    (2, OTHERS[:2], 400),
+    (3, OTHERS[1:], 400),
+    (4, OTHERS, 600),
+    (4, ACTION, 600),
+    (2, ACTION[:2], 400),
 ]
 BATCH_GAMES = sum(g for _, _, g in BATCH_PLAN)
 
@@ -174,6 +189,9 @@ for _n in (2, 3, 4):
         (_n, [GREEDY] * _n, 50),
         (_n, [GREEDY, RANDOM, GREEDY, RANDOM][:_n], 25),
         (_n, [RANDOM, GREEDY, RANDOM, GREEDY][:_n], 25),
+        (_n, FIELD[:_n], 20),
+        (_n, OTHERS[:_n], 15),
+        (_n, ACTION[:_n], 15),
     ]
 GAME_END = L.STATS + L.MAXP * L.SSTRIDE   # the game and its statistics (no scratch slots)
 REPLAY_CHECKS = ("log_replays", "log_reaches_terminal", "replay_matches_play_game")
@@ -231,7 +249,7 @@ def step_sweep():
 def test_step_sweep_covers_all_setups(step_sweep):
     assert step_sweep.games >= 500
     assert {n for n, _, _ in STEP_PLAN} == {2, 3, 4}
-    assert {s for _, sids, _ in STEP_PLAN for s in sids} == {RANDOM, GREEDY}
+    assert {s for _, sids, _ in STEP_PLAN for s in sids} == {RANDOM, GREEDY} | set(FIELD + OTHERS + ACTION)
     assert step_sweep.steps > 100_000
 
 

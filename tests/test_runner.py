@@ -155,7 +155,7 @@ def test_manifest_records_the_whole_configuration(ref):
     m = json.loads((ref.out / "manifest.json").read_text(encoding="utf-8"))
     assert m["format"] == R.FORMAT
     greedy = dict(zip(FEATURES, BUILTINS[STRATEGY_IDS["greedy"]].weights))
-    resolved = {"greedy": {"kind": "heuristic", "weights": greedy}, "random": {"kind": "random"}}
+    resolved = {"greedy": {"kind": "heuristic", "plan": "turn", "weights": greedy}, "random": {"kind": "random"}}
     assert m["config"] == {"players": 4, "games": 300, "strategies": REF["strategies"].split(","),
                            "resolved_strategies": resolved,
                            "seed": 5, "seat_rotation": False, "chunk_size": 100,

@@ -29,10 +29,11 @@ from evora_sim.cli import main
 from evora_sim.mixed import play_mixed_batch
 from evora_sim.rules import load_rules
 from evora_sim.runner import RunError, simulate
-from strategies.builtin import BUILTINS, NAMES, Strategy, as_strategy
-from strategies.compiled import FEATURES, KIND_HEURISTIC, KIND_RANDOM
+from strategies.builtin import BUILTINS, NAMES, Strategy
+from strategies.compiled import FEATURES, KIND_RANDOM
 from strategies.custom import GROUP, CustomStrategy
-from strategies.registry import StrategyError, parse_spec, parse_strategies, split_specs
+from strategies.registry import (StrategyError, as_strategy, from_resolved, parse_spec, parse_strategies, resolved,
+                                 split_specs)
 from cli_results import ok
 from cli_results import one_error_line as _one_error_line
 
@@ -88,7 +89,7 @@ def test_a_builtin_name_is_the_builtin_itself():
 
 def test_inline_weights_change_only_the_named_features():
     s = parse_spec("balanced(column=2, emperor=0.5)")
-    assert s.kind == KIND_HEURISTIC and s.name == "balanced(column=2, emperor=0.5)"
+    assert s.plan == "turn" and s.name == "balanced(column=2, emperor=0.5)"
     expect = weights(builtin("balanced")) | {"column": 2.0, "emperor": 0.5}
     assert weights(s) == expect
     assert s.description == builtin("balanced").description
@@ -112,6 +113,39 @@ def test_inline_weights_play_as_a_strategy_everywhere():
     assert (alias.seats == plain.seats).all()
 
 
+def test_plan_is_an_option_of_every_heuristic():
+    """plan=turn (the default) plans the whole turn; plan=action values each decision alone."""
+    for st in BUILTINS:
+        assert st.plan == ("turn" if st.is_heuristic else None)
+    assert parse_spec("greedy(plan=turn)") is builtin("greedy")
+    s = parse_spec("greedy(plan=action)")
+    assert s.plan == "action" and s.name == "greedy(plan=action)" and s.weights == builtin("greedy").weights
+    # the name is normalised: the plan first, then the weights in FEATURES order
+    assert parse_spec("Greedy( column=2, PLAN = Action )").name == "greedy(plan=action, column=2)"
+    assert parse_spec("greedy(plan=turn, column=2)").name == "greedy(column=2)"
+    # the two plans play different games, and plan=action is the heuristic of before turn
+    # planning (the golden games recorded then replay with it: tests/test_golden.py)
+    seeds = np.arange(20)
+    turn = play_batch(RULES, 2, seeds, ["greedy", "random"])
+    action = play_batch(RULES, 2, seeds, ["greedy(plan=action)", "random"])
+    assert not (turn.seats == action.seats).all()
+    # a manifest entry says which, and reads back to the same strategy
+    info = resolved(s)
+    assert info["plan"] == "action" and from_resolved(s.name, info) == Strategy(s.name, s.kind, s.weights)
+    old = {"kind": "heuristic", "weights": dict(zip(FEATURES, s.weights))}     # before plans existed
+    assert from_resolved("greedy", old).plan == "action"
+
+
+def test_a_weight_file_may_set_the_plan(tmp_path):
+    path = write(tmp_path, "w.toml", '[fast]\nbase = "balanced"\nplan = "action"\n'
+                                     '[odd]\nbase = "greedy"\nplan = "later"\n')
+    fast = parse_spec(f"{path}:fast")
+    assert fast.plan == "action" and fast.weights == builtin("balanced").weights
+    assert parse_spec(f"{path}:fast(plan=turn)").name == f"{path}:fast(plan=turn)"
+    with pytest.raises(StrategyError, match=r"plan='later' is not allowed \(plan is one of: turn, action\)"):
+        parse_spec(f"{path}:odd")
+
+
 @pytest.mark.parametrize("spec, message", [
     ("balanced(colum=2)", "strategy 'balanced(colum=2)': unknown weight 'colum' (weights are the features: vp, column,"),
     ("greedy(vp=lots)", "strategy 'greedy(vp=lots)': weight vp='lots' is not a number"),
@@ -124,7 +158,11 @@ def test_inline_weights_play_as_a_strategy_everywhere():
     ("greedy)", "')' without '('"),
     ("greedy(vp=1)x", "inline weights are written NAME(feature=weight, ...)"),
     ("(vp=1)", "no strategy name before '('"),
-    ("random(vp=1)", "random has no weights to change"),
+    ("random(vp=1)", "random has no weights or plan to change"),
+    ("random(plan=action)", "random has no weights or plan to change"),
+    ("greedy(plan=fast)", "strategy 'greedy(plan=fast)': plan='fast' is not allowed (plan is one of: turn, action)"),
+    ("greedy(plan=turn, plan=action)", "plan given twice"),
+    ("greedy(plan=action, vp=inf)", "weight vp='inf' is not a number"),
     ("nonesuch", "unknown strategy 'nonesuch' (known strategies: balanced, blocker,"),
     ("nonesuch(vp=1)", "unknown strategy 'nonesuch'"),
     ("mine.json:x", "expected FILE.toml:NAME (a weight set) or FILE.py:NAME (a Python strategy)"),
@@ -162,7 +200,7 @@ WEIGHTS_TOML = """
 def test_weight_sets_from_a_designers_file(tmp_path):
     path = write(tmp_path, "mystrats.toml", WEIGHTS_TOML)
     s = parse_spec(f"{path}:aggressive")
-    assert s.name == f"{path}:aggressive" and s.kind == KIND_HEURISTIC
+    assert s.name == f"{path}:aggressive" and s.is_heuristic
     assert weights(s) == {f: 0.0 for f in FEATURES} | {"vp": 2.0, "column": 3.5, "denial": 1.0}
     assert s.description == "Columns above all."
     tuned = parse_spec(f"{path}:tuned")
@@ -352,7 +390,7 @@ NAMED = [
     ("cards", "builder", "cards_played"),              # cards plays more cards
     ("builder", "greedy", "vp_build"),                 # builder scores more VP from its parts
     ("heights", "builder", "vp_heights"),              # heights wins more height majorities
-    ("balanced", "greedy", "instant_tiles"),           # balanced values tiles and cards
+    ("balanced", "greedy", "vp_emperor"),              # balanced values its Emperor tiles more
     ("blocker", "greedy", "vp_height_1"),              # blocker contests the cheap majorities
 ]
 
@@ -531,6 +569,9 @@ def test_a_failing_custom_strategy_is_one_clear_error(tmp_path, cli, name, piece
     (["simulate", "-n", "2", "--games", "3", "--strategies", "greedy(vp=x)", "--out", "{tmp}/run"],
      "weight vp='x' is not a number"),
     (["duel", "greedy", "nonesuch"], "strategy 2 of 2: unknown strategy 'nonesuch'"),
+    (["duel", "greedy(plan=slow)", "random"], "plan='slow' is not allowed (plan is one of: turn, action)"),
+    (["simulate", "-n", "2", "--games", "3", "--strategies", "greedy(cards=1e999)", "--out", "{tmp}/run"],
+     "weight cards='1e999' is not a finite number"),
     (["duel", "greedy"], "a duel needs at least two strategies, got 1"),
     (["duel", "greedy", "random", "random", "-n", "4"], "3 strategies given for 4 players"),
     (["duel", "greedy", "random", "-n", "5"], "player count must be 2, 3 or 4, got 5"),
@@ -554,7 +595,7 @@ def test_run_manifest_holds_specs_and_weights_and_resume_checks_them(tmp_path, c
     names = ["balanced(column=2)", f"{wfile}:calm"]
     assert m["config"]["strategies"] == names
     res = m["config"]["resolved_strategies"]
-    assert res["balanced(column=2)"] == {"kind": "heuristic",
+    assert res["balanced(column=2)"] == {"kind": "heuristic", "plan": "turn",
                                          "weights": weights(parse_spec("balanced(column=2)"))}
     assert res[f"{wfile}:calm"]["weights"]["denial"] == 0.5
     assert m["strategies"][f"{wfile}:calm"]["kind"] == "heuristic"
@@ -611,20 +652,21 @@ def parse_duel(out: str) -> dict[str, dict]:
 
 
 def test_duel_two_players(cli):
-    out = ok(cli.invoke(main, ["duel", "greedy", "random", "--games", "200", "--seed", "4"]))
-    assert "Duel: 2 players, field greedy, random" in out
+    # plan=action loses some games to random, so the design effect of the per-seed wins is defined
+    out = ok(cli.invoke(main, ["duel", "greedy(plan=action)", "random", "--games", "200", "--seed", "4"]))
+    assert "Duel: 2 players, field greedy(plan=action), random" in out
     assert "200 games = 100 seeds x 2 seat rotations (run seed 4)" in out
     rows = parse_duel(out)
-    assert set(rows) == {"greedy", "random"}
-    assert rows["greedy"]["seat_games"] == rows["random"]["seat_games"] == 200
-    assert rows["greedy"]["wins"] + rows["random"]["wins"] == 200      # one winner per game
-    g = rows["greedy"]
+    assert set(rows) == {"greedy(plan=action)", "random"}
+    assert rows["greedy(plan=action)"]["seat_games"] == rows["random"]["seat_games"] == 200
+    assert rows["greedy(plan=action)"]["wins"] + rows["random"]["wins"] == 200      # one winner per game
+    g = rows["greedy(plan=action)"]
     assert g["rate"] == pytest.approx(100 * g["wins"] / 200, abs=0.05)
     assert g["lo"] <= g["rate"] <= g["hi"] and g["rate"] > 80
     assert "clustered by seed" in out and np.isfinite(g["deff"])
     assert "ties: none" in out and "D18" in out
     # the same duel again: the same table (seeded)
-    assert ok(cli.invoke(main, ["duel", "greedy", "random", "--games", "200", "--seed", "4"])) == out
+    assert ok(cli.invoke(main, ["duel", "greedy(plan=action)", "random", "--games", "200", "--seed", "4"])) == out
 
 
 def test_duel_fields_for_three_and_four_players(cli):
@@ -655,7 +697,7 @@ def test_strategies_lists_the_builtins(cli):
     for s in BUILTINS:
         i = next(k for k, line in enumerate(lines) if line.split()[:1] == [s.name])
         assert s.description in lines[i]
-        if s.kind == KIND_HEURISTIC:
+        if s.is_heuristic:
             text = lines[i + 1].split("weights: ")[1]
             listed = {k: float(v) for k, v in (kv.split("=") for kv in text.split(", "))}
             assert listed == s.weight_dict()

@@ -60,18 +60,23 @@ def replay(n_players, seed, spec, rules_path, overrides=()):
 @main.command(name="strategies")
 def list_strategies():
     """List the built-in strategies: name, description and weights; then the features."""
-    from strategies.builtin import BUILTINS, FEATURE_HELP
-    from strategies.compiled import FEATURES, KIND_HEURISTIC
+    from strategies.builtin import BUILTINS, FEATURE_HELP, PLAN_HELP
+    from strategies.compiled import FEATURES
     from strategies.custom import GROUP, entry_points
     from strategies.registry import format_weights
 
     width = max(len(s.name) for s in BUILTINS)
-    lines = ["Built-in strategies (each heuristic scores every legal action by a weighted sum of "
-             "the features below):", ""]
+    lines = ["Built-in strategies (each heuristic scores positions by a weighted sum of the features "
+             "below):", ""]
     for st in BUILTINS:
         lines.append(f"  {st.name.ljust(width)}  {st.description}")
-        weights = format_weights(st.weight_dict()) if st.kind == KIND_HEURISTIC else "none (no evaluation)"
-        lines.append(f"  {''.ljust(width)}  weights: {weights}")
+        if st.is_heuristic:
+            lines.append(f"  {''.ljust(width)}  weights: {format_weights(st.weight_dict())}")
+            lines.append(f"  {''.ljust(width)}  plan: {st.plan}")
+        else:
+            lines.append(f"  {''.ljust(width)}  weights: none (no evaluation)")
+    lines += ["", "Plans (the option plan=, e.g. 'greedy(plan=action)'):"]
+    lines += [f"  {name.ljust(6)}  {text}" for name, text in PLAN_HELP.items()]
     fw = max(len(f) for f in FEATURES)
     lines += ["", "Features (weight names), for the player to move:"]
     lines += [f"  {f.ljust(fw)}  {FEATURE_HELP[f]}" for f in FEATURES]
@@ -83,7 +88,7 @@ def list_strategies():
         lines += ["", f"Installed custom strategies (entry points {GROUP}):"]
         lines += [f"  {name}  = {ep.value}" for name, ep in sorted(eps.items())]
     lines += ["",
-              "Specs: NAME, NAME(feature=weight, ...) e.g. 'balanced(column=2, emperor=0.5)', "
+              "Specs: NAME, NAME(plan=..., feature=weight, ...) e.g. 'balanced(column=2, emperor=0.5)', "
               "FILE.toml:NAME (a weight set), FILE.py:NAME (a custom Python strategy).",
               "Equal values are broken by the game's random stream, so every game is reproducible "
               "from its seed."]

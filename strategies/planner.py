@@ -1,0 +1,471 @@
+"""Turn planning for the built-in heuristics (``plan=turn``): every decision of a turn is valued
+by the best position the player can reach by the end of that turn, under its own evaluation.
+
+Why a whole turn: the move decides the site action and the colour of the cards a player may
+play, and the option, the effect's choices and the cards played before and after it all
+interact. Valued one decision at a time (``plan=action``), the move has no value at all and is
+taken at random. Within a turn nothing is hidden from the player to move except the order of
+each stack below its top card, and a card drawn is usable only next turn (D9), so the turn is
+searched exactly, with no sampling:
+
+- **Depth-first over the player's own decisions** until the turn ends (the seat to move
+  changes, or the game ends), with the engine's own ``step``. Forced decisions (one legal
+  action, P5) are applied in line, as the game loop applies them. Each end-of-turn position is
+  scored by ``compiled.evaluate``; a node is worth its best child.
+- **Never on a card it cannot see.** A draw exposes the next card of its stack, which the
+  player did not know when it planned. A Temple choice of a stack whose top has changed since
+  the search began is not searched; if nothing else is left at that decision, the position is
+  scored as it stands (the effect's value unknown, counted as nothing). Once the real draw has
+  happened the player sees the card and the next decision plans again.
+- **Pruning.** Columns with the same content are interchangeable (``compiled.action_signature``):
+  one of them is searched. A build of identical groups (two or three stones, two capitals)
+  reaches the same position in every order of its columns: those positions are keyed by a
+  64-bit hash of the state and searched once. Other orders that meet again (a card played
+  before or after the option) meet at the end of the turn, where only the evaluation repeats;
+  hashing every position to catch them cost more than it saved (profiled). So the work stays
+  near the number of distinct end-of-turn positions, which ``PLAN_STATS`` counts for the
+  benchmark.
+- **Values are reused across the turn's decisions.** The search keeps its best line (the
+  principal variation); the later decisions of the turn follow it without searching, as long
+  as each decision is the one the line expects (same turn, same legal actions) and no stack's
+  top card has changed since the search began (then the player knows more and plans again).
+- **Ties** are broken uniformly by the strategy's random stream at every node, so equal plans
+  are not chosen by column or stack order, and games stay reproducible from the seed.
+
+Setup placements have no turn of their own to plan: a placement is valued by the best turn the
+placed worker could then make, planned as if the player moved it next (the other seats'
+placements, still to come, are not foreseen).
+"""
+import numpy as np
+from numba import njit
+
+from evora_sim import engine as E
+from evora_sim.layout import (
+    A_COLUMN, A_DRAW, A_END, A_SKIP, A_SPACE, A_STACK, COL_H, COL_HOLDER, CORE, F_BUILD, F_DISCARD, F_TEMPLE, FRAMES, FW, G_CARD_PLAYED, G_CARD_SPACE, G_CUR, G_MOVED,
+    G_NCOLS, G_NTURNS, G_PHASE, G_SP,
+    MAXC, MAXDEPTH, MAXS, N_ACTIONS, NTYPES, P_WPOS, PH_AFTER, PH_MAIN, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
+    R_MIN_PARTS, STACK_TOP, STATE_SIZE, WHITE,
+)
+from evora_sim.rng import randbelow
+
+from evora_sim.engine import NGROUPS, PATTERNS
+
+from .compiled import action_signature, evaluate, memo_find
+
+DEPTH = 40             # decisions searched in one turn (a turn has at most about 20)
+TT_BITS = 12
+TT_SIZE = 1 << TT_BITS
+# per-depth bookkeeping (int64 columns)
+B_N, B_NEXT, B_NBEST, B_NSIG, B_ACT, B_SIG, B_BEST, B_CHECK, B_PVLEN, B_STORE, B_CANON, B_DREW = range(12)
+NB = 12
+# per-depth values (float64): best value, then the signature memo (signatures, values)
+V_BEST = 0
+V_SIGS = 1
+V_SIGV = 1 + MAXC
+NV = 1 + 2 * MAXC
+# a line entry: action, number of legal actions, checksum of the legal actions
+L_ACT, L_N, L_CHECK = 0, 1, 2
+# meta (int64): the search stamp, the stack tops it started from, the plan, the counters
+M_STAMP = 0
+M_TOPS = 1
+M_TURN = M_TOPS + NTYPES         # turns played when the plan was made
+M_SEAT = M_TURN + 1
+M_CURSOR = M_SEAT + 1            # next decision of the plan
+M_LEN = M_CURSOR + 1             # decisions in the plan (0: no plan)
+M_COUNT = M_LEN + 1              # 1: also count distinct end-of-turn positions (benchmark)
+M_SEARCHES = M_COUNT + 1         # turn searches run
+M_NODES = M_SEARCHES + 1         # decision nodes expanded
+M_LEAVES = M_NODES + 1           # end-of-turn positions evaluated
+M_HITS = M_LEAVES + 1            # positions found in the table instead of searched
+M_DISTINCT = M_HITS + 1          # distinct end-of-turn positions (with M_COUNT)
+NMETA = M_DISTINCT + 1
+PLAN_STATS = ("searches", "nodes", "leaves", "hits", "distinct")
+
+_FRAMES_END = FRAMES + MAXDEPTH * FW
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_KEYS = np.random.default_rng(0x5EED).integers(0, 2**32, size=(2, CORE), dtype=np.uint32)
+_K1 = _KEYS[0].copy()
+_K2 = _KEYS[1].copy()
+# patterns whose groups are all alike: any order of their columns reaches one position
+_ALIKE = np.array([NGROUPS[q] > 1 and PATTERNS[q, 0, 0] == PATTERNS[q, 1, 0]
+                   and PATTERNS[q, 0, 1] == PATTERNS[q, 1, 1] for q in range(len(NGROUPS))])
+
+
+def new_plan_work():
+    """The planner's buffers, allocated once per batch: a state and a legal-action list per
+    depth, per-depth bookkeeping and lines, the transposition table, the plan and counters."""
+    return (np.zeros((DEPTH + 1, STATE_SIZE), dtype=np.int32),
+            np.zeros((DEPTH + 1, N_ACTIONS), dtype=np.int32),
+            np.zeros((DEPTH + 2, NB), dtype=np.int64),       # + a row for the setup's destinations
+            np.zeros((DEPTH + 3, NV), dtype=np.float64),     # + two rows for the setup's values
+            np.zeros((DEPTH + 1, DEPTH + 1, 3), dtype=np.int64),
+            np.zeros(DEPTH + 1, dtype=np.uint64),            # each depth's key (transposable nodes)
+            np.zeros(TT_SIZE, dtype=np.uint64),
+            np.zeros(TT_SIZE, dtype=np.float64),
+            np.zeros(TT_SIZE, dtype=np.int64),                # the search stamp of each slot
+            np.zeros((DEPTH + 1, 3), dtype=np.int64),         # the plan being followed
+            np.zeros(NMETA, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def core_hash(s):
+    """A 64-bit key of the rules-relevant state (frames above the open ones are stale data and
+    left out). Two independent random linear forms mod 2**32: no chain of dependent
+    multiplications, so the loops vectorise, and two different states share a key with
+    probability about 2**-64."""
+    h1 = np.uint32(0)
+    h2 = np.uint32(0)
+    end = FRAMES + s[G_SP] * FW
+    for k in range(end):
+        x = np.uint32(s[k])
+        h1 += x * _K1[k]
+        h2 += x * _K2[k]
+    for k in range(_FRAMES_END, CORE):
+        x = np.uint32(s[k])
+        h1 += x * _K1[k]
+        h2 += x * _K2[k]
+    h = (np.uint64(h1) << np.uint64(32)) | np.uint64(h2)
+    h = (h ^ (h >> np.uint64(30))) * _MIX1      # spread the bits over the table index
+    return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _slot(h):
+    return np.int64(h >> np.uint64(64 - TT_BITS))
+
+
+@njit(cache=True, inline="always")
+def tt_find(key, stamp, meta, h):
+    """The slot holding ``h`` in the current search, or -1."""
+    i = _slot(h)
+    if key[i] == h and stamp[i] == meta[M_STAMP]:
+        return i
+    return -1
+
+
+@njit(cache=True, inline="always")
+def tt_store(key, val, stamp, meta, h, v):
+    i = _slot(h)
+    key[i] = h
+    val[i] = v
+    stamp[i] = meta[M_STAMP]
+
+
+@njit(cache=True, inline="always")
+def turn_over(s, p):
+    return s[G_PHASE] == PH_TERMINAL or s[G_CUR] != p
+
+
+@njit(cache=True, inline="always")
+def unseen_card(s, a, meta):
+    """A Temple choice of a stack whose top card the player did not know when the search
+    began (a draw in this turn exposed it)."""
+    if not (A_STACK <= a < A_STACK + NTYPES) or s[G_SP] == 0:
+        return False
+    if s[FRAMES + (s[G_SP] - 1) * FW] != F_TEMPLE:
+        return False
+    t = a - A_STACK
+    return s[STACK_TOP + t] != meta[M_TOPS + t]
+
+
+@njit(cache=True, inline="always")
+def plan_signature(s, a):
+    """``compiled.action_signature`` for the turn search: a key shared only by actions whose
+    best ends of turn are worth the same; -1 if none. Besides interchangeable columns and the
+    stacks to draw from (only whether a stack is empty matters: nothing is played after a
+    draw, see ``redundant``), the 3 cards paid for an instant tile: no feature tells cards
+    apart and a tile is the turn's one play, so every choice of them is worth the same (the
+    first, in canonical order, is searched)."""
+    if s[G_SP] > 0 and s[FRAMES + (s[G_SP] - 1) * FW] == F_DISCARD:
+        return np.int64(1) << 40
+    return action_signature(s, a)
+
+
+@njit(cache=True, inline="always")
+def redundant(s, a, drew):
+    """A card or tile played after drawing the turn's card: playing it before the draw reaches
+    a position worth the same, since the draw changes only the stacks and the pending cards (a
+    Temple card that would use the stack drawn from cannot be planned on: its top is unseen)."""
+    return drew and s[G_PHASE] == PH_AFTER and s[G_SP] == 0 and a != A_END
+
+
+@njit(cache=True, inline="always")
+def transposable(s):
+    """Whether the children of decision ``s`` may be reached again in another order: a later
+    group of a build whose groups are alike."""
+    if s[G_SP] == 0:
+        return False
+    f = FRAMES + (s[G_SP] - 1) * FW
+    return s[f] == F_BUILD and s[f + 2] >= 1 and _ALIKE[s[f + 1]]
+
+
+@njit(cache=True, _nrt=False)
+def in_any_order(s, R):
+    """Whether a build of alike groups reaches the same position in every order of its columns.
+    It does unless a column's majority is held by a seat without its marker worker on it (D7:
+    that seat had none left): there the order decides whether a marker returned by one
+    placement is placed by the next."""
+    for c in range(s[G_NCOLS]):
+        if s[COL_HOLDER + c] < 0 and s[COL_H + c] >= R[R_MIN_PARTS]:
+            leader = E.column_leader(s, R, c)
+            if 0 <= leader < WHITE:
+                return 0
+    return 1
+
+
+@njit(cache=True, inline="always")
+def last_column(s):
+    """The highest column the open build has used."""
+    used = s[FRAMES + (s[G_SP] - 1) * FW + 3]
+    for c in range(s[G_NCOLS] - 1, -1, -1):
+        if (used >> c) & 1:
+            return c
+    return -1
+
+
+@njit(cache=True, inline="always")
+def checksum(legal, n):
+    c = 0
+    for i in range(n):
+        c = c * 131 + legal[i] + 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _offer(rs, bk, bv, line, d, a, v, tail):
+    """Child ``a`` of node ``d`` is worth ``v``: keep the best, uniform among equal bests, and
+    its line (``a``, then depth ``d + 1``'s line when ``tail``)."""
+    if v > bv[d, V_BEST]:
+        bv[d, V_BEST] = v
+        bk[d, B_NBEST] = 1
+    elif v == bv[d, V_BEST]:
+        bk[d, B_NBEST] += 1
+        if randbelow(rs, bk[d, B_NBEST]) != 0:
+            return
+    else:
+        return
+    bk[d, B_BEST] = a
+    line[d, d, L_ACT] = a
+    line[d, d, L_N] = bk[d, B_N]
+    line[d, d, L_CHECK] = bk[d, B_CHECK]
+    end = d + 1
+    if tail:
+        end = bk[d + 1, B_PVLEN]
+        for j in range(d + 1, end):
+            for k in range(3):
+                line[d, j, k] = line[d + 1, j, k]
+    bk[d, B_PVLEN] = end
+
+
+@njit(cache=True, inline="always")
+def _open(bk, bv, pl, d, n, a, sig):
+    bk[d, B_N] = n
+    bk[d, B_NEXT] = 0
+    bk[d, B_NBEST] = 0
+    bk[d, B_NSIG] = 0
+    bk[d, B_ACT] = a
+    bk[d, B_SIG] = sig
+    bk[d, B_BEST] = -1
+    bk[d, B_CHECK] = checksum(pl[d], n)
+    bk[d, B_PVLEN] = d
+    bk[d, B_STORE] = 0
+    bk[d, B_CANON] = -1
+    bv[d, V_BEST] = -np.inf
+
+
+@njit(cache=True, inline="always")
+def _remember(bk, bv, d, sig, v):
+    """Record the value of a child with column signature ``sig`` (its equals are skipped)."""
+    if sig >= 0 and bk[d, B_NSIG] < MAXC:
+        j = bk[d, B_NSIG]
+        bv[d, V_SIGS + j] = sig
+        bv[d, V_SIGV + j] = v
+        bk[d, B_NSIG] = j + 1
+
+
+@njit(cache=True, _nrt=False)
+def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta):
+    """Value seat ``p``'s decision ``root`` (``n`` legal actions in ``legal``) by the best
+    end-of-turn evaluation each action leads to; ``line[0]`` then holds the best line of
+    decisions. Returns the root's value."""
+    meta[M_STAMP] += 1
+    meta[M_SEARCHES] += 1
+    for t in range(NTYPES):
+        meta[M_TOPS + t] = root[STACK_TOP + t]
+    E.copy_core(root, ps[0])
+    for i in range(n):
+        pl[0, i] = legal[i]
+    _open(bk, bv, pl, 0, n, -1, -1)
+    bk[0, B_DREW] = 0           # a search that starts after the draw: the plays are real options
+    meta[M_NODES] += 1
+    d = 0
+    while True:
+        if bk[d, B_NEXT] < bk[d, B_N]:
+            a = np.int64(pl[d, bk[d, B_NEXT]])
+            bk[d, B_NEXT] += 1
+            s = ps[d]
+            if unseen_card(s, a, meta) or redundant(s, a, bk[d, B_DREW]):
+                continue
+            alike = transposable(s)
+            if alike and A_COLUMN <= a < A_SKIP:
+                if bk[d, B_CANON] < 0:
+                    bk[d, B_CANON] = in_any_order(s, R)
+                if bk[d, B_CANON] == 1 and a - A_COLUMN < last_column(s):
+                    continue                      # the same columns in increasing order
+            sig = plan_signature(s, a)
+            if sig >= 0 and memo_find(bv[d], V_SIGS, bk[d, B_NSIG], sig) >= 0:
+                continue                          # an equal column was searched: same value
+            c = ps[d + 1]
+            E.copy_core(s, c)
+            k = E.step(c, R, a, pl[d + 1])
+            while k == 1 and not turn_over(c, p):
+                k = E.step(c, R, np.int64(pl[d + 1, 0]), pl[d + 1])
+            store = alike and bk[d, B_CANON] != 1     # orders that may meet: key them
+            h = np.uint64(0)
+            if store:
+                h = core_hash(c)
+                i = tt_find(key, stamp, meta, h)
+                if i >= 0:                        # reached before in another order
+                    meta[M_HITS] += 1
+                    _remember(bk, bv, d, sig, val[i])
+                    _offer(rs, bk, bv, line, d, a, val[i], False)
+                    continue
+            if turn_over(c, p) or d + 1 == DEPTH:
+                meta[M_LEAVES] += 1
+                if meta[M_COUNT] and not store:
+                    hc = core_hash(c)
+                    if tt_find(key, stamp, meta, hc) < 0:
+                        meta[M_DISTINCT] += 1
+                        tt_store(key, val, stamp, meta, hc, 0.0)
+                elif store:
+                    meta[M_DISTINCT] += meta[M_COUNT]
+                v = evaluate(c, R, p, W, p)
+                if store:
+                    tt_store(key, val, stamp, meta, h, v)
+                _remember(bk, bv, d, sig, v)
+                _offer(rs, bk, bv, line, d, a, v, False)
+            else:
+                meta[M_NODES] += 1
+                d += 1
+                _open(bk, bv, pl, d, k, a, sig)
+                bk[d, B_STORE] = store
+                bk[d, B_DREW] = bk[d - 1, B_DREW] or a == A_DRAW
+                hk[d] = h
+        else:
+            v = bv[d, V_BEST]
+            if bk[d, B_BEST] < 0:                 # every choice needed an unseen card
+                v = evaluate(ps[d], R, p, W, p)
+            if bk[d, B_STORE]:
+                tt_store(key, val, stamp, meta, hk[d], v)
+            if d == 0:
+                return v
+            a = bk[d, B_ACT]
+            sig = bk[d, B_SIG]
+            d -= 1
+            _remember(bk, bv, d, sig, v)
+            _offer(rs, bk, bv, line, d, a, v, True)
+
+
+@njit(cache=True, _nrt=False)
+def planned_action(s, legal, n, plan, meta):
+    """This decision's action from the current plan, or -1 if there is none: another turn or
+    seat, a decision the plan did not expect, or a stack's top card changed since it was made."""
+    if meta[M_LEN] == 0 or meta[M_TURN] != s[G_NTURNS] or meta[M_SEAT] != s[G_CUR]:
+        return -1
+    for t in range(NTYPES):
+        if s[STACK_TOP + t] != meta[M_TOPS + t]:
+            return -1
+    j = meta[M_CURSOR]
+    if j >= meta[M_LEN] or plan[j, L_N] != n or plan[j, L_CHECK] != checksum(legal, n):
+        return -1
+    meta[M_CURSOR] = j + 1
+    return plan[j, L_ACT]
+
+
+@njit(cache=True, _nrt=False)
+def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta):
+    """Search the rest of the turn from decision ``s`` and make its best line the plan."""
+    p = s[G_CUR]
+    search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta)
+    m = bk[0, B_PVLEN]
+    for j in range(m):
+        for k in range(3):
+            plan[j, k] = line[0, j, k]
+    meta[M_LEN] = m
+    meta[M_CURSOR] = 0
+    meta[M_TURN] = s[G_NTURNS]
+    meta[M_SEAT] = p
+
+
+@njit(cache=True, _nrt=False)
+def _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta):
+    """The best turn of seat ``p``'s setup worker once it has moved to space ``y``: the worker
+    placed on ``y`` and the option (draw or site action) chosen there. Placing a worker on
+    ``x`` and moving it on to ``y`` leaves this same position, whatever ``x`` was."""
+    E.copy_core(s, t)
+    E.apply_action(t, R, np.int64(A_SPACE + y))
+    b = PLAYERS + p * PSTRIDE
+    k_worker = 0
+    for k in range(2):
+        if t[b + P_WPOS + k] == y:
+            k_worker = k
+    t[G_CUR] = p                              # as if the player had just moved it there
+    t[G_MOVED] = k_worker
+    t[G_PHASE] = PH_MAIN
+    t[G_CARD_SPACE] = y
+    t[G_CARD_PLAYED] = 0
+    n = E.legal_actions(t, R, legal2)
+    return search_turn(t, R, W, p, legal2, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta)
+
+
+@njit(cache=True, _nrt=False)
+def _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta,
+                      out):
+    """Each setup placement's value (into ``out``): the best turn the placed worker could make
+    from there, as if the player moved it next (the other seats' placements still to come are
+    not foreseen). A destination's value is searched once for all the placements that reach it."""
+    p = s[G_CUR]
+    arrival = bv[DEPTH + 1]                   # per space: the value of arriving there
+    dest = bk[DEPTH + 1]
+    for x in range(MAXS):
+        arrival[x] = np.nan
+    for i in range(n):
+        E.copy_core(s, t)
+        E.apply_action(t, R, np.int64(legal[i]))
+        nd = E.destinations(t, np.int64(legal[i] - A_SPACE), dest, 0)
+        best = -np.inf
+        for j in range(nd):
+            y = dest[j] - A_SPACE
+            if np.isnan(arrival[y]):
+                arrival[y] = _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val,
+                                            stamp, meta)
+            best = max(best, arrival[y])
+        out[i] = best
+
+
+@njit(cache=True, _nrt=False)
+def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta):
+    """The turn planner's action at a decision of the player to move."""
+    if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
+        meta[M_LEN] = 0
+        values = bv[DEPTH + 2]                # one value per placement
+        _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta,
+                          values)
+        best_v = -np.inf
+        nb = 0
+        choice = legal[0]
+        for i in range(n):
+            if values[i] > best_v:
+                best_v = values[i]
+                nb = 1
+                choice = legal[i]
+            elif values[i] == best_v:
+                nb += 1
+                if randbelow(rs, nb) == 0:
+                    choice = legal[i]
+        return np.int64(choice)
+    a = planned_action(s, legal, n, plan, meta)
+    if a < 0:
+        plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta)
+        a = planned_action(s, legal, n, plan, meta)
+    return np.int64(a)

@@ -1,0 +1,242 @@
+"""The turn planner (``plan=turn``, strategies/planner.py) against an independent brute force.
+
+The brute force below walks every sequence of the player's own decisions to the end of the
+turn through the public api (``api.legal_actions`` / ``api.apply_action`` on clones), with no
+pruning, and scores each end of turn with the same evaluation. The planner's pruning
+(interchangeable columns, builds of alike groups in one column order, one choice of the cards
+paid for a tile, no play after the draw) must never change the value it finds; what it may not
+see (the card under a stack's top, exposed by a draw this turn) it must never use.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evora_sim import api
+from evora_sim import layout as L
+from evora_sim.batch import play_game
+from evora_sim.rng import new_stream
+from evora_sim.rules import load_rules
+from strategies import planner as P
+from strategies.compiled import evaluate
+from strategies.decide import new_buffers
+from strategies.registry import parse_spec
+
+RULES = load_rules()
+MAX_LEAVES = 4000          # positions whose brute force would be slower are skipped
+
+
+def weights(spec: str, n: int) -> np.ndarray:
+    return np.array([parse_spec(spec).weights] * n, dtype=np.float64)
+
+
+def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
+    """The best end-of-turn evaluation for the seat to move, over every decision sequence."""
+    p = api.current_player(state)
+    arr = state.arr
+    top = arr[L.FRAMES + (arr[L.G_SP] - 1) * L.FW] if arr[L.G_SP] > 0 else -1
+    best = -np.inf
+    for a in api.legal_actions(state):
+        if top == L.F_TEMPLE and L.A_STACK <= a < L.A_STACK + L.NTYPES \
+                and arr[L.STACK_TOP + a - L.A_STACK] != tops[a - L.A_STACK]:
+            continue                               # a card the player has not seen
+        child = state.clone()
+        api.apply_action(child, a)
+        if api.is_terminal(child) or api.current_player(child) != p:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise OverflowError
+            v = evaluate(child.arr, RULES.packed, p, W, p)
+        else:
+            v = brute_force(child, W, tops, budget)
+        best = max(best, v)
+    if best == -np.inf:                            # every choice needed an unseen card
+        best = evaluate(arr, RULES.packed, p, W, p)
+    return best
+
+
+def planner_value(state: api.State, W: np.ndarray, seed: int = 1) -> float:
+    buf = new_buffers()
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta = buf
+    legal = np.array(api.legal_actions(state), dtype=np.int32)
+    return P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
+                         new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta)
+
+
+def decision_states(players: int, seed: int, spec: str, every: int = 7):
+    """States of one seeded game at many of its decisions (not setup), in order."""
+    final, log = play_game(RULES, players, seed, [spec] * players)
+    state = api.new_game(RULES, players, seed)
+    out = []
+    for i, a in enumerate(log):
+        if i % every == 0 and state.get(L.G_PHASE) != L.PH_SETUP and len(api.legal_actions(state)) > 1:
+            out.append(state.clone())
+        api.apply_action(state, int(a))
+    return out
+
+
+CASES = [(2, 31, "greedy"), (2, 32, "balanced"), (3, 33, "cards"), (4, 34, "emperor"),
+         (4, 35, "blocker"), (4, 36, "builder")]
+
+
+@pytest.mark.parametrize("players, seed, spec", CASES)
+def test_the_search_finds_the_best_end_of_turn(players, seed, spec):
+    W = weights(spec, players)
+    checked = 0
+    for state in decision_states(players, seed, spec):
+        tops = [state.get(L.STACK_TOP + t) for t in range(L.NTYPES)]
+        try:
+            want = brute_force(state, W, tops, [MAX_LEAVES])
+        except OverflowError:
+            continue
+        got = planner_value(state, W)
+        assert got == pytest.approx(want, abs=1e-9), (
+            f"players={players} seed={seed} {spec}: round {state.get(L.G_ROUND)}, seat "
+            f"{api.current_player(state)}, decision {api.decision_name(state)}: search {got}, brute force {want}")
+        checked += 1
+    assert checked >= 8
+
+
+def test_a_turn_ends_where_its_plan_said():
+    """The turn's first search predicts the value the turn reaches: later decisions follow its
+    line (unless a draw showed a new card, when the player plans again)."""
+    players, seed, spec = 4, 41, "balanced"
+    W = weights(spec, players)
+    final, log = play_game(RULES, players, seed, [spec] * players)
+    state = api.new_game(RULES, players, seed)
+    predicted, turn, compared = None, None, 0
+    tops_then = None
+    for a in log:
+        a = int(a)
+        arr = state.arr
+        if arr[L.G_PHASE] != L.PH_SETUP and arr[L.G_NTURNS] != turn:
+            turn = int(arr[L.G_NTURNS])
+            predicted = planner_value(state, W) if len(api.legal_actions(state)) > 1 else None
+            tops_then = arr[L.STACK_TOP:L.STACK_TOP + L.NTYPES].copy()
+            seat = api.current_player(state)
+        api.apply_action(state, a)
+        ended = api.is_terminal(state) or (turn is not None and state.get(L.G_NTURNS) != turn)
+        if ended and predicted is not None:
+            drew = (state.arr[L.STACK_TOP:L.STACK_TOP + L.NTYPES] != tops_then).any()
+            if not drew:
+                assert evaluate(state.arr, RULES.packed, seat, W, seat) == pytest.approx(predicted), \
+                    f"turn {turn} (seat {seat}) ended below its plan"
+                compared += 1
+            predicted = None
+    assert compared >= 10
+
+
+def _shuffle_hidden(state: api.State, rng) -> api.State:
+    """The same state with each stack's cards below its top in another order."""
+    out = state.clone()
+    arr = out.arr
+    for t in range(L.NTYPES):
+        base = L.STACK_CARDS + t * L.MAXSTACK
+        lo, hi = arr[L.STACK_TOP + t] + 1, arr[L.STACK_LEN + t]
+        if hi - lo > 1:
+            seg = arr[base + lo:base + hi].copy()
+            for _ in range(10):
+                rng.shuffle(seg)
+                if (seg != arr[base + lo:base + hi]).any():
+                    break
+            arr[base + lo:base + hi] = seg
+    return out
+
+
+@pytest.mark.parametrize("players, seed, spec", [(2, 51, "cards"), (4, 52, "balanced"), (3, 53, "emperor")])
+def test_no_peeking_below_the_top_cards(players, seed, spec):
+    """Two states that differ only in the order below the stacks' tops get the same decision and
+    the same value from the same random stream, at every decision of a game."""
+    W = weights(spec, players)
+    rng = np.random.default_rng(seed)
+    differed = 0
+    for state in decision_states(players, seed, spec, every=3):
+        other = _shuffle_hidden(state, rng)
+        differed += bool((other.arr != state.arr).any())
+        choices = []
+        for s in (state, other):
+            buf = new_buffers()
+            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = buf
+            legal = np.array(api.legal_actions(s), dtype=np.int32)
+            a = P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(7), t, legal2, ps, pl,
+                              bk, bv, line, hk, key, val, stamp, plan, meta)
+            choices.append((int(a), line[0, :bk[0, P.B_PVLEN], 0].tolist()))
+        assert choices[0] == choices[1], f"round {state.get(L.G_ROUND)}: {choices[0]} != {choices[1]}"
+    assert differed >= 10
+
+
+def test_a_setup_placement_and_a_move_reach_the_arrival_position():
+    """The planner values a placement by the best turn from each space the worker can move to,
+    searched once per space: placing on x and moving to y leaves exactly the position of placing
+    on y (with the move made), whatever x was."""
+    for players, seed in ((2, 61), (4, 62)):
+        state = api.new_game(RULES, players, seed)
+        checked = 0
+        while state.get(L.G_PHASE) == L.PH_SETUP:
+            p = api.current_player(state)
+            for x_action in api.legal_actions(state):
+                placed = state.clone()
+                api.apply_action(placed, x_action)
+                k = next(k for k in range(2)
+                         if placed.player(p, L.P_WPOS + k) == x_action - L.A_SPACE)
+                moving = placed.clone()
+                arr = moving.arr
+                arr[L.G_CUR], arr[L.G_MOVED], arr[L.G_PHASE] = p, k, L.PH_MOVE
+                arr[L.G_CARD_SPACE], arr[L.G_CARD_PLAYED] = -1, 0
+                for y_action in api.legal_actions(moving):
+                    moved = moving.clone()
+                    api.apply_action(moved, y_action)
+                    direct = state.clone()
+                    api.apply_action(direct, y_action)
+                    d = direct.arr
+                    d[L.G_CUR], d[L.G_MOVED], d[L.G_PHASE] = p, k, L.PH_MAIN
+                    d[L.G_CARD_SPACE], d[L.G_CARD_PLAYED] = y_action - L.A_SPACE, 0
+                    assert (moved.arr[:L.CORE] == d[:L.CORE]).all()
+                    checked += 1
+            api.apply_action(state, api.legal_actions(state)[0])
+        assert checked > 20
+
+
+def test_turn_planners_place_their_workers_where_the_best_turn_is():
+    """Setup placements are chosen, not random: a placement the planner takes is one of the
+    best by its own valuation (the value of its best reachable turn)."""
+    players, seed, spec = 4, 71, "greedy"
+    W = weights(spec, players)
+    final, log = play_game(RULES, players, seed, [spec] * players)
+    state = api.new_game(RULES, players, seed)
+    spread = 0.0
+    for a in log[:players]:
+        legal = np.array(api.legal_actions(state), dtype=np.int32)
+        buf = new_buffers()
+        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = buf
+        values = np.zeros(L.MAXS + 1)
+        P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, ps,
+                            pl, bk, bv, line, hk, key, val, stamp, meta, values)
+        chosen = values[list(legal).index(int(a))]
+        assert chosen == values[:len(legal)].max()
+        spread = max(spread, chosen - values[:len(legal)].min())
+        api.apply_action(state, int(a))
+    assert spread > 0                                  # the placements are not all alike
+
+
+def test_api_finish_plays_on_to_the_end_of_the_turn_or_effect():
+    state = api.new_game(RULES, 4, 81)
+    while state.get(L.G_PHASE) == L.PH_SETUP:
+        api.apply_action(state, api.legal_actions(state)[0])
+    seat, turn = api.current_player(state), state.get(L.G_NTURNS)
+    done = api.finish(state.clone(), "greedy", rng=np.random.default_rng(1))
+    assert done.get(L.G_NTURNS) == turn + 1 and api.current_player(done) == (seat + 1) % 4
+    # the same rng, the same turn; a function as policy; the original state is untouched
+    again = api.finish(state.clone(), "greedy", rng=np.random.default_rng(1))
+    assert (again.arr[:L.CORE] == done.arr[:L.CORE]).all()
+    first = api.finish(state.clone(), lambda s, legal, rng: legal[0])
+    assert first.get(L.G_NTURNS) == turn + 1 and state.get(L.G_NTURNS) == turn
+    # until="effect": stops once the effect the site action opened is resolved
+    mid = state.clone()
+    api.apply_action(mid, api.legal_actions(mid)[0])          # the move
+    api.apply_action(mid, L.A_SITE)
+    if api.in_effect(mid):
+        api.finish(mid, "random", until="effect", rng=np.random.default_rng(2))
+        assert not api.in_effect(mid) or api.current_player(mid) != seat
+    with pytest.raises(ValueError, match="until must be 'turn' or 'effect'"):
+        api.finish(state.clone(), "greedy", until="round")
