@@ -151,7 +151,7 @@ def write_summary(out: str | Path) -> Path:
                     "and the figure are the plain 95% ones of the games played; the adjusted "
                     "half-widths are in each run's manifest ('sequential').")
     final = out / "summary"
-    with atomic_folder(final) as tmp:
+    with atomic_folder(final, "sweep summary") as tmp:
         df.to_csv(tmp / "sweep.csv", index=False)
         png = save(plot(df, keys), tmp, "sweep")
         shown = _fmt(df)
