@@ -276,3 +276,105 @@ def test_stale_temporary_chunk_files_are_removed_on_resume(run, cli):
     stale.write_bytes(b"half")
     ok(cli.invoke(main, sim_args(run)))
     assert not stale.exists()
+
+
+def test_a_strategy_name_with_maths_markup_is_drawn_as_text(tmp_path, cli):
+    folder = tmp_path / "$\\undefinedmacro$"
+    folder.mkdir()
+    (folder / "bot.py").write_text("class Bot:\n    def choose(self, state, legal_actions, rng):\n"
+                                   "        return legal_actions[0]\n")
+    spec = f"{folder / 'bot.py'}:Bot"
+    run = tmp_path / "run"
+    ok(cli.invoke(main, ["simulate", "-n", "2", "--games", "6", "--strategies", f"{spec},random",
+                         "--seat-rotation", "--jobs", "1", "--out", str(run), "-q"]))
+    ok(cli.invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")]))
+    assert "$\\undefinedmacro$" in (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_scheduler_address_that_answers_garbage_exits_at_once_in_one_line(tmp_path):
+    """Something listens, but it is not a Dask scheduler: one line, exit 2, no 'Exception
+    ignored' traceback from a half-made Client, and no 20 s wait for it to close."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def answer_garbage():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"\xff" * 64)
+            time.sleep(0.5)
+            conn.close()
+
+    threading.Thread(target=answer_garbage, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "evora_sim.cli", *sim_args(tmp_path / "x"), "--backend", "dask",
+                           "--scheduler", address], capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - t0
+    server.close()
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evora: error: cannot reach the Dask scheduler"), done.stderr
+    assert elapsed < 15 and not (tmp_path / "x").exists()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc to list child processes")
+def test_workers_and_trackers_exit_soon_after_their_run_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "killed"
+    args = sim_args(out, games=3000, chunk_size=30, strategies="greedy")
+    args[args.index("--jobs") + 1] = "2"
+    proc = subprocess.Popen([sys.executable, "-m", "evora_sim.cli", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        for task in Path(f"/proc/{proc.pid}/task").glob("*"):
+            try:
+                children |= {int(x) for x in (task / "children").read_text().split()}
+            except OSError:
+                pass
+        if len(children) >= 2 and (out / JOURNAL).exists():
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None and len(children) >= 2, "the run was not caught with its workers"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(p) for p in children):
+        time.sleep(0.2)
+    left = [p for p in children if _alive(p)]
+    for p in left:                      # do not leave them behind if the test fails
+        os.kill(p, signal.SIGKILL)
+    assert left == [], "worker processes outlived their run"
+
+
+def test_sweep_refuses_a_summary_folder_holding_other_files_before_any_game(tmp_path, cli):
+    out = tmp_path / "sw"
+    (out / "summary").mkdir(parents=True)
+    (out / "summary" / "notes.txt").write_text("mine")
+    line = one_error_line(cli.invoke(main, ["sweep", "-n", "2", "--games", "4", "--strategies", "random",
+                                            "--param", "white_stone.vp=2,3", "--out", str(out), "-q"]))
+    assert "summary" in line and "notes.txt" in line
+    assert sorted(p.name for p in out.rglob("*")) == ["notes.txt", "summary"]

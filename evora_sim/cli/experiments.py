@@ -23,9 +23,10 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
 
     from strategies.registry import StrategyError
 
-    from analysis.sweep import summary, summary_lines, write_summary
+    from analysis.sweep import SUMMARY_KIND, summary, summary_lines, write_summary
     from analysis.tables import AnalysisError
 
+    from ..fsutil import OutputError, check_output_folder
     from ..rules import RulesError
     from ..runner import RunError, check_jobs, check_strategies, make_config
     from ..sweep import plan, prepare_sweep
@@ -41,6 +42,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
     out = Path(kw["out"])
     try:
         check_jobs(kw["jobs"])
+        check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
         for c in the_plan["combos"]:                    # every argument checked before any game
             config = make_config(kw["n_players"], max(kw["games"], max_games or 0), kw["spec"], kw["seed"],
                                  kw["seat_rotation"], kw["chunk_size"], c["rules"])
@@ -66,7 +68,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
     try:
         df = summary(out)
         path = write_summary(out)
-    except (AnalysisError, RunError) as exc:
+    except (AnalysisError, RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"cannot write the sweep summary to {out}: {exc.strerror or exc}") from None
