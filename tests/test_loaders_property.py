@@ -20,7 +20,7 @@ from evora_sim.runner import RunError, open_run, simulate
 from evora_sim.statecheck import state_problem
 from cli_results import one_error_line
 
-SETTINGS = settings(max_examples=200, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=200, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # numbers a hostile file holds: small ones near every range's edges, and huge ones
