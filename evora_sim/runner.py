@@ -286,7 +286,8 @@ def run_folder(out: Path, config: RunConfig, rules: Rules, command: str, strateg
 
 
 def missing_chunks(manifest: dict, out: Path) -> list[int]:
-    """Chunks not marked done, or marked done but with a file missing or damaged."""
+    """Chunks not marked done, or marked done but with a file missing or damaged (a run opened
+    by :func:`run_folder` has its damaged chunks already marked missing)."""
     todo = [int(k) for k, status in manifest["chunks"].items() if status != "done"]
     return sorted(todo + list(damaged_chunks(out, manifest)))
 
@@ -558,7 +559,7 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     client = connect_scheduler(scheduler, scheduler_timeout) if backend == "dask" else None
     try:
         with run_folder(out, config, rules, command, info, extend=extend, notice=notice) as manifest:
-            todo = missing_chunks(manifest, out)
+            todo = sorted(int(k) for k, status in manifest["chunks"].items() if status != "done")
             total = config.games * config.rotations
             done_games = total - sum(
                 (config.chunk_range(k)[1] - config.chunk_range(k)[0]) * config.rotations for k in todo)
