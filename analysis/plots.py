@@ -11,7 +11,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.fonttype": "none"})
+# labels are text, never maths: a strategy named '$\undefinedmacro$' (a file path, a weight-set
+# name) must print as written, not go to the math-text parser (which would fail the report)
+plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.fonttype": "none",
+                     "text.parse_math": False, "text.usetex": False})
 COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
            "#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195"]
 SEAT_LABEL = "seat (0 = first player)"

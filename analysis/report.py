@@ -22,6 +22,7 @@ from . import plots
 from . import tables as T
 from .stats import ALPHA, p_text, verdict
 
+REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
 TITLE = "Évora balance report"
 TIES = ("Every game has exactly one winner: the engine breaks ties for the win by the rules "
         "(D18: fewer parts left, then the later seat).")
@@ -342,7 +343,7 @@ def build_report(runs, out: str | Path, n_boot: int = 1000) -> Path:
     manifests = [r.manifest for r in runs]
     partial = {str(r.out): (len(r.done_chunks()), len(r.manifest["chunks"])) for r in runs}
 
-    with atomic_folder(out) as tmp:
+    with atomic_folder(out, REPORT_KIND) as tmp:
         figures = {}
         for sec in sections:
             for title, stem, draw in sec.figures:

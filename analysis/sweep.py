@@ -31,6 +31,8 @@ GROUPS = [
     ("Mean score", lambda m: m == "mean score", False),
 ]
 
+SUMMARY_KIND = "sweep summary"     # the marker kind of --out/summary (evora_sim.fsutil)
+
 
 def load_sweep(out: Path) -> dict:
     path = Path(out) / "sweep.json"
@@ -151,7 +153,7 @@ def write_summary(out: str | Path) -> Path:
                     "and the figure are the plain 95% ones of the games played; the adjusted "
                     "half-widths are in each run's manifest ('sequential').")
     final = out / "summary"
-    with atomic_folder(final) as tmp:
+    with atomic_folder(final, SUMMARY_KIND) as tmp:
         df.to_csv(tmp / "sweep.csv", index=False)
         png = save(plot(df, keys), tmp, "sweep")
         shown = _fmt(df)

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from evora_sim import layout as L
-from evora_sim.runner import RunError, RunResult, chunk_file, open_run
+from evora_sim.manifest import read_chunk
+from evora_sim.runner import RunError, RunResult, open_run
 
 from .stats import (ALPHA, ELO, binom_p, bradley_terry, bt_bootstrap, chi_square_uniform,
                     cluster_design_effect, holm, logistic_effect, mean_ci_from, newcombe_diff,
@@ -112,24 +113,21 @@ class Dataset:
 def iter_chunks(run: RunResult, name: str, columns: list[str]):
     """The run's finished chunks of table ``name``, one DataFrame at a time."""
     for k in sorted(run.done_chunks()):
-        yield _read(chunk_file(run.out, name, k), columns)
+        yield _read(run, name, k, columns)
 
 
-def _read(path, columns) -> pd.DataFrame:
+def _read(run: RunResult, name: str, k: int, columns) -> pd.DataFrame:
     try:
-        return pd.read_parquet(path, columns=columns)
-    except FileNotFoundError:
-        raise AnalysisError(f"{path} is missing although the manifest marks its chunk done; "
-                            "run the run's command again to replay it") from None
-    except Exception as exc:   # a truncated or foreign file
-        raise AnalysisError(f"{path} cannot be read as a run table: {exc}") from None
+        return read_chunk(run.out, run.manifest, name, k, columns)
+    except RunError as exc:
+        raise AnalysisError(str(exc)) from None
 
 
 def open_runs(paths, allow_partial: bool = False, players=None) -> list[RunResult]:
     """Open run folders for analysis, or raise AnalysisError with one clear message: a folder
     that is not a run, an incomplete run (unless ``allow_partial``), runs of different rules,
     a run with nothing finished, or a selection (``players``) that leaves nothing."""
-    from evora_sim.runner import missing_chunks
+    from evora_sim.manifest import damaged_chunks, describe_damaged
 
     runs, seen = [], set()
     for p in paths:
@@ -138,7 +136,13 @@ def open_runs(paths, allow_partial: bool = False, players=None) -> list[RunResul
         if where in seen:
             continue
         seen.add(where)
-        missing = missing_chunks(run.manifest, run.out)
+        # a finished chunk whose file is gone counts as missing; one whose file changed is refused
+        damaged = damaged_chunks(run.out, run.manifest)
+        gone = {k for k, why in damaged.items() if why.endswith(" is missing")}
+        changed = {k: why for k, why in damaged.items() if k not in gone}
+        if changed:
+            raise AnalysisError(f"{describe_damaged(p, changed)}; run the run's command again to replay it")
+        missing = sorted({int(k) for k, v in run.manifest["chunks"].items() if v != "done"} | gone)
         if missing:
             if not allow_partial:
                 names = ", ".join(str(k) for k in missing[:10]) + (" ..." if len(missing) > 10 else "")
@@ -180,7 +184,7 @@ def load(runs: list[RunResult]) -> Dataset:
     for r, run in enumerate(runs):
         cfg = run.manifest["config"]
         n, rot = cfg["players"], (cfg["players"] if cfg["seat_rotation"] else 1)
-        s = pd.concat([_read(chunk_file(run.out, "seats", k), SEAT_COLUMNS)
+        s = pd.concat([_read(run, "seats", k, SEAT_COLUMNS)
                        for k in sorted(run.done_chunks())], ignore_index=True)
         s = _blocks(s, n)
         s["strategy"] = s["strategy"].astype(str)
@@ -190,8 +194,7 @@ def load(runs: list[RunResult]) -> Dataset:
         s["cluster"] = (s["game_id"].to_numpy() // rot).astype(np.int64) * len(runs) + r
         seat_frames.append(s)
         offsets.append(offsets[-1] + len(s))
-        g = pd.concat([_read(chunk_file(run.out, "games", k),
-                             ["game_id", "rounds", "turns", "end_trigger", "winner_seat"])
+        g = pd.concat([_read(run, "games", k, ["game_id", "rounds", "turns", "end_trigger", "winner_seat"])
                        for k in sorted(run.done_chunks())], ignore_index=True)
         g["end_trigger"] = g["end_trigger"].astype(str)
         g.insert(0, "run", np.int8(r))

@@ -149,7 +149,7 @@ def new_result(seeds: np.ndarray, n_players: int) -> BatchResult:
                        np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32))
 
 
-def play_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
+def play_batch(rules, n_players: int, seeds, strategies, decision_timeout: float | None = None) -> BatchResult:
     """Play one game per seed; ``strategies`` has one entry per seat (a built-in id, a spec
     string, or a strategy object). With a custom Python strategy at the table the games are
     played by :func:`evora_sim.mixed.play_mixed_batch` (same arrays, same rules)."""
@@ -157,7 +157,7 @@ def play_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
     items = seat_strategies(n_players, strategies)
     if any(is_custom(x) for x in items):
         from .mixed import play_mixed_batch
-        return play_mixed_batch(rules, n_players, seeds, items)
+        return play_mixed_batch(rules, n_players, seeds, items, decision_timeout)
     kinds, W = seat_arrays(items)
     res = new_result(seeds, n_players)
     _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
@@ -185,12 +185,13 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     return {"turns": turns, **{k: int(meta[i]) / max(turns, 1) for k, i in counts.items()}}
 
 
-def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000):
+def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000,
+              decision_timeout: float | None = None):
     """Play one game; return (final state array, action log)."""
     items = seat_strategies(n_players, strategies)
     if any(is_custom(x) for x in items):
         from .mixed import play_mixed_game
-        return play_mixed_game(rules, n_players, seed, items, max_log)
+        return play_mixed_game(rules, n_players, seed, items, max_log, decision_timeout)
     s = E.new_state()
     log = np.zeros(max_log, dtype=np.int64)
     kinds, W = seat_arrays(items)

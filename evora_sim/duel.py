@@ -17,7 +17,6 @@ so every game has exactly one winner and no game counts as a draw.
 from __future__ import annotations
 
 import math
-import os
 import tempfile
 from dataclasses import dataclass
 
@@ -27,7 +26,7 @@ from analysis.stats import clustered_wilson
 from strategies.errors import StrategyError
 from strategies.registry import parse_spec, resolve_each, split_specs
 
-from .runner import DEFAULT_CHUNK, RunError, simulate
+from .runner import DEFAULT_CHUNK, RunError, check_jobs, simulate
 
 TIES = ("ties: none - the engine breaks equal VP by fewer parts left, then the later seat (D18), "
         "so every game has exactly one winner")
@@ -77,19 +76,19 @@ def duel_field(specs, players: int | None) -> list:
 
 
 def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
-         quiet: bool = True) -> DuelResult:
+         quiet: bool = True, decision_timeout: float | None = None) -> DuelResult:
     """Play ``games`` games (rounded up to whole seeds x rotations) of the ``field`` (one
     strategy per seat), every seed under every cyclic rotation, and count each strategy's wins."""
     players = len(field)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise RunError(f"--games must be a positive whole number, got {games!r}")
     seeds = math.ceil(games / players)
-    n_jobs = jobs if jobs != -1 else (os.cpu_count() or 1)
+    n_jobs = check_jobs(jobs)
     chunk = max(1, min(DEFAULT_CHUNK, math.ceil(seeds / max(1, n_jobs))))
     with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
         run = simulate(players, seeds, list(field), seed=seed, out=f"{tmp}/run", jobs=jobs,
                        seat_rotation=True, rules=rules, chunk_size=chunk, quiet=quiet,
-                       command="evora duel")
+                       command="evora duel", decision_timeout=decision_timeout)
         seats = run.table("seats", columns=["game_id", "strategy", "score", "win"])
     seats["strategy"] = seats["strategy"].astype(str)
     names = list(dict.fromkeys(x.name for x in field))

@@ -1,25 +1,154 @@
-"""Writing a folder so that readers see the old one or the new one, never half of either."""
+"""Output folders: written so that readers see the old one or the new one, and never at the cost
+of a file this toolkit did not write.
+
+A folder written by :func:`atomic_folder` (a report, a sweep summary) holds a marker file
+(``.evora-output``) naming its kind and every file in it. Replacing such a folder touches only
+those files; a folder holding anything else (a project folder, a user's notes, a report of an
+older version without the marker) is refused, never emptied.
+"""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+MARKER = ".evora-output"
+MARKER_FORMAT = "evora-sim output folder"
+
+
+class OutputError(ValueError):
+    """An output path that must not be written (the message names it and why)."""
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary name beside ``path`` (``.NAME.PID.tmp``), then rename it into
+    place: a reader sees the old file or the new one, never half of it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def check_out_path(value, option: str = "--out", error: type[Exception] = OutputError) -> Path:
+    """``value`` as a Path, unless it is empty or the current folder or one of its parents
+    (``.``, ``..``, ``/``): those hold the user's own work, so no command writes there."""
+    text = "" if value is None else str(value)
+    if not text.strip():
+        raise error(f"{option} is empty; give a folder name, e.g. {option} runs/NAME")
+    path = Path(text)
+    try:
+        here = Path.cwd().resolve()
+        full = path.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:
+        raise error(f"{option} {text}: cannot be resolved ({exc})") from None
+    if full == here or full in here.parents:
+        raise error(f"{option} {text} is the current folder or one of its parents, which hold other "
+                    f"files; give a folder of its own, e.g. {option} {text.rstrip('/') or '.'}/NAME")
+    return path
+
+
+def _marker(folder: Path) -> dict | None:
+    """The marker of a folder this toolkit wrote, or None (absent or unreadable)."""
+    try:
+        doc = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if (not isinstance(doc, dict) or doc.get("format") != MARKER_FORMAT
+            or not isinstance(doc.get("files"), list)
+            or not all(isinstance(f, str) for f in doc["files"])):
+        return None
+    return doc
+
+
+def _contents(folder: Path) -> set[str]:
+    """Every file and folder under ``folder``, as relative POSIX paths."""
+    found = set()
+    for root, dirs, files in os.walk(folder):
+        rel = Path(root).relative_to(folder)
+        for name in dirs + files:
+            found.add((rel / name).as_posix())
+    return found
+
+
+def foreign_files(folder: Path, kind: str) -> list[str]:
+    """What in ``folder`` a :func:`atomic_folder` of ``kind`` did not write (its marker lists what
+    it wrote); every entry if there is no marker of that kind. An empty folder has none."""
+    folder = Path(folder)
+    found = _contents(folder)
+    doc = _marker(folder)
+    if doc is None or doc.get("kind") != kind:
+        return sorted(found)
+    return sorted(found - set(doc["files"]) - {MARKER})
+
+
+def check_output_folder(final: str | Path, kind: str, option: str = "--out",
+                        error: type[Exception] = OutputError) -> None:
+    """Refuse ``final`` unless it is absent, an empty folder, or a folder of ``kind`` written by
+    :func:`atomic_folder` that holds nothing else."""
+    final = Path(final)
+    if not final.exists() and not final.is_symlink():
+        return
+    if final.is_symlink() or not final.is_dir():
+        raise error(f"{option} {final} exists and is not a folder; choose another {option}")
+    foreign = foreign_files(final, kind)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+        raise error(f"{option} {final} holds files that are not an evora {kind} ({shown}); nothing is "
+                    f"deleted: choose another {option} or empty it yourself")
+
+
+def _remove_listed(folder: Path, names) -> None:
+    """Delete the listed entries of a folder this toolkit wrote, deepest first; a folder that
+    holds anything unlisted is kept."""
+    for rel in sorted(set(names) | {MARKER}, key=lambda r: r.count("/"), reverse=True):
+        p = folder / rel
+        try:
+            if p.is_dir() and not p.is_symlink():
+                p.rmdir()
+            else:
+                p.unlink()
+        except OSError:
+            pass
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
 
 @contextmanager
-def atomic_folder(final: str | Path):
-    """Yield a temporary folder beside ``final``; on success it replaces ``final`` by rename,
-    on failure it is removed and ``final`` is left as it was."""
+def atomic_folder(final: str | Path, kind: str):
+    """Yield a temporary folder beside ``final``; on success it replaces ``final`` by rename (the
+    old folder's own files are then deleted, nothing else), on failure it is removed and
+    ``final`` is left as it was. ``final`` is checked first (:func:`check_output_folder`)."""
     final = Path(final)
+    check_out_path(final)
+    check_output_folder(final, kind)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
     try:
         yield tmp
+        written = sorted(_contents(tmp))
+        (tmp / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "kind": kind, "files": written},
+                                             indent=1), encoding="utf-8")
+        old = None
         if final.exists():
-            shutil.rmtree(final)
+            check_output_folder(final, kind)          # again: it may have changed meanwhile
+            old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=final.parent))
+            os.replace(final, old / "x")
         os.replace(tmp, final)
+        if old is not None:
+            doc = _marker(old / "x")
+            _remove_listed(old / "x", doc["files"] if doc else [])
+            try:
+                old.rmdir()
+            except OSError:                            # something foreign appeared: keep it
+                pass
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)

@@ -14,7 +14,10 @@ is reproducible from its seed alone, whatever the batch, chunk or process that p
 """
 from __future__ import annotations
 
+import signal
+import threading
 import traceback
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -42,11 +45,51 @@ def _where(exc: BaseException) -> str:
     return f" (at {last.filename}:{last.lineno})"
 
 
+DEFAULT_DECISION_TIMEOUT = 60.0
+
+
+class DecisionTimeout(BaseException):
+    """A decision took longer than allowed. A BaseException, so that a strategy's own
+    ``except Exception`` cannot swallow it."""
+
+
+def _expire(*_):
+    raise DecisionTimeout()
+
+
+@contextmanager
+def deadline(seconds: float):
+    """Raise :class:`DecisionTimeout` in this thread once ``seconds`` have passed. In the main
+    thread a real-time timer (SIGALRM) interrupts even a blocking call; elsewhere (a Dask worker
+    thread) the exception is raised at the thread's next Python instruction."""
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        previous = signal.signal(signal.SIGALRM, _expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    import ctypes
+
+    ident = threading.get_ident()
+    timer = threading.Timer(seconds, lambda: ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(ident), ctypes.py_object(DecisionTimeout)))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 class _Table:
     """One table: the seats' strategies and the buffers every game of a batch reuses."""
 
-    def __init__(self, rules, n_players, strategies):
+    def __init__(self, rules, n_players, strategies, decision_timeout=None):
         self.rules = rules
+        self.timeout = DEFAULT_DECISION_TIMEOUT if decision_timeout is None else float(decision_timeout)
         self.R = rules.packed
         self.n = n_players
         self.strategies = strategies
@@ -73,15 +116,22 @@ class _Table:
             if k == 0:
                 return steps
             p = int(s[L.G_CUR])
-            legal = self.legal[:k].tolist()
+            legal = self.legal[:k].tolist()          # the engine's list, kept for the check
             view = api.State(s.copy(), self.rules, seed)
+            who = f"strategy {self.strategies[p].name!r} (seat {p})"
+            at = f"at decision {steps + 1} ({self._point()}) of the game with seed {seed}"
             try:
-                a = players[p](view, legal, rngs[p])
+                with deadline(self.timeout):
+                    a = players[p](view, list(legal), rngs[p])   # its own copy to keep or change
+            except DecisionTimeout:
+                raise StrategyError(f"{who} did not decide within {self.timeout:g} s {at} "
+                                    "(--decision-timeout)") from None
+            except SystemExit as exc:
+                raise StrategyError(f"{who} called sys.exit({exc.code!r}) {at}; a strategy must "
+                                    "return an action") from None
             except Exception as exc:
                 raise StrategyError(
-                    f"strategy {self.strategies[p].name!r} (seat {p}) raised {type(exc).__name__}: "
-                    f"{exc}{_where(exc)} at decision {steps + 1} ({self._point()}) of the game with "
-                    f"seed {seed}") from exc
+                    f"{who} raised {type(exc).__name__}: {exc}{_where(exc)} {at}") from exc
             if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and int(a) in legal:
                 a = int(a)
             else:
@@ -108,11 +158,11 @@ class _Table:
         return f"{a!r} (not an action code)"
 
 
-def play_mixed_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
+def play_mixed_batch(rules, n_players: int, seeds, strategies, decision_timeout=None) -> BatchResult:
     """:func:`evora_sim.batch.play_batch` with custom Python strategies at the table: the same
     arrays, the same games for the built-in seats' random stream."""
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    table = _Table(rules, n_players, seat_strategies(n_players, strategies))
+    table = _Table(rules, n_players, seat_strategies(n_players, strategies), decision_timeout)
     res = new_result(seeds, n_players)
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
@@ -121,12 +171,14 @@ def play_mixed_batch(rules, n_players: int, seeds, strategies) -> BatchResult:
     return res
 
 
-def play_mixed_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000):
+def play_mixed_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000,
+                    decision_timeout=None):
     """:func:`evora_sim.batch.play_game` with custom strategies: (final state, action log)."""
-    table = _Table(rules, n_players, seat_strategies(n_players, strategies))
+    table = _Table(rules, n_players, seat_strategies(n_players, strategies), decision_timeout)
     log = np.zeros(max_log, dtype=np.int64)
     steps = table.play(int(seed), log)
     return table.s, log[:min(steps, max_log)].copy()
 
 
-__all__ = ["play_mixed_batch", "play_mixed_game", "seat_rng"]
+__all__ = ["play_mixed_batch", "play_mixed_game", "seat_rng", "deadline", "DecisionTimeout",
+           "DEFAULT_DECISION_TIMEOUT"]

@@ -20,6 +20,11 @@ class PositionError(ValueError):
     """A position that cannot exist under the rules; the message says where."""
 
 
+# VP scored during play, per seat: far above any game (a few hundred at most), far enough below
+# 2**31 that the final scoring adds its categories without leaving 32 bits.
+MAX_VP = 1_000_000
+
+
 def _seat(value, n, where):
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
         raise PositionError(f"{where}: seat must be 0..{n - 1} for {n} players, got {value!r}")
@@ -33,7 +38,7 @@ def position_state(pos: dict, rules: Rules | None = None) -> State:
         raise PositionError("a position must be a JSON object with 'players' and 'columns'")
     for key in pos:
         if key not in ("players", "columns", "vp", "parts_left"):
-            raise PositionError(f"unknown position key '{key}' (expected players, columns, vp, parts_left)")
+            raise PositionError(f"unknown position key {key!r} (expected players, columns, vp, parts_left)")
     try:
         n = check_players(pos.get("players"))
     except ValueError as exc:
@@ -57,7 +62,7 @@ def position_state(pos: dict, rules: Rules | None = None) -> State:
             raise PositionError(f"{where} must be an object with 'parts'")
         for key in col:
             if key not in ("parts", "capital", "emperor"):
-                raise PositionError(f"{where}: unknown key '{key}' (expected parts, capital, emperor)")
+                raise PositionError(f"{where}: unknown key {key!r} (expected parts, capital, emperor)")
         parts = col.get("parts", [])
         if not isinstance(parts, list):
             raise PositionError(f"{where}.parts must be a list, bottom to top")
@@ -110,28 +115,42 @@ def position_state(pos: dict, rules: Rules | None = None) -> State:
     E.count_heights(s)
     for c in range(len(columns)):
         E.update_column_holder(s, R, c)
-    _apply_list(pos, "vp", n, lambda p, v: s.__setitem__(L.PLAYERS + p * L.PSTRIDE + L.P_SCORE, v))
+    _apply_list(pos, "vp", n, lambda p: MAX_VP, "at most {hi:,} VP (no game scores more)",
+                lambda p, v: s.__setitem__(L.PLAYERS + p * L.PSTRIDE + L.P_SCORE, v))
+
+    def unplaced(p):
+        b = L.PLAYERS + p * L.PSTRIDE
+        return int(s[b + L.P_STONES] + s[b + L.P_CAPS])
 
     def set_left(p, v):
         b = L.PLAYERS + p * L.PSTRIDE
         caps = min(int(s[b + L.P_CAPS]), v)
         s[b + L.P_CAPS] = caps
         s[b + L.P_STONES] = v - caps
-    _apply_list(pos, "parts_left", n, set_left)
+    _apply_list(pos, "parts_left", n, unplaced,
+                "at most {hi}: the seat's stones and capitals not on the Temple", set_left)
     E.final_scoring(s, R)
     return State(s, rules, 0)
 
 
-def _apply_list(pos, key, n, setter):
+def _apply_list(pos, key, n, highest, why, setter):
+    """Set one number per seat, each from 0 to ``highest(seat)`` (``why`` says what bounds it)."""
     values = pos.get(key)
     if values is None:
         return
     if not isinstance(values, list) or len(values) != n:
-        raise PositionError(f"'{key}' must be a list of {n} whole numbers, one per seat, got {values!r}")
+        raise PositionError(f"'{key}' must be a list of {n} whole numbers, one per seat, got {_short(values)}")
     for p, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise PositionError(f"'{key}'[{p}] must be a whole number >= 0, got {v!r}")
+        hi = highest(p)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= hi:
+            raise PositionError(f"'{key}'[{p}] must be a whole number from 0 to {hi:,} "
+                                f"({why.format(hi=hi)}), got {_short(v)}")
         setter(p, v)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def load_position(path: str | Path, rules: Rules | None = None) -> State:

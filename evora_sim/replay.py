@@ -250,14 +250,15 @@ def _top_frame(s: np.ndarray) -> tuple[int, int]:
     return int(s[f]), int(s[f + 1])
 
 
-def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list) -> list[str]:
+def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
+                 decision_timeout: float | None = None) -> list[str]:
     """Play the seeded game and return its readable log, ending with the final scoring table.
     ``strategies``: one per seat (built-in ids, spec strings or strategy objects)."""
     n = api.check_players(n_players)
     seats = batch.seat_strategies(n, strategies)
     names = [x.name for x in seats]
     state = api.new_game(rules, n, seed)          # checks the seed before anything is played
-    final, log = batch.play_game(rules, n, seed, seats)
+    final, log = batch.play_game(rules, n, seed, seats, decision_timeout=decision_timeout)
 
     meta = rules.data.get("meta", {})
     lines = [f"Evora replay: {n} players, seed {seed}, rules {str(meta.get('name', '?'))!r} "

@@ -96,7 +96,7 @@ def _check_int(data: dict, dotted: str, lo: int, hi: int) -> int:
 
 
 def _type_index(name: Any, where: str) -> int:
-    if name not in L.TYPE_NAMES:
+    if not isinstance(name, str) or name not in L.TYPE_NAMES:
         raise RulesError(f"{where}: unknown card type or colour {name!r} (expected one of {', '.join(L.TYPE_NAMES)})")
     return L.TYPE_NAMES.index(name)
 
@@ -121,9 +121,12 @@ def _validate_board(data: dict) -> list[tuple[int, int, int, int]]:
                 raise RulesError(f"{where}: unknown key '{key}' (expected colour, action, stacks, types)")
         colour = _type_index(sp.get("colour"), f"{where}.colour")
         action = sp.get("action")
-        if action not in L.SITE_ACTIONS:
+        if not isinstance(action, str) or action not in L.SITE_ACTIONS:
             raise RulesError(f"{where}.action: unknown action {action!r} (expected one of {', '.join(L.SITE_ACTIONS)})")
         kind, pattern = L.SITE_ACTIONS[action]
+        for key, owner in _LIST_KEYS.items():
+            if key in sp and action != owner:
+                raise RulesError(f"{where}: only a {owner} space has '{key}'; this space is {action!r}")
         arg = pattern
         if kind == L.SA_DRAW2:
             stacks = sp.get("stacks")
@@ -234,8 +237,10 @@ def _read_toml(path: Path) -> dict:
             return tomllib.load(fh)
     except FileNotFoundError:
         raise RulesError(f"rules file not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"rules file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise RulesError(f"rules file {path} is nested too deeply to be read") from None
+    except ValueError as exc:          # TOMLDecodeError, or an integer of 4,300+ digits
+        raise RulesError(f"rules file {path} is not valid TOML: {str(exc).splitlines()[0]}") from None
 
 
 _DEFAULT: Rules | None = None

@@ -18,6 +18,7 @@ import shutil
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,21 +27,16 @@ import pandas as pd
 
 from . import __version__
 from .batch import play_batch
+from .fsutil import check_out_path, write_bytes_atomic
+from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES, VERSION, RunError,  # noqa: F401
+                       RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, read_chunk,
+                       read_manifest, record_done, record_unrecorded, write_manifest)
 from .rules import Rules, load_rules
+from .runlock import LOCK_FILE, folder_lock
 from .seeds import game_seeds
 from .tables import TABLES, batch_tables, concat_tables
 
-MANIFEST = "manifest.json"
-FORMAT = "evora-sim run"
 DEFAULT_CHUNK = 5_000
-
-
-class RunError(ValueError):
-    """A run that cannot start as asked (bad argument, clashing folder); nothing was written."""
-
-
-class RunFailed(RunError):
-    """A run that stopped part-way (a full disk, a lost cluster): finished chunks are kept."""
 
 
 @dataclass(frozen=True)
@@ -91,68 +87,69 @@ class RunConfig:
                 "chunk_size": self.chunk_size, "rules_hash": self.rules_hash}
 
 
-def play_chunk(config: RunConfig, rules: Rules, k: int) -> dict[str, pd.DataFrame]:
+def play_chunk(config: RunConfig, rules: Rules, k: int,
+               decision_timeout: float | None = None) -> dict[str, pd.DataFrame]:
     """Play chunk ``k`` (every rotation of its seeds) and return its four tables."""
     start, stop = config.chunk_range(k)
     seeds = game_seeds(config.seed, start, stop)
     parts = []
     for r in range(config.rotations):
-        res = play_batch(rules, config.players, seeds, config.seat_strategies(r))
+        res = play_batch(rules, config.players, seeds, config.seat_strategies(r),
+                         decision_timeout=decision_timeout)
         game_ids = np.arange(start, stop, dtype=np.int64) * config.rotations + r
         parts.append(batch_tables(res, game_ids, r, config.seat_names(r)))
     return concat_tables(parts)
 
 
-def chunk_file(out: Path, table: str, k: int) -> Path:
-    return out / table / f"chunk-{k:06d}.parquet"
+def write_chunk(out: Path, k: int, tables: dict[str, pd.DataFrame]) -> tuple[int, dict]:
+    """Write the chunk's tables, each atomically (temporary name, then rename); return its games
+    and, per table, the size and SHA-256 of the bytes written (recorded in the manifest)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-
-def write_chunk(out: Path, k: int, tables: dict[str, pd.DataFrame]) -> int:
-    """Write the chunk's tables, each atomically (temporary name, then rename)."""
+    files = {}
     for name in TABLES:
         final = chunk_file(out, name, k)
         final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
-        try:
-            tables[name].to_parquet(tmp, index=False)
-            os.replace(tmp, final)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
-    return len(tables["games"])
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.Table.from_pandas(tables[name], preserve_index=False), sink)
+        data = sink.getvalue().to_pybytes()
+        files[name] = file_record(data)
+        write_bytes_atomic(final, data)
+    return len(tables["games"]), files
 
 
-def play_and_write(config: RunConfig, rules: Rules, out: str, k: int) -> tuple[int, int]:
-    """Worker task for the local backend: play chunk ``k``, write it, report (k, games)."""
-    return k, write_chunk(Path(out), k, play_chunk(config, rules, k))
+def play_and_write(config: RunConfig, rules: Rules, out: str, k: int, parent: int | None = None,
+                   decision_timeout: float | None = None) -> tuple[int, int, dict]:
+    """Worker task for the local backend: play chunk ``k``, write it, report (k, games, files).
+    ``parent``: the run's process; a worker process exits once it is gone."""
+    if parent is not None and parent != os.getpid():
+        watch_parent(parent)
+    return (k, *write_chunk(Path(out), k, play_chunk(config, rules, k, decision_timeout)))
+
+
+_WATCHED: set[int] = set()
+
+
+def watch_parent(parent: int) -> None:
+    """In a worker process: a daemon thread that ends the process as soon as ``parent`` (the run's
+    process) is gone, so a killed run leaves no workers behind (loky's own would idle 300 s)."""
+    if parent in _WATCHED:
+        return
+    _WATCHED.add(parent)
+    import threading
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="evora-parent-watch", daemon=True).start()
 
 
 # ---------------------------------------------------------------------------------------------
-# manifest
+# the run folder
 # ---------------------------------------------------------------------------------------------
-def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
-def read_manifest(out: Path) -> dict:
-    path = Path(out) / MANIFEST
-    if not path.is_file():
-        raise RunError(f"{out} is not a run folder (no {MANIFEST})")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise RunError(f"{path} cannot be read: {exc}") from None
-    if data.get("format") != FORMAT:
-        raise RunError(f"{path} is not an evora-sim run manifest")
-    return data
-
-
 def _differences(old: dict, new: dict, prefix: str = "") -> str:
     """``key: old -> new`` for every differing key; nested tables (the strategies' weights) are
     compared key by key, so the message names the weight that changed."""
@@ -169,39 +166,47 @@ def _differences(old: dict, new: dict, prefix: str = "") -> str:
     return "; ".join(diffs)
 
 
-def _extend(out: Path, manifest: dict, config: RunConfig) -> bool:
-    """Grow a run to ``config.games`` seeds when that is the only difference and every chunk
-    keeps its games (the old size is a whole number of chunks): the new chunks are added as
-    missing. Used by ``--until-ci``, which adds games look by look."""
+def _extendable(manifest: dict, config: RunConfig) -> bool:
+    """Whether a run can grow to ``config.games`` seeds: that is the only difference and every
+    chunk keeps its games (the old size is a whole number of chunks). Used by ``--until-ci``,
+    which adds games look by look."""
     old = manifest["config"]
     new = config.as_dict()
     if {k: v for k, v in old.items() if k != "games"} != {k: v for k, v in new.items() if k != "games"}:
         return False
-    if new["games"] < old["games"] or old["games"] % config.chunk_size:
-        return False
+    return new["games"] >= old["games"] and not old["games"] % config.chunk_size
+
+
+def _extend(manifest: dict, config: RunConfig) -> None:
+    """The new chunks are added as missing."""
     old_chunks = manifest["chunks"]
-    manifest["config"] = new
+    manifest["config"] = config.as_dict()
     manifest["chunks"] = {str(k): old_chunks.get(str(k), "missing") for k in range(config.n_chunks)}
-    _write_json_atomic(Path(out) / MANIFEST, manifest)
-    return True
 
 
-def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, strategy_info: dict,
-                   extend: bool = False) -> dict:
-    """Create the run folder, or check that an existing one holds this same run (``extend``:
-    or the same run with fewer games, which is grown to this one)."""
+def _check_same_run(out: Path, manifest: dict, config: RunConfig, extend: bool) -> None:
+    diff = _differences(manifest["config"], config.as_dict())
+    if diff and not (extend and _extendable(manifest, config)):
+        raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
+
+
+def _is_leftover(path: Path) -> bool:
+    """What an interrupted run may leave in a folder without a manifest: a temporary file
+    (``.NAME.PID.tmp``) or the lock file; never content."""
+    return path.is_file() and (path.name == LOCK_FILE or (path.name.startswith(".") and path.name.endswith(".tmp")))
+
+
+def check_folder(out: Path, config: RunConfig, extend: bool = False) -> None:
+    """Refuse an ``--out`` that cannot hold this run, writing nothing: a file, a folder holding
+    something else, another run, a place that cannot be written."""
     out = Path(out)
+    check_out_path(out, "--out", RunError)
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out} exists and is not a folder")
     if out.is_dir() and (out / MANIFEST).exists():
-        manifest = read_manifest(out)
-        diff = _differences(manifest["config"], config.as_dict())
-        if diff and extend and _extend(out, manifest, config):
-            diff = ""
-        if diff:
-            raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
-        return manifest
-    if out.is_dir() and any(not _is_temporary(p) for p in out.iterdir()):
+        _check_same_run(out, read_manifest(out), config, extend)
+        return
+    if out.is_dir() and any(not _is_leftover(p) for p in out.iterdir()):
         raise RunError(f"--out {out} is not empty and is not a run folder; choose another --out")
     full = out.absolute()
     probe = next((p for p in (full, *full.parents) if p.exists()), None)
@@ -209,47 +214,82 @@ def prepare_folder(out: Path, config: RunConfig, rules: Rules, command: str, str
         raise RunError(f"--out {out}: {probe} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise RunError(f"--out {out}: cannot write in {probe}")
-    manifest = {
-        "format": FORMAT, "version": 1, "package_version": __version__,
+
+
+def _new_manifest(config: RunConfig, rules: Rules, command: str, strategy_info: dict) -> dict:
+    return {
+        "format": FORMAT, "version": VERSION, "package_version": __version__,
         "command": command, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "config": config.as_dict(), "strategies": strategy_info,
         "rules_hash": rules.hash, "rules": rules.data,
         "rules_source": {"file": getattr(rules, "source", None),
                          "set": list(getattr(rules, "overrides", ()))},
         "python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__,
-        "chunks": {str(k): "missing" for k in range(config.n_chunks)},
+        "chunks": {str(k): "missing" for k in range(config.n_chunks)}, "chunk_files": {},
     }
-    # the first folder this run creates: removed again if the manifest cannot be written
+
+
+def _remove_temporary(out: Path) -> None:
+    """Temporary files of an interrupted write (``.NAME.PID.tmp``): never content, so removed
+    once this run holds the folder's lock."""
+    for folder in (out, *(out / t for t in TABLES)):
+        if folder.is_dir():
+            for p in folder.iterdir():
+                if _is_leftover(p) and p.name != LOCK_FILE:
+                    p.unlink(missing_ok=True)
+
+
+@contextmanager
+def run_folder(out: Path, config: RunConfig, rules: Rules, command: str, strategy_info: dict,
+               extend: bool = False, notice=None):
+    """Create the run folder, or open the same run to resume it (``extend``: or the same run with
+    fewer games, grown to this one), and hold its lock until the block ends. Yields the manifest
+    (journal folded in; damaged chunks marked missing, with one ``notice`` line); on leaving, the
+    journal is folded into the manifest."""
+    out = Path(out)
+    check_folder(out, config, extend)
     full = out.absolute()
     created = next((p for p in reversed((full, *full.parents)) if not p.exists()), None)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        _write_json_atomic(out / MANIFEST, manifest)
     except OSError as exc:
-        if created is not None:
-            shutil.rmtree(created, ignore_errors=True)
         raise RunError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
-    return manifest
-
-
-def _is_temporary(path: Path) -> bool:
-    """A leftover of an interrupted write (``.NAME.PID.tmp``): never a chunk, never content."""
-    return path.is_file() and path.name.startswith(".") and path.name.endswith(".tmp")
-
-
-def mark_done(out: Path, manifest: dict, k: int) -> None:
-    manifest["chunks"][str(k)] = "done"
-    _write_json_atomic(Path(out) / MANIFEST, manifest)
+    with folder_lock(out, RunError):
+        if (out / MANIFEST).exists():           # checked again: another run may have just made it
+            manifest = read_manifest(out)
+            _check_same_run(out, manifest, config, extend)
+            if manifest["config"] != config.as_dict():
+                _extend(manifest, config)
+            _remove_temporary(out)
+            damaged = damaged_chunks(out, manifest)
+            for k in damaged:
+                manifest["chunks"][str(k)] = "missing"
+                manifest["chunk_files"].pop(str(k), None)
+            if damaged and notice is not None:
+                notice(describe_damaged(out, damaged) + ": played again")
+            record_unrecorded(out, manifest)
+        else:
+            manifest = _new_manifest(config, rules, command, strategy_info)
+        try:
+            write_manifest(out, manifest)
+        except OSError as exc:
+            if created is not None:
+                shutil.rmtree(created, ignore_errors=True)
+            raise RunError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
+        try:
+            yield manifest
+        finally:
+            try:
+                write_manifest(out, manifest)
+            except OSError:                  # a full disk: the journal keeps what finished
+                pass
 
 
 def missing_chunks(manifest: dict, out: Path) -> list[int]:
-    """Chunks not marked done, or marked done but with a table file gone."""
-    todo = []
-    for key, status in manifest["chunks"].items():
-        k = int(key)
-        if status != "done" or not all(chunk_file(out, t, k).is_file() for t in TABLES):
-            todo.append(k)
-    return sorted(todo)
+    """Chunks not marked done, or marked done but with a file missing or damaged (a run opened
+    by :func:`run_folder` has its damaged chunks already marked missing)."""
+    todo = [int(k) for k, status in manifest["chunks"].items() if status != "done"]
+    return sorted(todo + list(damaged_chunks(out, manifest)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,8 +309,7 @@ class RunResult:
     def table(self, name: str, columns: list[str] | None = None) -> pd.DataFrame:
         key = (name, tuple(columns) if columns else None)
         if key not in self._cache:
-            files = [chunk_file(self.out, name, k) for k in sorted(self.done_chunks())]
-            frames = [pd.read_parquet(f, columns=columns) for f in files]
+            frames = [read_chunk(self.out, self.manifest, name, k, columns) for k in sorted(self.done_chunks())]
             self._cache[key] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         return self._cache[key]
 
@@ -316,32 +355,60 @@ def _progress(total_games: int, done_games: int, quiet: bool):
                 disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True, smoothing=0.1)
 
 
-def _run_local(config, rules, out, todo, jobs, on_done):
+def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None):
     from joblib import Parallel, delayed
 
     if jobs == 1:
         for k in todo:
-            on_done(*play_and_write(config, rules, str(out), k))
+            on_done(*play_and_write(config, rules, str(out), k, decision_timeout=decision_timeout))
         return
-    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+    parallel = Parallel(n_jobs=min(jobs, len(todo)) or 1, backend="loky", return_as="generator_unordered",
                         pre_dispatch="2*n_jobs")
-    for k, n in parallel(delayed(play_and_write)(config, rules, str(out), k) for k in todo):
-        on_done(k, n)
+    me = os.getpid()
+    for k, n, files in parallel(delayed(play_and_write)(config, rules, str(out), k, me, decision_timeout)
+                                for k in todo):
+        on_done(k, n, files)
+
+
+def _probe_scheduler(address: str, seconds: float) -> None:
+    """Ask the scheduler who it is, over one plain connection, before any Client exists: a
+    Client that fails to connect lingers and spends 20 s closing at exit, with a traceback."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity():
+        comm = await connect(address, timeout=seconds)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            reply = await comm.read()
+        finally:
+            comm.abort()
+        if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+            raise OSError("it did not answer as a Dask scheduler")
+
+    asyncio.run(asyncio.wait_for(identity(), seconds))
 
 
 def connect_scheduler(address: str, timeout: str | float = "10s"):
     """A dask.distributed client, or a RunError naming the address that did not answer."""
     try:
+        from dask.utils import parse_timedelta
         from dask.distributed import Client
     except ImportError:
         raise RunError("--backend dask needs dask.distributed: pip install 'dask[distributed]'") from None
+    seconds = parse_timedelta(timeout)
     try:
+        _probe_scheduler(address, seconds)
         return Client(address, timeout=timeout, set_as_default=False)
+    except TimeoutError:
+        raise RunError(f"cannot reach the Dask scheduler at {address}: no answer within {seconds:g} s") from None
     except Exception as exc:  # OSError / TimeoutError (no answer), ValueError (bad address), ...
-        raise RunError(f"cannot reach the Dask scheduler at {address}: {exc or type(exc).__name__}") from None
+        raise RunError(f"cannot reach the Dask scheduler at {address}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
-def _run_dask(config, rules, out, todo, client, on_done):
+def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
     """Chunks are played on the cluster and their tables written here, so workers need no
     shared file system; at most 2 chunks per worker thread are in flight at once."""
     from dask.distributed import as_completed
@@ -355,7 +422,8 @@ def _run_dask(config, rules, out, todo, client, on_done):
     ac = as_completed(loop=client.loop)
 
     def submit(k):
-        fut = client.submit(play_chunk, config, rules, k, key=f"evora-chunk-{k}-{token}", pure=False)
+        fut = client.submit(play_chunk, config, rules, k, decision_timeout, key=f"evora-chunk-{k}-{token}",
+                            pure=False)
         chunk_of[fut.key] = k
         ac.add(fut)
 
@@ -365,7 +433,7 @@ def _run_dask(config, rules, out, todo, client, on_done):
         k = chunk_of.pop(fut.key)
         tables = fut.result()
         fut.release()
-        on_done(k, write_chunk(out, k, tables))
+        on_done(k, *write_chunk(out, k, tables))
         del tables
         if pending:
             submit(pending.pop(0))
@@ -392,6 +460,50 @@ def make_config(players: int, games: int, strategy_spec, seed: int, seat_rotatio
     return _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules)[0]
 
 
+def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | None) -> int:
+    """The chunk size, once the run's size is within what a run folder holds (a bounded number of
+    games and of chunks, a chunk that fits in memory): a huge count is refused at once, before
+    anything is allocated. Without ``chunk_size``, 5,000 seeds, or more for very long runs."""
+    rotations = players if seat_rotation else 1
+    if games * rotations > MAX_GAMES:
+        raise RunError(f"--games {games:,}{f' x {rotations} rotations' if rotations > 1 else ''} is more "
+                       f"than a run holds ({MAX_GAMES:,} games); split it into several runs")
+    if chunk_size is None:
+        return min(games, max(DEFAULT_CHUNK, math.ceil(games / MAX_CHUNKS)))
+    if chunk_size * rotations > MAX_CHUNK_GAMES:
+        raise RunError(f"--chunk-size {chunk_size:,} makes chunks of more than {MAX_CHUNK_GAMES:,} games "
+                       f"(seeds x rotations), which would not fit in memory; give a smaller --chunk-size")
+    chunks = math.ceil(games / chunk_size)
+    if chunks > MAX_CHUNKS:
+        raise RunError(f"--games {games:,} in chunks of {chunk_size:,} makes {chunks:,} chunks, more than a "
+                       f"run holds ({MAX_CHUNKS:,}); give a --chunk-size of at least "
+                       f"{math.ceil(games / MAX_CHUNKS):,}")
+    return int(chunk_size)
+
+
+MAX_JOBS = 1024
+
+
+def check_jobs(jobs) -> int:
+    """The number of processes ``--jobs`` asks for (-1: every core), checked before anything runs."""
+    if not _is_int(jobs) or not (jobs == -1 or 1 <= jobs <= MAX_JOBS):
+        raise RunError(f"--jobs must be -1 (every core) or a number of processes from 1 to {MAX_JOBS}, "
+                       f"got {jobs!r}")
+    return (os.cpu_count() or 1) if jobs == -1 else int(jobs)
+
+
+def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | None = None) -> None:
+    """Custom Python strategies are instantiated and play the run's first game before anything is
+    written, so one that fails in ``__init__``, raises or returns an illegal action is refused
+    without leaving a run folder behind."""
+    from strategies.custom import is_custom
+
+    seats = config.seat_strategies(0)
+    if any(is_custom(x) for x in seats):
+        play_batch(rules, config.players, game_seeds(config.seed, 0, 1), seats,
+                   decision_timeout=decision_timeout)
+
+
 def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules):
     from strategies.registry import resolved
 
@@ -405,10 +517,10 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     if chunk_size is not None and (not _is_int(chunk_size) or chunk_size < 1):
         raise RunError(f"--chunk-size must be a positive whole number, got {chunk_size!r}")
     games, seed = int(games), int(seed)
-    chunk = int(chunk_size) if chunk_size is not None else min(DEFAULT_CHUNK, games)
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     if not lo <= players <= hi:
         raise RunError(f"these rules allow {lo} to {hi} players, got {players}")
+    chunk = check_size(players, games, seat_rotation, chunk_size)
     seats = resolve_strategies(strategy_spec, players)
     config = RunConfig(players, games, tuple(x.name for x in seats),
                        tuple(json.dumps(resolved(x), sort_keys=True) for x in seats), seed,
@@ -420,10 +532,13 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
              jobs: int = 1, seat_rotation: bool = False, rules: Rules | str | Path | None = None,
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
              quiet: bool = True, command: str = "",
-             scheduler_timeout: str | float = "10s", extend: bool = False) -> RunResult:
+             scheduler_timeout: str | float = "10s", extend: bool = False,
+             decision_timeout: float | None = None, notice=None) -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
-    ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all."""
+    ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all.
+    ``decision_timeout``: seconds a custom strategy may take for one decision (default 60).
+    ``notice``: called with a line to show the user (damaged chunks played again; default: stderr)."""
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
     config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules)
@@ -431,40 +546,40 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
         raise RunError(f"--backend must be loky or dask, got {backend!r}")
     if backend == "dask" and not scheduler:
         raise RunError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
-    if not _is_int(jobs) or jobs == 0 or jobs < -1:
-        raise RunError(f"--jobs must be a positive number of processes or -1 for all cores, got {jobs!r}")
-    jobs = (os.cpu_count() or 1) if jobs == -1 else int(jobs)
+    jobs = check_jobs(jobs)
     out = Path(out)
+    check_folder(out, config, extend)
+    check_strategies(config, rules, decision_timeout)
     from strategies.registry import describe
 
     info = {x.name: describe(x) for x in seats}
+    if notice is None:
+        def notice(line):
+            print(f"evora: {line}", file=sys.stderr)
     client = connect_scheduler(scheduler, scheduler_timeout) if backend == "dask" else None
     try:
-        manifest = prepare_folder(out, config, rules, command, info, extend=extend)
-    except BaseException:
-        if client is not None:
-            client.close()
-        raise
-    todo = missing_chunks(manifest, out)
-    total = config.games * config.rotations
-    done_games = total - sum(
-        (config.chunk_range(k)[1] - config.chunk_range(k)[0]) * config.rotations for k in todo)
-    bar = _progress(total, done_games, quiet)
+        with run_folder(out, config, rules, command, info, extend=extend, notice=notice) as manifest:
+            todo = sorted(int(k) for k, status in manifest["chunks"].items() if status != "done")
+            total = config.games * config.rotations
+            done_games = total - sum(
+                (config.chunk_range(k)[1] - config.chunk_range(k)[0]) * config.rotations for k in todo)
+            bar = _progress(total, done_games, quiet)
 
-    def on_done(k, n):
-        mark_done(out, manifest, k)
-        bar.update(n)
+            def on_done(k, n, files):
+                record_done(out, manifest, k, files)
+                bar.update(n)
 
-    try:
-        if client is not None:
-            _run_dask(config, rules, out, todo, client, on_done)
-        else:
-            _run_local(config, rules, out, todo, jobs, on_done)
-    except OSError as exc:
-        raise RunFailed(f"the run stopped: {exc}; the finished chunks are kept in {out}: run the "
-                        "same command again to play only the missing ones") from exc
+            try:
+                if client is not None:
+                    _run_dask(config, rules, out, todo, client, on_done, decision_timeout)
+                else:
+                    _run_local(config, rules, out, todo, jobs, on_done, decision_timeout)
+            except OSError as exc:
+                raise RunFailed(f"the run stopped: {exc}; the finished chunks are kept in {out}: run the "
+                                "same command again to play only the missing ones") from exc
+            finally:
+                bar.close()
     finally:
-        bar.close()
         if client is not None:
             client.close()
     return RunResult(out, manifest)

@@ -23,6 +23,7 @@ from . import layout as L
 from .jsonfile import read_json
 from .api import State
 from .rules import Rules, load_rules
+from .statecheck import state_problem
 
 FORMAT = "evora-sim savegame"
 VERSION = 1
@@ -142,9 +143,9 @@ def load_state(path: str | Path, rules: Rules | None = None) -> State:
         raise SaveError(f"save file {path}: 'state' must be a list of {GAME_SIZE} 32-bit whole numbers")
     arr = np.zeros(L.STATE_SIZE, dtype=np.int32)
     arr[:GAME_SIZE] = np.asarray(values, dtype=np.int32)
-    n = int(arr[L.G_NPLAYERS])
-    if not 2 <= n <= 4 or not 0 <= arr[L.G_PHASE] < len(L.PHASE_NAMES):
-        raise SaveError(f"save file {path}: the state is not a game (players {n}, phase {int(arr[L.G_PHASE])})")
+    problem = state_problem(arr, rules)          # the engine reads it unchecked: check it all here
+    if problem:
+        raise SaveError(f"save file {path}: the state is not a game these rules can reach: {problem}")
     return State(arr, rules, seed)
 
 

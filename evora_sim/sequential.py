@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .runner import MANIFEST, RunError, _write_json_atomic, read_manifest, simulate
+from .manifest import write_manifest
+from .runlock import folder_lock
+from .runner import MANIFEST, RunError, check_size, read_manifest, simulate
 
 ALPHA = 0.05
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
@@ -96,7 +98,8 @@ def half_widths(table, groups: list[str]) -> dict[str, float]:
 def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: int, width: float,
                  metrics=("seats",), seed: int = 1, seat_rotation: bool = False,
                  chunk_size: int | None = None, jobs: int = 1, quiet: bool = True,
-                 command: str = "", backend: str = "loky", scheduler=None, on_look=None) -> dict:
+                 command: str = "", backend: str = "loky", scheduler=None, on_look=None,
+                 decision_timeout: float | None = None) -> dict:
     """Play every arm (``(out, rules)`` pairs: one run, or a sweep's combinations, all on the
     same seeds) look by look until every arm's named metrics have an adjusted half-width below
     ``width``, or ``max_games`` seeds. Records the method and the looks in each manifest; returns
@@ -111,6 +114,7 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
     if not isinstance(initial_games, int) or initial_games < 2:
         raise RunError(f"--games must be at least 2 with --until-ci, got {initial_games!r}")
     chunk = chunk_size if chunk_size is not None else min(5_000, initial_games)
+    check_size(players, max_games, seat_rotation, chunk)
     looks = schedule(initial_games, max_games, chunk)
     k = len(looks)
     alpha = ALPHA / k
@@ -125,7 +129,7 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
             result = simulate(players, target, strategies, seed=seed, out=out, jobs=jobs,
                               seat_rotation=seat_rotation, rules=rules, chunk_size=chunk,
                               quiet=quiet, command=command, backend=backend, scheduler=scheduler,
-                              extend=True)
+                              extend=True, decision_timeout=decision_timeout)
             rot = players if seat_rotation else 1
             data = game_data(open_run(result.out))
             data = subset(data, data.game_id < n * rot)
@@ -146,9 +150,10 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
                       "history": history, "final": per_arm}
             break
     for out, _ in arms:
-        manifest = read_manifest(Path(out))
-        manifest["sequential"] = record
-        _write_json_atomic(Path(out) / MANIFEST, manifest)
+        with folder_lock(out, RunError):
+            manifest = read_manifest(Path(out))
+            manifest["sequential"] = record
+            write_manifest(Path(out), manifest)
     return record
 
 

@@ -9,12 +9,11 @@ same command again resumes every unfinished run. The summary (analysis/sweep.py)
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from pathlib import Path
 
 from .rules import RulesError, load_rules, rule_keys
-from .runner import MANIFEST, RunError, _write_json_atomic
+from .manifest import MANIFEST, RunError, parse_json_text, write_json_atomic
 
 SWEEP = "sweep.json"
 FORMAT = "evora-sim sweep"
@@ -109,9 +108,11 @@ def prepare_sweep(out: Path, the_plan: dict, base: dict) -> dict:
     path = out / SWEEP
     if path.is_file():
         try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise RunError(f"{path} cannot be read: {exc}") from None
+            old = parse_json_text(path.read_bytes(), path)
+        except OSError as exc:
+            raise RunError(f"{path} cannot be read: {exc.strerror or exc}") from None
+        if not isinstance(old, dict):
+            raise RunError(f"{path} is not an evora-sim sweep file")
         mine = {k: doc[k] for k in ("params", "base", "combos")}
         theirs = {k: old.get(k) for k in ("params", "base", "combos")}
         if mine != theirs:
@@ -121,7 +122,7 @@ def prepare_sweep(out: Path, the_plan: dict, base: dict) -> dict:
         raise RunError(f"--out {out} is not empty and is not a sweep folder; choose another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        _write_json_atomic(path, doc)
+        write_json_atomic(path, doc)
     except OSError as exc:
         raise RunError(f"--out {out}: cannot write: {exc.strerror or exc}") from None
     return doc

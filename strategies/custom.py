@@ -108,7 +108,7 @@ class CustomStrategy:
         if inspect.isclass(obj):
             try:
                 return obj().choose
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 raise StrategyError(f"strategy {self.name!r}: {obj.__name__}() failed: "
                                     f"{type(exc).__name__}: {exc}") from exc
         return getattr(obj, "choose", obj)

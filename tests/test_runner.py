@@ -248,9 +248,9 @@ def _count_plays(monkeypatch) -> list[int]:
     played = []
     original = R.play_chunk
 
-    def counting(config, rules, k):
+    def counting(config, rules, k, *args):
         played.append(k)
-        return original(config, rules, k)
+        return original(config, rules, k, *args)
 
     monkeypatch.setattr(R, "play_chunk", counting)
     return played
@@ -339,12 +339,11 @@ def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
            "--strategies", "greedy", "--seed", "11", "--chunk-size", "15", "--jobs", "1",
            "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    manifest = out / "manifest.json"
     done = 0
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            done = sum(v == "done" for v in json.loads(manifest.read_text())["chunks"].values())
+            done = sum(v == "done" for v in R.read_manifest(out)["chunks"].values())
         except (OSError, ValueError):
             done = 0
         if done >= 3:
@@ -355,11 +354,16 @@ def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
     chunks = R.read_manifest(out)["chunks"]
     finished = [int(k) for k, v in chunks.items() if v == "done"]
     assert 3 <= len(finished) < len(chunks), "the run was not caught part-way"
+    truncated = finished.pop(0)                            # and a finished chunk damaged since
+    R.chunk_file(out, "seats", truncated).write_bytes(b"")
     kept = {k: chunk_mtimes(out, k) for k in finished}
 
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
-    assert again.stderr == ""                              # not a terminal: no progress bar
+    # not a terminal: no progress bar; one line says the truncated chunk is played again
+    line, = again.stderr.strip().splitlines()
+    assert line.startswith(f"evora: run {out}: chunk {truncated} is damaged (seats/chunk-{truncated:06d}"
+                           ".parquet has 0 bytes") and line.endswith("played again")
     assert again.stdout.strip() == f"1500 games in {out} (tables: games, seats, cards, spaces)"
     assert {k: chunk_mtimes(out, k) for k in finished} == kept
     assert set(R.read_manifest(out)["chunks"].values()) == {"done"}

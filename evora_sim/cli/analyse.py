@@ -3,31 +3,41 @@ from __future__ import annotations
 
 import click
 
-from .group import UserError, main
+from .group import UserError, check_out_arg, main
 
 
-def write_report(run_dirs, out, allow_partial=False, players=None):
+def check_report_dir(out, option="--out") -> None:
+    """The report folder must be new, empty, or an earlier report holding nothing else: checked
+    before any work, so a refused folder costs nothing and loses nothing."""
+    from analysis.report import REPORT_KIND
+
+    from ..fsutil import OutputError, check_out_path, check_output_folder
+
+    try:
+        check_out_path(out, option)
+        check_output_folder(out, REPORT_KIND, option)
+    except OutputError as exc:
+        raise UserError(str(exc)) from None
+
+
+def write_report(run_dirs, out, allow_partial=False, players=None, option="--out"):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection), then build the
     report into ``out``."""
-    from pathlib import Path
-
     from analysis.report import build_report
     from analysis.tables import open_runs
 
-    from ..runner import MANIFEST, RunError
+    from ..fsutil import OutputError
+    from ..runner import RunError
 
+    check_report_dir(out, option)
     try:
         runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
     except RunError as exc:
         raise UserError(str(exc)) from None
-    out_path = Path(out)
-    if out_path.exists() and (not out_path.is_dir() or (out_path / MANIFEST).exists() or (
-            any(out_path.iterdir()) and not (out_path / "report.html").exists())):
-        raise UserError(f"--out {out} exists and is not a report folder; choose another --out")
     try:
         return build_report(runs, out)
-    except RunError as exc:
+    except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
@@ -35,7 +45,8 @@ def write_report(run_dirs, out, allow_partial=False, players=None):
 
 @main.command()
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
-@click.option("--out", required=True, metavar="DIR", help="Report folder (replaced if it exists).")
+@click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
+              help="Report folder: created, or replaced if it holds an earlier report and nothing else.")
 @click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
 @click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
               help="Only the runs of this player count (repeatable).")
@@ -83,20 +94,21 @@ def _write_table(out, df, lines, stem):
 @main.command()
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
-@click.option("--out", default=None, metavar="PATH",
+@click.option("--out", default=None, metavar="PATH", callback=check_out_arg,
               help="Write the table: FILE.csv, or a folder (compare.csv, compare.txt).")
 @click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
 def compare(run_a, run_b, out, allow_partial):
     """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
     seed when both runs hold the same seeded games)."""
-    from analysis.tables import AnalysisError
     from analysis.variants import compare as compare_runs
+
+    from ..runner import RunError
     from analysis.variants import compare_lines
 
     a, b = _open_one(run_a, allow_partial), _open_one(run_b, allow_partial)
     try:
         table, info = compare_runs(a, b)
-    except AnalysisError as exc:
+    except RunError as exc:                  # AnalysisError, or a chunk that cannot be read
         raise UserError(str(exc)) from None
     lines = compare_lines(table, info, run_a, run_b)
     click.echo("\n".join(lines))

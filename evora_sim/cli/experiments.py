@@ -23,11 +23,12 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
 
     from strategies.registry import StrategyError
 
-    from analysis.sweep import summary, summary_lines, write_summary
+    from analysis.sweep import SUMMARY_KIND, summary, summary_lines, write_summary
     from analysis.tables import AnalysisError
 
+    from ..fsutil import OutputError, check_output_folder
     from ..rules import RulesError
-    from ..runner import RunError, make_config
+    from ..runner import RunError, check_jobs, check_strategies, make_config
     from ..sweep import plan, prepare_sweep
 
     _check_until(until_ci, max_games, kw["games"])
@@ -40,9 +41,12 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
     command = "evora " + " ".join(sys.argv[1:])
     out = Path(kw["out"])
     try:
+        check_jobs(kw["jobs"])
+        check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
         for c in the_plan["combos"]:                    # every argument checked before any game
-            make_config(kw["n_players"], kw["games"], kw["spec"], kw["seed"], kw["seat_rotation"],
-                        kw["chunk_size"], c["rules"])
+            config = make_config(kw["n_players"], max(kw["games"], max_games or 0), kw["spec"], kw["seed"],
+                                 kw["seat_rotation"], kw["chunk_size"], c["rules"])
+        check_strategies(config, c["rules"], kw["decision_timeout"])
         base = {"players": kw["n_players"], "strategies": kw["spec"], "seed": kw["seed"],
                 "seat_rotation": kw["seat_rotation"], "chunk_size": kw["chunk_size"],
                 "rules_file": kw["rules_path"], "set": list(kw["overrides"]),
@@ -64,7 +68,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
     try:
         df = summary(out)
         path = write_summary(out)
-    except (AnalysisError, RunError) as exc:
+    except (AnalysisError, RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"cannot write the sweep summary to {out}: {exc.strerror or exc}") from None

@@ -17,6 +17,9 @@ class UserError(click.ClickException):
 
     def show(self, file=None):
         message = " ".join(self.format_message().split("\n"))
+        # a control character from the user's input (a key "\x1e" in a JSON file) is shown
+        # escaped: printed raw it could break the one line or the terminal
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
         click.echo(f"evora: error: {message}", err=True, file=file or sys.stderr)
 
 
@@ -106,6 +109,37 @@ def check_players_arg(n_players, rules) -> int:
     if not lo <= n <= hi:
         raise UserError(f"player count {n} is outside the rules' players.min..players.max ({lo} to {hi})")
     return n
+
+
+def check_out_arg(ctx, param, value):
+    """click callback of every output path option: refuse ``""``, ``.`` and its parents (they
+    hold the user's own files) before anything runs."""
+    from ..fsutil import OutputError, check_out_path
+
+    if value is None:
+        return None
+    option = "--" + param.name.replace("_", "-") if param is not None else "--out"
+    try:
+        check_out_path(value, option)
+    except OutputError as exc:
+        raise UserError(str(exc)) from None
+    return value
+
+
+def decision_timeout_option(f):
+    return click.option(
+        "--decision-timeout", type=float, default=60.0, show_default=True, metavar="SECONDS",
+        callback=_check_timeout,
+        help="Longest a custom Python strategy may take for one decision; then the run stops with "
+             "one line naming the strategy and the game's seed.")(f)
+
+
+def _check_timeout(ctx, param, value):
+    import math
+
+    if value is not None and not (math.isfinite(value) and 0 < value <= 86_400):
+        raise UserError(f"--decision-timeout must be a number of seconds above 0 and at most 86400, got {value}")
+    return value
 
 
 def check_seed_arg(seed) -> int:

@@ -5,8 +5,8 @@ import json
 
 import click
 
-from .group import (STRATEGIES_HELP, UserError, check_players_arg, check_seed_arg, load_rules_arg, main,
-                    read_error, set_option)
+from .group import (STRATEGIES_HELP, UserError, check_players_arg, check_seed_arg, decision_timeout_option,
+                    load_rules_arg, main, read_error, set_option)
 
 
 @main.command()
@@ -40,7 +40,8 @@ def score(position_file, as_json, rules_path, overrides=()):
               help=STRATEGIES_HELP)
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
-def replay(n_players, seed, spec, rules_path, overrides=()):
+@decision_timeout_option
+def replay(n_players, seed, spec, rules_path, overrides=(), decision_timeout=None):
     """Play one seeded game and print it turn by turn, then its final scoring."""
     from strategies.registry import StrategyError, parse_strategies
 
@@ -51,7 +52,7 @@ def replay(n_players, seed, spec, rules_path, overrides=()):
     seed = check_seed_arg(seed)
     try:
         seats = parse_strategies(spec, n)
-        lines = replay_lines(rules, n, seed, seats)
+        lines = replay_lines(rules, n, seed, seats, decision_timeout)
     except StrategyError as exc:
         raise UserError(str(exc)) from None
     click.echo("\n".join(lines))
@@ -107,7 +108,8 @@ def list_strategies():
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=()):
+@decision_timeout_option
+def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=(), decision_timeout=None):
     """Head-to-head: seat-rotated games of strategies A and B (or a field A,B,B,B) over the same
     seeds; each strategy's win rate with a 95% interval."""
     from strategies.registry import StrategyError
@@ -123,7 +125,8 @@ def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=()):
     try:
         field = duel_field(specs, n_players)
         check_players_arg(len(field), rules)
-        result = play_duel(field, games, seed=seed, jobs=jobs, rules=rules, quiet=quiet)
+        result = play_duel(field, games, seed=seed, jobs=jobs, rules=rules, quiet=quiet,
+                           decision_timeout=decision_timeout)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     click.echo("\n".join(duel_lines(result)))

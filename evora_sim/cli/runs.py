@@ -5,8 +5,9 @@ import sys
 
 import click
 
-from .analyse import write_report
-from .group import STRATEGIES_HELP, SET_HELP, UserError, check_players_arg, load_rules_arg, main, set_option
+from .analyse import check_report_dir, write_report
+from .group import (STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg, decision_timeout_option,
+                    load_rules_arg, main, set_option)
 
 
 def run_options(f):
@@ -17,7 +18,8 @@ def run_options(f):
         click.option("--strategies", "spec", required=True, metavar="A,B,...", help=STRATEGIES_HELP),
         click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it."),
         click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core."),
-        click.option("--out", required=True, metavar="DIR", help="The run folder (created, or resumed)."),
+        click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
+                     help="The run folder (created, or resumed)."),
         click.option("--seat-rotation", is_flag=True,
                      help="Play every seed once under each cyclic rotation of the strategies."),
         click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules."),
@@ -28,13 +30,14 @@ def run_options(f):
         click.option("--chunk-size", type=int, default=None, metavar="N",
                      help="Seeds per chunk (the unit of parallel work and of resuming)."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        decision_timeout_option,
     ]):
         f = opt(f)
     return f
 
 
 def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules_path, backend,
-                   scheduler, chunk_size, quiet, overrides=(), rules=None):
+                   scheduler, chunk_size, quiet, overrides=(), rules=None, decision_timeout=None):
     """Check every argument, then run; user mistakes become one-line errors."""
     from strategies.registry import StrategyError
 
@@ -47,7 +50,8 @@ def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules
     try:
         return simulate(n_players, games, spec, seed=seed, out=out, jobs=jobs,
                         seat_rotation=seat_rotation, rules=rules, backend=backend,
-                        scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command)
+                        scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command,
+                        decision_timeout=decision_timeout)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
@@ -93,7 +97,7 @@ def _until_ci(arms, kw, until_ci, max_games, ci_metrics, command):
                               seat_rotation=kw["seat_rotation"], chunk_size=kw["chunk_size"],
                               jobs=(-1 if kw["jobs"] is None else kw["jobs"]), quiet=kw["quiet"],
                               command=command, backend=kw["backend"], scheduler=kw["scheduler"],
-                              on_look=on_look)
+                              on_look=on_look, decision_timeout=kw.get("decision_timeout"))
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
@@ -151,8 +155,9 @@ DEFAULT_GAMES = 48_000
                    "seat's win-rate interval within +-0.5 point).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed.")
 @click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core.")
-@click.option("--out", default="runs/default", show_default=True, metavar="DIR", help="Run folders go here.")
-@click.option("--report-dir", default="reports/default", show_default=True, metavar="DIR",
+@click.option("--out", default="runs/default", show_default=True, metavar="DIR", callback=check_out_arg,
+              help="Run folders go here.")
+@click.option("--report-dir", default="reports/default", show_default=True, metavar="DIR", callback=check_out_arg,
               help="The report goes here.")
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
@@ -162,16 +167,25 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
     seat rotation, then write the report."""
     from pathlib import Path
 
+    from ..runner import RunError, check_folder, check_jobs, make_config
+
     if games < 1:
         raise UserError(f"--games must be a positive whole number, got {games}")
     rules = load_rules_arg(rules_path, overrides)
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
+    plan = [(n, spec, str(Path(out) / f"p{n}"), -(-games // n))    # every seed under n rotations
+            for n, spec in DEFAULT_FIELD.items() if lo <= n <= hi]
+    if not plan:
+        raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
+    check_report_dir(report_dir, "--report-dir")        # every output checked before any game
+    try:
+        check_jobs(jobs)
+        for n, spec, folder, seeds in plan:
+            check_folder(Path(folder), make_config(n, seeds, spec, seed, True, None, rules))
+    except RunError as exc:
+        raise UserError(str(exc)) from None
     dirs = []
-    for n, spec in DEFAULT_FIELD.items():
-        if not lo <= n <= hi:
-            continue
-        folder = str(Path(out) / f"p{n}")
-        seeds = -(-games // n)                      # every seed is played under n rotations
+    for n, spec, folder, seeds in plan:
         if not quiet:
             click.echo(f"{n} players: {seeds * n:,} games ({seeds:,} seeds x {n} seat rotations) "
                        f"of {spec} -> {folder}", err=True)
@@ -179,9 +193,7 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
                        seat_rotation=True, rules_path=rules_path, backend="loky", scheduler=None,
                        chunk_size=None, quiet=quiet, rules=rules)
         dirs.append(folder)
-    if not dirs:
-        raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
-    path = write_report(dirs, report_dir)
+    path = write_report(dirs, report_dir, option="--report-dir")
     click.echo(f"report: {path / 'report.html'}")
 
 

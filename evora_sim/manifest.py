@@ -1,0 +1,338 @@
+"""A run folder's manifest: what it may hold, how it is read and written, and how a chunk's files
+are checked against it.
+
+``manifest.json`` holds the configuration, the rules and each chunk's status; for each finished
+chunk, the size and SHA-256 of its four Parquet files as written (``chunk_files``). While a run
+plays, a finished chunk is recorded by appending one line to ``chunks.jsonl`` (the journal), not
+by rewriting the manifest, so recording costs the same for the thousandth chunk as for the first;
+the journal is folded into the manifest when a run starts and when it stops. A torn last line
+(a crash while appending) only costs that chunk being played again.
+
+Everything read from disk is checked: a manifest of the wrong shape is refused with one line
+(:class:`RunError`), never a ``KeyError``. A manifest written before checksums existed (version
+1) still opens: its finished chunks carry no checksum, so they are checked by what can be checked
+without one (the files exist, are readable Parquet and hold the chunk's number of games); a
+resumed run records their checksums from then on.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from pathlib import Path
+
+from .fsutil import write_bytes_atomic
+from .jsonfile import parse_json_bytes
+
+MANIFEST = "manifest.json"
+JOURNAL = "chunks.jsonl"
+FORMAT = "evora-sim run"
+VERSION = 2
+TABLES = ("games", "seats", "cards", "spaces")
+
+# What a run may ask for: the manifest lists every chunk, so their number is bounded (a 100,000
+# chunk manifest is about 30 MB); games (seeds x rotations) are bounded so that no count can
+# exhaust memory before the first game (a chunk is played in memory).
+MAX_CHUNKS = 100_000
+MAX_GAMES = 10**10
+MAX_CHUNK_GAMES = 1_000_000            # seeds x rotations of one chunk
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class RunError(ValueError):
+    """A run that cannot start as asked (bad argument, clashing folder); nothing was written."""
+
+
+class RunFailed(RunError):
+    """A run that stopped part-way (a full disk, a lost cluster): finished chunks are kept."""
+
+
+def chunk_file(out: Path, table: str, k: int) -> Path:
+    return Path(out) / table / f"chunk-{k:06d}.parquet"
+
+
+# ---------------------------------------------------------------------------------------------
+# reading and checking
+# ---------------------------------------------------------------------------------------------
+def parse_json_text(raw: bytes, path, error: type[Exception] = RunError):
+    return parse_json_bytes(raw, str(path), error)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _need(cond: bool, path, what: str) -> None:
+    if not cond:
+        raise RunError(f"{path} is not a valid run manifest: {what}")
+
+
+def n_chunks(config: dict) -> int:
+    return math.ceil(config["games"] / config["chunk_size"])
+
+
+def _check_config(cfg, path) -> None:
+    _need(isinstance(cfg, dict), path, "'config' must be an object")
+    players = cfg.get("players")
+    _need(_is_int(players) and 2 <= players <= 4, path, f"config.players must be 2 to 4, got {players!r}")
+    for key, hi in (("games", MAX_GAMES), ("chunk_size", MAX_GAMES)):
+        v = cfg.get(key)
+        _need(_is_int(v) and 1 <= v <= hi, path, f"config.{key} must be a whole number from 1 to {hi}, got {v!r}")
+    seed = cfg.get("seed")
+    _need(_is_int(seed) and 0 <= seed < 2**63, path, f"config.seed must be 0 to 2**63-1, got {seed!r}")
+    _need(isinstance(cfg.get("seat_rotation"), bool), path, "config.seat_rotation must be true or false")
+    strategies = cfg.get("strategies")
+    _need(isinstance(strategies, list) and len(strategies) == players
+          and all(isinstance(s, str) and s for s in strategies), path,
+          f"config.strategies must be {players} strategy names")
+    resolved = cfg.get("resolved_strategies")
+    _need(isinstance(resolved, dict) and all(isinstance(resolved.get(s), dict) for s in strategies), path,
+          "config.resolved_strategies must describe every strategy")
+    _need(isinstance(cfg.get("rules_hash"), str), path, "config.rules_hash must be a string")
+    k = n_chunks(cfg)
+    _need(k <= MAX_CHUNKS, path, f"{k} chunks, more than a run holds ({MAX_CHUNKS:,})")
+
+
+def _check_record(rec) -> bool:
+    return (isinstance(rec, dict) and set(rec) == set(TABLES)
+            and all(isinstance(v, list) and len(v) == 2 and _is_int(v[0]) and v[0] >= 0
+                    and isinstance(v[1], str) and _HEX64.fullmatch(v[1]) for v in rec.values()))
+
+
+def _check_rules(data: dict, path) -> None:
+    from .rules import RulesError, validate
+
+    rules = data.get("rules")
+    _need(isinstance(rules, dict), path, "'rules' must be an object")
+    try:
+        got = validate(rules).hash
+    except (RulesError, KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RunError(f"{path} is not a valid run manifest: its rules are not valid ({exc})") from None
+    _need(got == data.get("rules_hash") == data["config"]["rules_hash"], path,
+          "its rules do not match their recorded hash")
+
+
+def check_manifest(data, path) -> dict:
+    """``data`` if it has the shape of a run manifest (every field any reader uses); otherwise a
+    RunError naming the first problem. Chunk statuses are normalised to 'done' / 'missing'."""
+    _need(isinstance(data, dict), path, f"it is a JSON {type(data).__name__}, not an object")
+    if data.get("format") != FORMAT:
+        raise RunError(f"{path} is not an evora-sim run manifest")
+    _need(data.get("version") in (1, VERSION), path,
+          f"format version {data.get('version')!r}; this version reads 1 and {VERSION}")
+    _check_config(data.get("config"), path)
+    _check_rules(data, path)
+    chunks = data.get("chunks")
+    _need(isinstance(chunks, dict), path, "'chunks' must be an object of chunk statuses")
+    want = n_chunks(data["config"])
+    for key, status in chunks.items():
+        _need(re.fullmatch(r"0|[1-9][0-9]{0,8}", key) is not None and int(key) < want, path,
+              f"chunk key {key!r} is not a chunk of this run (0 to {want - 1})")
+        _need(status in ("done", "missing"), path, f"chunk {key} has status {status!r} (done or missing)")
+    _need(len(chunks) == want, path,
+          f"it lists {len(chunks)} chunks, but its configuration makes {want}")
+    files = data.setdefault("chunk_files", {})
+    _need(isinstance(files, dict) and all(k in chunks and _check_record(v) for k, v in files.items()),
+          path, "'chunk_files' must hold the size and SHA-256 of each finished chunk's files")
+    seq = data.get("sequential")
+    _need(seq is None or isinstance(seq, dict), path, "'sequential' must be an object")
+    return data
+
+
+def _fold_journal(out: Path, manifest: dict) -> None:
+    """Apply the journal's chunk records; lines that are not a whole record (a torn write) are
+    skipped, so their chunks count as missing."""
+    try:
+        raw = (Path(out) / JOURNAL).read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise RunError(f"{Path(out) / JOURNAL} cannot be read: {exc.strerror or exc}") from None
+    for line in raw.split(b"\n"):
+        try:
+            entry = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(entry, dict) or not _is_int(entry.get("chunk")):
+            continue
+        key = str(entry["chunk"])
+        if key in manifest["chunks"] and _check_record(entry.get("files")):
+            manifest["chunks"][key] = "done"
+            manifest["chunk_files"][key] = entry["files"]
+
+
+def read_manifest(out) -> dict:
+    """The manifest of run folder ``out`` with its journal folded in, checked; or a RunError."""
+    path = Path(out) / MANIFEST
+    if not path.is_file():
+        raise RunError(f"{out} is not a run folder (no {MANIFEST})")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RunError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    manifest = check_manifest(parse_json_text(raw, path), path)
+    _fold_journal(Path(out), manifest)
+    return manifest
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------------------
+def write_json_atomic(path: Path, data: dict) -> None:
+    """Replace ``path`` by ``data`` as JSON (temporary file, then rename); left untouched if it
+    already holds exactly that."""
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    try:
+        if path.read_bytes() == text:
+            return
+    except OSError:
+        pass
+    write_bytes_atomic(path, text)
+
+
+def write_manifest(out: Path, manifest: dict) -> None:
+    """Replace the manifest (journal folded in), then drop the journal: a crash in between
+    leaves a journal whose records the manifest already holds, which is harmless."""
+    manifest["version"] = VERSION
+    write_json_atomic(Path(out) / MANIFEST, manifest)
+    try:
+        (Path(out) / JOURNAL).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def record_done(out: Path, manifest: dict, k: int, files: dict) -> None:
+    """Mark chunk ``k`` done: one journal line (its files' sizes and checksums)."""
+    key = str(k)
+    manifest["chunks"][key] = "done"
+    manifest["chunk_files"][key] = files
+    line = json.dumps({"chunk": k, "files": files}, separators=(",", ":")) + "\n"
+    with open(Path(out) / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write(line)
+
+
+def file_record(data: bytes) -> list:
+    """[size, sha256] of a chunk file's bytes, as recorded in the manifest."""
+    return [len(data), hashlib.sha256(data).hexdigest()]
+
+
+# ---------------------------------------------------------------------------------------------
+# checking chunk files
+# ---------------------------------------------------------------------------------------------
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def chunk_problem(out: Path, manifest: dict, k: int) -> str | None:
+    """Why finished chunk ``k``'s files cannot be trusted, or None. With a recorded size and
+    checksum, the files must match them; a chunk of a version-1 manifest (none recorded) must
+    be readable Parquet holding the chunk's number of games."""
+    record = manifest["chunk_files"].get(str(k))
+    for table in TABLES:
+        f = chunk_file(out, table, k)
+        name = f"{table}/{f.name}"
+        try:
+            size = f.stat().st_size
+        except OSError:
+            return f"{name} is missing"
+        if record is not None:
+            want_size, want_sha = record[table]
+            if size != want_size:
+                return f"{name} has {size:,} bytes, {want_size:,} were written"
+            try:
+                if _sha256(f) != want_sha:
+                    return f"{name} differs from what was written (SHA-256)"
+            except OSError as exc:
+                return f"{name} cannot be read ({exc.strerror or exc})"
+        else:
+            problem = _legacy_problem(f, name, table, manifest["config"], k)
+            if problem:
+                return problem
+    return None
+
+
+def _legacy_problem(f: Path, name: str, table: str, cfg: dict, k: int) -> str | None:
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.ParquetFile(f).metadata.num_rows
+    except Exception:                # pyarrow raises several kinds for a damaged file
+        return f"{name} is not a readable Parquet file"
+    if table == "games":
+        size = cfg["chunk_size"]
+        seeds = min(cfg["games"], (k + 1) * size) - k * size
+        want = seeds * (cfg["players"] if cfg["seat_rotation"] else 1)
+        if rows != want:
+            return f"{name} holds {rows:,} games, the chunk has {want:,}"
+    return None
+
+
+def damaged_chunks(out: Path, manifest: dict) -> dict[int, str]:
+    """Every chunk marked done whose files fail :func:`chunk_problem`, with the reason."""
+    found = {}
+    for key, status in manifest["chunks"].items():
+        if status == "done":
+            problem = chunk_problem(out, manifest, int(key))
+            if problem:
+                found[int(key)] = problem
+    return found
+
+
+def record_unrecorded(out: Path, manifest: dict) -> None:
+    """Record the size and checksum of finished chunks that have none (a version-1 manifest),
+    once they passed :func:`chunk_problem`: from then on they are checked like any other."""
+    for key, status in manifest["chunks"].items():
+        if status == "done" and key not in manifest["chunk_files"]:
+            manifest["chunk_files"][key] = {t: file_record(chunk_file(out, t, int(key)).read_bytes())
+                                            for t in TABLES}
+
+
+def describe_damaged(out, damaged: dict[int, str]) -> str:
+    ks = sorted(damaged)
+    names = ", ".join(str(k) for k in ks[:5]) + (" ..." if len(ks) > 5 else "")
+    if len(ks) == 1:
+        return f"run {out}: chunk {names} is damaged ({damaged[ks[0]]})"
+    return f"run {out}: chunks {names} are damaged (chunk {ks[0]}: {damaged[ks[0]]})"
+
+
+def chunk_ids(config: dict, k: int) -> tuple[int, int]:
+    """The game ids chunk ``k`` holds: ``lo`` (inclusive) to ``hi`` (exclusive)."""
+    rot = config["players"] if config["seat_rotation"] else 1
+    size = config["chunk_size"]
+    return k * size * rot, min(config["games"], (k + 1) * size) * rot
+
+
+def read_chunk(out: Path, manifest: dict, table: str, k: int, columns=None):
+    """Table ``table`` of chunk ``k`` as a DataFrame, its game ids checked: every id inside the
+    chunk's range, each game once in ``games`` and ``players`` times in ``seats``. A chunk file
+    copied over another, or a manifest that lost a chunk, is refused with the chunk named."""
+    import numpy as np
+    import pandas as pd
+
+    f = chunk_file(out, table, k)
+    name = f"run {out}: chunk {k} ({table}/{f.name})"
+    cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
+    try:
+        df = pd.read_parquet(f, columns=cols)
+    except FileNotFoundError:
+        raise RunError(f"{name} is missing although the manifest marks it done; run the run's "
+                       "command again to replay it") from None
+    except Exception as exc:         # a truncated or foreign file: pyarrow raises several kinds
+        raise RunError(f"{name} cannot be read as a run table ({type(exc).__name__}); run the "
+                       "run's command again to replay it") from None
+    lo, hi = chunk_ids(manifest["config"], k)
+    ids = df["game_id"].to_numpy() if "game_id" in df else np.empty(0, dtype=np.int64)
+    if len(ids) and (ids.min() < lo or ids.max() >= hi):
+        raise RunError(f"{name} holds game ids outside its range {lo}..{hi - 1} (a chunk file copied "
+                       "from elsewhere?); run the run's command again into a new --out")
+    want = {"games": 1, "seats": manifest["config"]["players"]}.get(table)
+    if want is not None and not (len(ids) == want * (hi - lo)
+                                 and (np.bincount(ids - lo, minlength=hi - lo) == want).all()):
+        raise RunError(f"{name} does not hold each of its {hi - lo:,} games exactly "
+                       f"{'once' if want == 1 else f'{want} times'} (duplicate or missing game ids)")
+    return df if columns is None or "game_id" in columns else df.drop(columns="game_id")
