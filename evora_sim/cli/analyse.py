@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import click
 
-from .group import UserError, main
+from .group import UserError, main, min_effect_option
 
 
-def write_report(run_dirs, out, allow_partial=False, players=None):
+def write_report(run_dirs, out, allow_partial=False, players=None, min_effect=1.0):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection), then build the
     report into ``out``."""
@@ -26,7 +26,7 @@ def write_report(run_dirs, out, allow_partial=False, players=None):
             any(out_path.iterdir()) and not (out_path / "report.html").exists())):
         raise UserError(f"--out {out} exists and is not a report folder; choose another --out")
     try:
-        return build_report(runs, out)
+        return build_report(runs, out, min_effect=min_effect / 100)
     except RunError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -39,9 +39,10 @@ def write_report(run_dirs, out, allow_partial=False, players=None):
 @click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
 @click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
               help="Only the runs of this player count (repeatable).")
-def report(runs, out, allow_partial, players):
+@min_effect_option
+def report(runs, out, allow_partial, players, min_effect):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders."""
-    path = write_report(runs, out, allow_partial, players)
+    path = write_report(runs, out, allow_partial, players, min_effect)
     click.echo(f"report: {path / 'report.html'}")
 
 
