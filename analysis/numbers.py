@@ -23,6 +23,12 @@ def units(kind: str, change: bool = False) -> tuple[float, str]:
     return 1.0, ""
 
 
+def points(rate: float) -> str:
+    """A difference in win rate in words: 0.01 -> '1 point', 0.025 -> '2.5 points'."""
+    x = 100 * rate
+    return f"{x:g} point" + ("" if x == 1 else "s")
+
+
 def decimals(half: float, least: int = 1, most: int = 6) -> int:
     """Decimals that show a half-width with at least one significant digit: 0.5 -> 1,
     0.09 -> 2, 0.004 -> 3 (never fewer than ``least``, never more than ``most``)."""

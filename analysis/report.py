@@ -107,7 +107,7 @@ def seat_findings(adv, tests, runs, min_effect: float = MIN_EFFECT) -> list[str]
         if np.isfinite(t["unfairness_lo"]):
             judged = ("consistent with fair seats" if not t["significant"] else
                       "the seats are not all fair" + (", but the unfairness is negligible (below "
-                                                      f"{100 * min_effect:g} points)" if t["negligible"] else ""))
+                                                      f"{numbers.points(min_effect)})" if t["negligible"] else ""))
             test = "the same test" if n == 2 else (f"{p_text(t['p'])}; Hotelling test on {int(t['seeds']):,} "
                                                    "seeds as the independent units")
             text += (f" Seat unfairness (root mean square of the seats' deviations from the fair share): "
@@ -157,7 +157,7 @@ def exposure_findings(t, label, verb, what, section, min_effect: float = MIN_EFF
         items = [f"{r[label]} {_est(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit='', signed=True)} points "
                  f"(raw {_signed_pp(r['diff'])}, {p_text(r['p_adj_holm'])})" for r in picks]
         small = int(sig["negligible"].sum())
-        note = f", {small} of them negligible (below {100 * min_effect:g} points)" if small else ""
+        note = f", {small} of them negligible (below {numbers.points(min_effect)})" if small else ""
         out.append(f"{n} players, seats that {verb}: largest differences in win rate when used, adjusted for "
                    f"strategy and seat: {'; '.join(items)}; {len(sig)} of {len(grp)} significant "
                    f"(Holm; seeds as clusters){note}. Associations, not causes (see {section}).")
@@ -288,7 +288,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> tuple[l
                      "independent games. Above 1 the interval and test use the effective sample "
                      "(seat-games / design effect); below 1 the plain Wilson interval and exact "
                      "binomial test are kept (slightly conservative).")
-    negligible_note = (f" 'negligible': below {100 * min_effect:g} points of win rate, the smallest "
+    negligible_note = (f" 'negligible': below {numbers.points(min_effect)} of win rate, the smallest "
                        "difference that matters (evora report --min-effect), even when significant.")
     sections = [
         Section("Seat advantage",

@@ -87,16 +87,18 @@ def _write_table(out, df, lines, stem):
 @click.option("--out", default=None, metavar="PATH",
               help="Write the table: FILE.csv, or a folder (compare.csv, compare.txt).")
 @click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
-def compare(run_a, run_b, out, allow_partial):
+@min_effect_option
+def compare(run_a, run_b, out, allow_partial, min_effect):
     """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
-    seed when both runs hold the same seeded games)."""
+    seed when both runs hold the same seeded games; 'moved' is Holm-corrected over the
+    metrics)."""
     from analysis.tables import AnalysisError
     from analysis.variants import compare as compare_runs
     from analysis.variants import compare_lines
 
     a, b = _open_one(run_a, allow_partial), _open_one(run_b, allow_partial)
     try:
-        table, info = compare_runs(a, b)
+        table, info = compare_runs(a, b, min_effect=min_effect / 100)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     lines = compare_lines(table, info, run_a, run_b)
