@@ -29,11 +29,11 @@ up by noise (the largest of several noisy deviations) and its percentile interva
   into the mean square deviation with the smallest and largest eigenvalue of the seeds'
   covariance: exact when the covariance is the same in every direction (near-fair, rotated
   games are close to that), conservative otherwise.
-- **B fairer than A.** The difference of the two unbiased estimates, with a jackknife standard
-  error over seeds (paired: the same seeds delete-one in both runs, which removes what they
-  share). The jackknife variance of a U-statistic includes its second-order term, so the test
-  keeps its level even when both runs are fair (the estimate is then degenerate); a t test on
-  seeds - 1 degrees of freedom.
+- **B fairer than A.** The difference of the two unbiased estimates is itself a U-statistic
+  over seeds (paired: each seed's deviation vectors in both runs, which removes the variation
+  they share). Its variance is estimated with its second-order term, so the test keeps its
+  level even when both runs are fair and the estimate is degenerate (it is conservative there);
+  a t test on seeds - 1 degrees of freedom.
 """
 from __future__ import annotations
 
@@ -96,8 +96,8 @@ class FairnessComparison:
 
     @property
     def method(self) -> str:
-        return ("paired by seed (jackknife over shared seeds, t test)" if self.paired else
-                "independent runs (jackknife variances added, t test)")
+        return ("paired by seed (U-statistic variance over shared seeds, t test)" if self.paired else
+                "independent runs (U-statistic variances added, Welch t test)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,13 +130,19 @@ def _u_statistic(e: np.ndarray) -> float:
     return float((total @ total - np.einsum("ij,ij->", e, e)) / (c * (c - 1)))
 
 
-def _u_jackknife(e: np.ndarray) -> np.ndarray:
-    """The U-statistic with each seed left out in turn (closed form, O(seeds x seats))."""
-    c = len(e)
-    total = e.sum(axis=0)
-    sq = np.einsum("ij,ij->i", e, e)
-    rest = total[None, :] - e
-    return (np.einsum("ij,ij->i", rest, rest) - (sq.sum() - sq)) / ((c - 1) * (c - 2))
+def _u_variance(g: np.ndarray, metric: np.ndarray) -> float:
+    """Variance of the U-statistic mean_{i != j} g_i' M g_j over independent rows g_i with mean
+    mu and covariance Sigma: 4 mu'M Sigma M mu / C + 2 tr((M Sigma)^2) / (C (C - 1)). The second,
+    degenerate term is all that is left when mu = 0 (both runs fair), where a variance from the
+    first alone would be near 0 and a test on it invalid. Estimated with the sample covariance;
+    the first term's plug-in loses its bias, tr((M S)^2) / C, and is kept at 0 or above."""
+    c = len(g)
+    cov = np.atleast_2d(np.cov(g, rowvar=False))
+    ms = metric @ cov
+    second = float(np.trace(ms @ ms))
+    mean = g.mean(axis=0)
+    first = float(mean @ metric @ cov @ metric @ mean) - second / c
+    return 4 * max(first, 0.0) / c + 2 * second / (c * (c - 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,7 +301,7 @@ def seat_fairness(wins, games=None, alpha: float = ALPHA) -> SeatFairness:
 def compare_fairness(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> FairnessComparison:
     """Is B fairer than A? ``wins_a`` and ``wins_b`` are per-seed win counts; ``paired``: row i
     of both is the same seed (common random numbers), which removes the variation the two runs
-    share. The difference of the unbiased mean square deviations with a jackknife interval."""
+    share. The difference of the unbiased mean square deviations with its interval and tests."""
     fa, fb = seat_fairness(wins_a, alpha=alpha), seat_fairness(wins_b, alpha=alpha)
     _, ea, _ = _deviations(wins_a)
     _, eb, _ = _deviations(wins_b)
@@ -306,17 +312,14 @@ def compare_fairness(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> Fair
     diff = (fb.mean_square - fa.mean_square)
     if min(len(ea), len(eb)) < 3:
         return FairnessComparison(fa, fb, paired, min(len(ea), len(eb)), diff, nan, nan, nan, nan, alpha)
-
-    def jack_var(jk):
-        c = len(jk)
-        return (c - 1) / c * np.sum((jk - jk.mean()) ** 2)
-
     if paired:
-        c = len(ea)
-        var = jack_var((_u_jackknife(eb) - _u_jackknife(ea)) / n)
+        c, k = ea.shape
+        metric = np.diag(np.r_[np.ones(k), -np.ones(k)])          # b.b' - a.a'
+        var = _u_variance(np.hstack([eb, ea]), metric) / n ** 2
         df = c - 1
     else:
-        va, vb = jack_var(_u_jackknife(ea) / n), jack_var(_u_jackknife(eb) / n)
+        va = _u_variance(ea, np.eye(ea.shape[1])) / n ** 2
+        vb = _u_variance(eb, np.eye(eb.shape[1])) / n ** 2
         var = va + vb
         c = len(ea) + len(eb)
         # Welch-Satterthwaite degrees of freedom
