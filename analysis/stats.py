@@ -297,31 +297,30 @@ def _logit_fit(X, wins, n, max_iter: int = 50):
     return None
 
 
-def cluster_robust_cov(X, fitted, bread, row_cell, row_win, row_cluster) -> np.ndarray:
-    """Cluster-robust (sandwich, CRV1) covariance of a binomial GLM fitted on cells: each row
-    (a seat-game in cell ``row_cell`` with outcome ``row_win``) adds its score to its cluster's
-    (``row_cluster``, here the seed: a seed's seats and rotations are not independent). The
-    small-sample factor G/(G-1) (N-1)/(N-K) is statsmodels' and Stata's."""
-    g = np.asarray(row_cluster)
-    if g.dtype.kind not in "iu" or (len(g) and (g.min() < 0 or g.max() >= len(g))):
-        _, g = np.unique(g, return_inverse=True)          # not codes 0..G-1 yet
-    n_groups = int(np.count_nonzero(np.bincount(g)))
-    resid = np.asarray(row_win, dtype=float) - fitted[row_cell]
-    scores = np.column_stack([np.bincount(g, weights=X[row_cell, j] * resid) for j in range(X.shape[1])])
-    rows, k = len(resid), X.shape[1]
+def cluster_robust_cov(X, fitted, bread, wins, n) -> np.ndarray:
+    """Cluster-robust (sandwich, CRV1) covariance of a binomial GLM fitted on cells (design
+    ``X``, fitted rates ``fitted``, inverse information ``bread``): ``wins`` and ``n`` hold each
+    cluster's wins and trials in each cell (clusters x cells; here the clusters are seeds: the
+    seats of a game share one winner and a seed's rotations its stacks). A cluster's score is
+    the sum over its cells of x (wins - n p). The small-sample factor G/(G-1) (N-1)/(N-K) is
+    statsmodels' and Stata's."""
+    wins, n = np.asarray(wins, dtype=float), np.asarray(n, dtype=float)
+    scores = (wins - n * fitted[None, :]) @ X
+    n_groups = int(np.count_nonzero(n.sum(axis=1)))
+    rows, k = n.sum(), X.shape[1]
     factor = n_groups / (n_groups - 1) * (rows - 1) / (rows - k)
     return factor * bread @ (scores.T @ scores) @ bread
 
 
-def logistic_effect(cells, exposure: str, covariates: list[str], rows=None) -> dict:
+def logistic_effect(cells, exposure: str, covariates: list[str], clusters=None) -> dict:
     """Win rate when exposed (the 0/1 column ``exposure``), adjusted for the categorical
     ``covariates``, from a binomial GLM (logit link) fitted to cell counts ``cells`` (columns
     ``wins``, ``n``, the exposure, the covariates): the odds ratio with its 95% interval and
     p-value, and the average difference in win rate between exposure 1 and 0 over every row (the
     average marginal effect) with a delta-method interval.
 
-    ``rows``: the seat-games behind the cells, ``(cell, win, cluster)`` arrays (``cell`` indexes
-    ``cells``' rows as given). With them the covariance is cluster-robust with the clusters as
+    ``clusters``: ``(wins, n)``, each cluster's wins and seat-games in each of ``cells``' rows
+    (arrays clusters x cells). With them the covariance is cluster-robust with the clusters as
     the independent units (the seeds: one winner per game, and a seed's rotations share its
     stacks); without them it is the model's, which treats every seat-game as independent."""
     nan = {"odds_ratio": np.nan, "or_lo": np.nan, "or_hi": np.nan, "p_adj": np.nan,
@@ -336,11 +335,9 @@ def logistic_effect(cells, exposure: str, covariates: list[str], rows=None) -> d
     if fit is None:
         return nan                 # perfect separation, singular design: no adjusted estimate
     beta, cov, fitted = fit
-    if rows is not None:
-        position = np.full(len(cells), -1)
-        position[keep] = np.arange(len(keep))
-        cell, win, cluster = rows
-        cov = cluster_robust_cov(X, fitted, cov, position[np.asarray(cell)], win, cluster)
+    if clusters is not None:
+        cluster_wins, cluster_n = clusters
+        cov = cluster_robust_cov(X, fitted, cov, np.asarray(cluster_wins)[:, keep], np.asarray(cluster_n)[:, keep])
     b, se = float(beta[1]), float(np.sqrt(cov[1, 1]))
     if not np.isfinite(se) or abs(b) > 15 or se > 50:
         return nan                 # (quasi-)separation in a small sample: no finite estimate

@@ -33,6 +33,7 @@ HEIGHT_KEYS = {"vp_height_1": "h1", "vp_height_2": "h2", "vp_height_3": "h3",
 CARD_NAMES = list(L.EFFECT_NAMES + L.ITILE_NAMES)
 SEAT_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", *CATEGORIES]
 BOOT_GROUPS = 200
+CLUSTER_GROUPS = 2000            # seed groups for the card and space value variances
 
 
 class AnalysisError(RunError):
@@ -430,7 +431,10 @@ def exposure_table(seats: pd.DataFrame, counts: np.ndarray, labels: list[str], v
     the columns within a player count. Every interval and test takes the seed as the
     independent unit (the seats of a game share one winner, a seed's rotations its stacks): the
     raw difference through its design effect (:func:`stats.newcombe_diff_clustered`), the
-    regression through a cluster-robust covariance."""
+    regression through a cluster-robust covariance. Beyond CLUSTER_GROUPS seeds, whole seeds
+    are pooled into that many groups (seed index modulo it) for these variances: a sum of
+    independent seeds is independent of the other sums, so the variance estimates stay
+    unbiased, with CLUSTER_GROUPS - 1 degrees of freedom, at a fraction of the cost."""
     rows = []
     for n, grp in _by_n(seats):
         idx = grp.index.to_numpy()
@@ -440,36 +444,42 @@ def exposure_table(seats: pd.DataFrame, counts: np.ndarray, labels: list[str], v
         strat = grp["strategy"].cat.codes.to_numpy().astype(np.int64)
         seat = grp["seat"].to_numpy().astype(np.int64)
         _, seed = np.unique(grp["cluster"].to_numpy(), return_inverse=True)
+        seed %= CLUSTER_GROUPS                      # whole seeds pooled into groups, see above
         n_seeds = int(seed.max()) + 1
         S = int(strat.max()) + 1
-        cell = strat * n + seat
+        B = S * n                                   # cells of (strategy, seat)
+        seed_cell = seed.astype(np.int64) * B + strat * n + seat
+        all_wins = np.bincount(seed_cell, weights=win, minlength=n_seeds * B).reshape(n_seeds, B)
+        all_n = np.bincount(seed_cell, minlength=n_seeds * B).reshape(n_seeds, B).astype(float)
         n_games = len(grp) // n
         block = []
         for c, label in enumerate(labels):
-            used = cnt[:, c] > 0
-            key = used.astype(np.int64) * S * n + cell
-            nn = np.bincount(key, minlength=2 * S * n)
-            ww = np.bincount(key, weights=win, minlength=2 * S * n)
-            k1, n1 = ww[S * n:].sum(), nn[S * n:].sum()
-            k0, n0 = ww[:S * n].sum(), nn[:S * n].sum()
-            per_seed = [np.bincount(seed, weights=x, minlength=n_seeds)
-                        for x in (win * used, used, win * ~used, ~used)]
-            d, dlo, dhi, p_raw, deff = newcombe_diff_clustered(*per_seed)
+            used = np.flatnonzero(cnt[:, c] > 0)
+            # per seed and (strategy, seat) cell: wins and seat-games of the seats that used it
+            w1 = np.bincount(seed_cell[used], weights=win[used], minlength=n_seeds * B).reshape(n_seeds, B)
+            n1 = np.bincount(seed_cell[used], minlength=n_seeds * B).reshape(n_seeds, B).astype(float)
+            w0, n0 = all_wins - w1, all_n - n1
+            d, dlo, dhi, p_raw, deff = newcombe_diff_clustered(w1.sum(axis=1), n1.sum(axis=1),
+                                                               w0.sum(axis=1), n0.sum(axis=1))
+            ww, nn = np.concatenate([w0.sum(axis=0), w1.sum(axis=0)]), np.concatenate([n0.sum(axis=0), n1.sum(axis=0)])
+            k1, n1_total, k0, n0_total = ww[B:].sum(), nn[B:].sum(), ww[:B].sum(), nn[:B].sum()
             times = int(cnt[:, c].sum(dtype=np.int64))
-            cells = pd.DataFrame({"used": np.repeat([0, 1], S * n),
-                                  "strategy": np.tile(np.repeat(np.arange(S), n), 2),
+            cells = pd.DataFrame({"used": np.repeat([0, 1], B), "strategy": np.tile(np.repeat(np.arange(S), n), 2),
                                   "seat": np.tile(np.arange(n), 2 * S), "wins": ww, "n": nn})
-            adj = logistic_effect(cells, "used", ["strategy", "seat"], rows=(key, win, seed))
+            adj = logistic_effect(cells, "used", ["strategy", "seat"],
+                                  clusters=(np.hstack([w0, w1]), np.hstack([n0, n1])))
             row = {"n_players": n, what: label, "times": times, "per_game": times / n_games,
-                   "seat_games_used": int(n1), "share_used": n1 / len(grp)}
+                   "seat_games_used": int(n1_total), "share_used": n1_total / len(grp)}
             if vp is not None:
                 row["vp_per_play"] = vp[sl][:, c].sum(dtype=np.int64) / times if times else np.nan
             if temple is not None:
                 row["temple_uses"] = int(temple[sl][:, c].sum(dtype=np.int64))
-            lo1, hi1 = wilson(k1, n1)
-            lo0, hi0 = wilson(k0, n0)
-            row.update({"win_used": k1 / n1 if n1 else np.nan, "win_used_lo": float(lo1), "win_used_hi": float(hi1),
-                        "win_not": k0 / n0 if n0 else np.nan, "win_not_lo": float(lo0), "win_not_hi": float(hi0),
+            lo1, hi1 = wilson(k1, n1_total)
+            lo0, hi0 = wilson(k0, n0_total)
+            row.update({"win_used": k1 / n1_total if n1_total else np.nan, "win_used_lo": float(lo1),
+                        "win_used_hi": float(hi1),
+                        "win_not": k0 / n0_total if n0_total else np.nan, "win_not_lo": float(lo0),
+                        "win_not_hi": float(hi0),
                         "diff": d, "diff_lo": dlo, "diff_hi": dhi, "design_effect": deff, "p_raw": p_raw,
                         **adj})
             block.append(row)

@@ -171,7 +171,9 @@ def test_cluster_robust_logistic_matches_statsmodels_on_the_rows():
     cells = pd.DataFrame({"used": np.repeat([0, 1], 4), "strategy": np.tile(np.repeat([0, 1], 2), 2),
                           "seat": np.tile([0, 1], 4), "wins": np.bincount(key, weights=win, minlength=8),
                           "n": np.bincount(key, minlength=8)})
-    got = S.logistic_effect(cells, "used", ["strategy", "seat"], rows=(key, win, seed))
+    per_seed = (np.bincount(seed * 8 + key, weights=win, minlength=750 * 8).reshape(750, 8),
+                np.bincount(seed * 8 + key, minlength=750 * 8).reshape(750, 8))
+    got = S.logistic_effect(cells, "used", ["strategy", "seat"], clusters=per_seed)
     assert np.log(got["odds_ratio"]) == pytest.approx(ref.params["used"], rel=1e-6)
     assert got["p_adj"] == pytest.approx(ref.pvalues["used"], rel=1e-4)
     se = (np.log(got["or_hi"]) - np.log(got["or_lo"])) / (2 * S.Z95)
