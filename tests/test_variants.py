@@ -251,6 +251,9 @@ def test_compare_bad_input_is_one_line(cli, pair_runs, tmp_path):
                          "--out", str(p2), "-q"]))
     line = one_error_line(cli.invoke(main, ["compare", str(pair_runs / "base"), str(p2)]))
     assert "player counts" in line
+    line = one_error_line(cli.invoke(main, ["compare", str(pair_runs / "base"), str(pair_runs / "white6"),
+                                            "--min-effect", "-1"]))
+    assert "--min-effect" in line and "-1" in line
 
 
 # ---------------------------------------------------------------------------------------------
