@@ -124,7 +124,7 @@ def forest(table: pd.DataFrame, label: str, title: str):
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_yticks(y, labels)
         ax.invert_yaxis()
-        ax.set_xlabel("change in win chance (percentage points)")
+        ax.set_xlabel("win rate when used minus not used (points; 95%, seeds as clusters)")
         ax.set_title(f"{n} players")
         ax.grid(axis="x", alpha=0.3)
     axes[0].legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)

@@ -18,9 +18,9 @@ import pandas as pd
 
 from evora_sim.fsutil import atomic_folder
 
-from . import plots
+from . import numbers, plots
 from . import tables as T
-from .stats import ALPHA, p_text, verdict
+from .stats import ALPHA, MIN_EFFECT, p_text, verdict
 
 REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
 TITLE = "Évora balance report"
@@ -47,21 +47,9 @@ class Section:
 # ---------------------------------------------------------------------------------------------
 # words
 # ---------------------------------------------------------------------------------------------
-def _digits(lo, hi, scale) -> int:
-    """One decimal, or two when the interval is too narrow to show with one."""
-    half = scale * (hi - lo) / 2
-    return 2 if np.isfinite(half) and half < 0.095 else 1
-
-
-def _pm(lo, hi, scale=100.0) -> str:
-    return f"± {scale * (hi - lo) / 2:.{_digits(lo, hi, scale)}f}"
-
-
 def _est(v, lo, hi, scale=100.0, unit="%", signed=False) -> str:
-    """'25.57% ± 0.09%': the estimate and the half-width of its 95% interval, to matching digits."""
-    d = _digits(lo, hi, scale)
-    sign = "+" if signed else ""
-    return f"{scale * v:{sign}.{d}f}{unit} ± {scale * (hi - lo) / 2:.{d}f}{unit}"
+    """'25.57% ± 0.09%': the estimate and its 95% interval, in the digits the interval needs."""
+    return numbers.estimate(v, lo, hi, scale, unit, signed)
 
 
 def _pct(v, digits=1) -> str:
@@ -96,7 +84,7 @@ def _by_count(items) -> str:
     return ", ".join(f"{t} ({n} players)" if i == 0 else f"{t} ({n})" for i, (n, t) in enumerate(items))
 
 
-def seat_findings(adv, tests, runs) -> list[str]:
+def seat_findings(adv, tests, runs, min_effect: float = MIN_EFFECT) -> list[str]:
     out = []
     rot = {r.manifest["config"]["players"]: r.manifest["config"]["seat_rotation"] for r in runs}
     mixed = {r.manifest["config"]["players"]: len(set(r.manifest["config"]["strategies"])) > 1 for r in runs}
@@ -106,21 +94,31 @@ def seat_findings(adv, tests, runs) -> list[str]:
         how = ""
         if mixed.get(n):
             how = " (seat rotation: every strategy in every seat)" if rot.get(n) else " (no seat rotation: mixed with strategy)"
+        family = ("one test, the t test of seat 0's per-seed wins: at 2 players seat 1 wins exactly "
+                  "the other games" if n == 2 else f"Holm over {n} seats")
+        clustered = "clustered by seed, " if np.isfinite(first.get("design_effect", np.nan)) else ""
         text = (f"Seat 0 (the first player) wins {_est(first['win_rate'], first['ci_lo'], first['ci_hi'])} "
-                f"of {n}-player games{how}, fair share {_pct(1 / n)}: {verdict(first['p_holm'])}, "
-                f"{p_text(first['p_holm'])} ({int(first['games']):,} games; exact binomial, Holm over {n} seats).")
+                f"of {n}-player games{how}, fair share {_pct(1 / n)}: "
+                f"{verdict(first['p_holm'], size=first['diff'], min_effect=min_effect)}, "
+                f"{p_text(first['p_holm'])} ({int(first['games']):,} games; {clustered}{family}).")
         worst = grp.loc[grp["diff"].abs().idxmax()]
         if int(worst["seat"]) != 0 and worst["significant"]:
-            text += (f" Seat {int(worst['seat'])} wins "
-                     f"{_est(worst['win_rate'], worst['ci_lo'], worst['ci_hi'])}: significant, {p_text(worst['p_holm'])}.")
-        word = "differ significantly" if t["significant"] else "do not differ significantly"
-        text += (f" Win counts across the {n} seats {word} from equal shares (chi-square {t['chi_square']:.1f}, "
-                 f"df {int(t['df'])}, {p_text(t['p'])}).")
+            text += (f" Seat {int(worst['seat'])} wins {_est(worst['win_rate'], worst['ci_lo'], worst['ci_hi'])}: "
+                     f"{verdict(worst['p_holm'], size=worst['diff'], min_effect=min_effect)}, {p_text(worst['p_holm'])}.")
+        if np.isfinite(t["unfairness_lo"]):
+            judged = ("consistent with fair seats" if not t["significant"] else
+                      "the seats are not all fair" + (", but the unfairness is negligible (below "
+                                                      f"{numbers.points(min_effect)})" if t["negligible"] else ""))
+            test = "the same test" if n == 2 else (f"{p_text(t['p'])}; Hotelling test on {int(t['seeds']):,} "
+                                                   "seeds as the independent units")
+            text += (f" Seat unfairness (root mean square of the seats' deviations from the fair share): "
+                     f"{_est(t['unfairness'], t['unfairness_lo'], t['unfairness_hi'], unit=' points')}; "
+                     f"{judged} ({test}).")
         out.append(text)
     return out
 
 
-def strategy_findings(rat, mu) -> list[str]:
+def strategy_findings(rat, mu, min_effect: float = MIN_EFFECT) -> list[str]:
     out = []
     for n, grp in rat.groupby("n_players"):
         grp = grp.sort_values("elo", ascending=False)
@@ -138,48 +136,55 @@ def strategy_findings(rat, mu) -> list[str]:
             r = row.iloc[0]
             what = f"wins against {second['strategy']} in" if n == 2 else f"finishes ahead of {second['strategy']} in"
             text += (f": it {what} {_est(r['win_rate'], r['ci_lo'], r['ci_hi'])} of their "
-                     f"{'games' if n == 2 else 'shared games'}, {verdict(r['p_holm'])}, {p_text(r['p_holm'])}.")
+                     f"{'games' if n == 2 else 'shared games'}, "
+                     f"{verdict(r['p_holm'], size=r['win_rate'] - 0.5, min_effect=min_effect)}, {p_text(r['p_holm'])}.")
         else:
             text += "."
         out.append(text)
     return out
 
 
-def exposure_findings(t, label, verb, what, section) -> list[str]:
-    """Per player count, the largest significant adjusted effects (one up, one down)."""
+def exposure_findings(t, label, verb, what, section, min_effect: float = MIN_EFFECT) -> list[str]:
+    """Per player count, the largest significant adjusted differences (one up, one down)."""
     out = []
     for n, grp in t.groupby("n_players"):
         sig = grp[grp["significant"]]
         if sig.empty:
-            out.append(f"No {what} changes the win chance significantly in {n}-player games once "
+            out.append(f"No {what}'s win rate when used differs significantly in {n}-player games once "
                        "strategy and seat are adjusted for.")
             continue
         best, worst = sig.loc[sig["adj_diff"].idxmax()], sig.loc[sig["adj_diff"].idxmin()]
         picks = ([best] if best["adj_diff"] > 0 else []) + ([worst] if worst["adj_diff"] < 0 else [])
         items = [f"{r[label]} {_est(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit='', signed=True)} points "
                  f"(raw {_signed_pp(r['diff'])}, {p_text(r['p_adj_holm'])})" for r in picks]
-        out.append(f"{n} players, seats that {verb}: largest changes in win chance after adjusting for "
+        small = int(sig["negligible"].sum())
+        note = f", {small} of them negligible (below {numbers.points(min_effect)})" if small else ""
+        out.append(f"{n} players, seats that {verb}: largest differences in win rate when used, adjusted for "
                    f"strategy and seat: {'; '.join(items)}; {len(sig)} of {len(grp)} significant "
-                   f"(Holm). Associations, not causes (see {section}).")
+                   f"(Holm; seeds as clusters){note}. Associations, not causes (see {section}).")
     return out
 
 
 def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
+    """The descriptive figures, each with the number of seat-games or games behind it."""
     out = []
     rows = [(n, grp.set_index("group")) for n, grp in share.groupby("n_players")]
     out.append("Majorities (columns, heights 1-4, capitals) give "
-               + _by_count((n, _est(g.loc['all seats', 'mean_share'], g.loc['all seats', 'ci_lo'], g.loc['all seats', 'ci_hi']))
-                           for n, g in rows)
+               + _by_count((n, _est(g.loc['all seats', 'mean_share'], g.loc['all seats', 'ci_lo'], g.loc['all seats', 'ci_hi'])
+                            + f" of {int(g.loc['all seats', 'seat_games']):,} seat-games") for n, g in rows)
                + " of a seat's final score; for winners "
-               + _by_count((n, _pct(g.loc["winners", "mean_share"])) for n, g in rows) + " (descriptive).")
+               + _by_count((n, f"{_pct(g.loc['winners', 'mean_share'])} of {int(g.loc['winners', 'seat_games']):,}")
+                           for n, g in rows) + " (descriptive).")
     if len(outcomes):
         nob = outcomes[outcomes["outcome"] == "white or unclaimed"]
         top = nob.loc[nob["share"].idxmax()]
         out.append(f"The {top['majority']} majority is scored by no player (held by white or "
                    f"unclaimed) in {_est(top['share'], top['ci_lo'], top['ci_hi'])} of "
-                   f"{int(top['n_players'])}-player games, the most of any majority (descriptive).")
+                   f"{int(top['n_players'])}-player games ({int(top['games']):,} games), the most of "
+                   "any majority (descriptive).")
     out.append("Median margin of victory "
-               + _by_count((int(r["n_players"]), f"{r['median']:.0f} VP") for _, r in margin.iterrows())
+               + _by_count((int(r["n_players"]), f"{r['median']:.0f} VP of {int(r['games']):,} games")
+                           for _, r in margin.iterrows())
                + "; games decided by the tie-break "
                + _by_count((int(r["n_players"]), _est(r['share_tiebreak'], r['tiebreak_lo'], r['tiebreak_hi']))
                            for _, r in margin.iterrows()) + " (descriptive).")
@@ -189,8 +194,8 @@ def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
         main = tr.loc[tr["share"].idxmax()]
         ends.append((int(r["n_players"]), f"{_pct(main['share'], 0)} {main['end_trigger'].replace('_', ' ')}"))
     out.append("Games last "
-               + _by_count((int(r["n_players"]), _est(r['rounds_mean'], r['rounds_lo'], r['rounds_hi'], 1, '') + " rounds")
-                           for _, r in shape.iterrows())
+               + _by_count((int(r["n_players"]), _est(r['rounds_mean'], r['rounds_lo'], r['rounds_hi'], 1, '')
+                            + f" rounds over {int(r['games']):,} games") for _, r in shape.iterrows())
                + " on average; the most common end: " + _by_count(ends) + " (descriptive).")
     lim = triggers[(triggers["end_trigger"] == "round_limit") & (triggers["count"] > 0)]
     for _, r in lim.iterrows():
@@ -203,23 +208,47 @@ def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
 # the report
 # ---------------------------------------------------------------------------------------------
 PP = {"diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi"}
+POINTS = {"unfairness", "unfairness_lo", "unfairness_hi", "max_deviation"}    # unsigned points
 RATE = ("win_rate", "ci_lo", "ci_hi", "fair_share", "diff")
+SEAT_SHOW = ["n_players", "seat", "games", "wins", "win_rate", "ci_lo", "ci_hi", "fair_share", "diff",
+             "design_effect", "p_holm", "significant", "negligible", "mean_score", "score_lo", "score_hi",
+             "mean_margin", "margin_lo", "margin_hi"]
+FAIRNESS_SHOW = ["n_players", "games", "seeds", "unfairness", "unfairness_lo", "unfairness_hi",
+                 "max_deviation", "t_squared", "df1", "df2", "p", "significant", "negligible", "design_effect"]
 CARD_SHOW = ["n_players", None, "times", "per_game", "share_used", "vp_per_play", "win_used", "win_not",
-             "diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi", "odds_ratio",
-             "p_adj_holm", "significant"]
+             "diff", "diff_lo", "diff_hi", "design_effect", "adj_diff", "adj_lo", "adj_hi", "odds_ratio",
+             "p_adj_holm", "significant", "negligible"]
 CARD_PCT = ("share_used", "win_used", "win_used_lo", "win_used_hi", "win_not", "win_not_lo",
             "win_not_hi", "diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi")
 
 
-def analyse(runs, n_boot: int = 1000) -> tuple[list[str], list[Section], T.Dataset]:
+def until_sure(runs) -> pd.DataFrame:
+    """The headline metrics of each run played with --until-ci at the level its stopping keeps
+    valid (1 - 0.05/K over its K planned looks)."""
+    from .variants import game_data, run_metrics
+
+    frames = []
+    for r in runs:
+        seq = r.manifest.get("sequential")
+        if seq:
+            table = run_metrics(game_data(r), alpha=seq["alpha_per_look"])
+            table.insert(0, "run", str(r.out))
+            table["level"] = 1 - seq["alpha_per_look"]
+            table["interval"] = [numbers.bracket(x.value, x.lo, x.hi, *numbers.units(x.kind)) for x in table.itertuples()]
+            frames.append(table)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> tuple[list[str], list[Section], T.Dataset]:
     data = T.load(runs)
     seats = data.seats
-    adv, tests = T.seat_advantage(seats)
+    adv, tests = T.seat_advantage(seats, min_effect)
     strat = T.strategy_win_rates(seats)
     mu = T.matchups(seats)
     rat = T.ratings(seats, n_boot=n_boot)
-    cards = T.card_value(data)
-    spaces = T.space_value(data)
+    cards = T.card_value(data, min_effect)
+    spaces = T.space_value(data, min_effect)
+    sure = until_sure(runs)
     vp = T.vp_by_category(seats)
     outcomes = T.majority_outcomes(data)
     held = T.columns_held(data)
@@ -241,33 +270,47 @@ def analyse(runs, n_boot: int = 1000) -> tuple[list[str], list[Section], T.Datas
             from evora_sim.sequential import describe
 
             facts.append(f"RUN UNTIL SURE: {r.out} was played with {describe(seq)}. Method: "
-                         f"{seq['method']} The intervals in this report are the plain 95% ones "
-                         "of the games played; the sequentially valid (adjusted) half-widths are "
-                         "in the run's manifest.")
-    facts += seat_findings(adv, tests, runs)
-    facts += strategy_findings(rat, mu)
-    facts += exposure_findings(cards, "card", "played a card or took a tile", "card effect or instant tile", "Card value")
-    facts += exposure_findings(spaces, "space", "used a Construction Site space", "Construction Site space", "Construction Site spaces")
+                         f"{seq['method']} The tables and findings of this report show plain 95% "
+                         "intervals, which do not account for the stopping; the headline metrics "
+                         "with the adjusted intervals that do (level "
+                         f"{1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
+    facts += seat_findings(adv, tests, runs, min_effect)
+    facts += strategy_findings(rat, mu, min_effect)
+    facts += exposure_findings(cards, "card", "played a card or took a tile", "card effect or instant tile",
+                               "Card value", min_effect)
+    facts += exposure_findings(spaces, "space", "used a Construction Site space", "Construction Site space",
+                               "Construction Site spaces", min_effect)
     facts += majority_findings(share, outcomes, margin, shape, triggers)
 
     rotated = tests["seat_rotation"].any()
     deff_note = ""
     if rotated:
         deff_note = (" Design effect: the variance of a seat's win rate over seeds relative to "
-                     "independent games; below 1, the one-seed-every-rotation design makes the "
-                     "Wilson interval slightly conservative, above 1 too narrow by its square root.")
+                     "independent games. Above 1 the interval and test use the effective sample "
+                     "(seat-games / design effect); below 1 the plain Wilson interval and exact "
+                     "binomial test are kept (slightly conservative).")
+    negligible_note = (f" 'negligible': below {numbers.points(min_effect)} of win rate, the smallest "
+                       "difference that matters (evora report --min-effect), even when significant.")
     sections = [
         Section("Seat advantage",
-                "Win rate per seat with 95% Wilson intervals against the fair share 1/n; each seat "
-                "tested with an exact binomial test, Holm-corrected within a player count. Mean "
-                "score and mean margin (own score minus the best other score in the game) with 95% "
-                "t intervals. Second table: chi-square test of the win counts per seat against equal "
-                "shares, per player count." + deff_note + " " + seating_note(runs),
-                [Table("seat_advantage", adv, RATE, ["n_players", "seat", "games", "wins", "win_rate", "ci_lo",
-                                                     "ci_hi", "fair_share", "diff", "p_holm", "significant",
-                                                     "mean_score", "score_lo", "score_hi", "mean_margin",
-                                                     "margin_lo", "margin_hi"]),
-                 Table("seat_test", tests)],
+                "Win rate per seat with 95% Wilson intervals against the fair share 1/n, clustered by "
+                "seed under seat rotation; each seat tested (exact binomial, or the score test on the "
+                "effective sample), Holm-corrected over the seats of a player count from 3 players "
+                "on; at 2 players the two seats' tests are one and the same test (the t test of seat "
+                "0's per-seed wins, which is also the test of all seats fair below), so it is not "
+                "corrected. Mean score and mean margin (own score minus the best other score in the "
+                "game) with 95% t intervals." + deff_note + " Second table, per player count: the "
+                "seat unfairness, the root mean square of the seats' deviations from the fair share "
+                "(points of win rate; 0 = every seat wins 1/n), estimated without the upward bias of "
+                "noise, with a 95% Feldman-Cousins interval that covers at its nominal rate at and "
+                "near a fair game, and the test of \"all seats fair\" (Hotelling's T-squared on the "
+                "per-seed win counts: the seeds are the independent units, so the games a seed shares "
+                "its stacks with are not counted as independent; p; the interval excludes 0 exactly "
+                "when p < 0.05). max_deviation is the largest |win rate - 1/n| (descriptive: noise "
+                "pushes it up). analysis/fairness.py documents the method." + negligible_note + " "
+                + seating_note(runs),
+                [Table("seat_advantage", adv, RATE, SEAT_SHOW),
+                 Table("seat_test", tests, tuple(POINTS), FAIRNESS_SHOW)],
                 [("Win rate by seat", "seat_win_rates", lambda: plots.seat_win_rates(adv)),
                  ("Final score distribution by seat", "score_by_seat", lambda: plots.score_by_seat(dists))]),
         Section("Strategy match-ups",
@@ -288,25 +331,29 @@ def analyse(runs, n_boot: int = 1000) -> tuple[list[str], list[Section], T.Datas
                 "count: times played, plays per game, the share of seat-games that played it at "
                 "least once, VP scored while resolving one play (0 for effects that score only at the "
                 "end, such as placing or flipping an Emperor tile), Temple uses of the effect; the "
-                "win rate of seats that played it vs. seats that did not, their difference (Newcombe "
-                "interval) and the difference adjusted for strategy and seat (logistic regression; "
-                "average change in win chance with a delta-method interval, odds ratio; p-values "
-                "Holm-corrected over the 16). KNOWN BIAS: \"win rate when played\" is an "
+                "win rate of seats that played it vs. seats that did not and their difference "
+                "(Newcombe interval, widened by the design effect of the difference when above 1: "
+                "the seats of one game share one winner and a seed's rotations its stacks, so the "
+                "seed is the independent unit), and the win rate when played, adjusted for strategy "
+                "and seat (logistic regression with seed-clustered, robust standard errors: the "
+                "average difference in win rate between played and not played over all seat-games, "
+                "with a delta-method interval, and the odds ratio; p-values Holm-corrected over the "
+                "16)." + negligible_note + " KNOWN BIAS: \"win rate when played\" is an "
                 "association, not the card's value. Seats play cards when they can use them, in "
                 "longer games, with more turns and more cards in hand, and a strong position both "
                 "wins and lets a seat play more; a weak strategy may lean on a card it plays badly. "
                 "The adjustment removes strategy and seat, not these; read large effects as leads "
                 "for a designer to test (for example with a rules variant), not as proof.",
                 [Table("card_value", cards, CARD_PCT, [c or "card" for c in CARD_SHOW])],
-                [("Card value (win-chance difference when played)", "card_value",
-                  lambda: plots.forest(cards, "card", "Card effects and instant tiles: win chance when played vs. not"))]),
+                [("Card value (win rate when played, adjusted)", "card_value",
+                  lambda: plots.forest(cards, "card", "Card effects and instant tiles: win rate when played vs. not, adjusted"))]),
         Section("Construction Site spaces",
                 "The same for each Construction Site space (its action carried out at least once by "
                 "the seat; the tables record no VP per space), with the same bias: a seat's position "
                 "decides which spaces it can reach and wants.",
                 [Table("space_value", spaces, CARD_PCT, [c or "space" for c in CARD_SHOW if c != "vp_per_play"])],
-                [("Construction Site spaces (win-chance difference when used)", "space_value",
-                  lambda: plots.forest(spaces, "space", "Construction Site spaces: win chance when used vs. not"))]),
+                [("Construction Site spaces (win rate when used, adjusted)", "space_value",
+                  lambda: plots.forest(spaces, "space", "Construction Site spaces: win rate when used vs. not, adjusted"))]),
         Section("Majority scoring",
                 "VP from each scoring category by seat and by strategy (mean with 95% interval, sd, "
                 "quartiles, 90th percentile, share of seat-games scoring in it; 'score' is the final "
@@ -334,12 +381,20 @@ def analyse(runs, n_boot: int = 1000) -> tuple[list[str], list[Section], T.Datas
                 [Table("game_shape", shape), Table("end_triggers", triggers, ("share", "ci_lo", "ci_hi"))],
                 [("Game length", "game_length", lambda: plots.game_length(data.games))]),
     ]
+    if len(sure):
+        sections.append(Section(
+            "Run until sure",
+            "Runs played with --until-ci: the headline metrics with the intervals their stopping "
+            "keeps valid, at level 1 - 0.05/K over the K planned looks (column level): "
+            "cluster-robust (seed = cluster) t intervals, and the Feldman-Cousins interval for the "
+            "seat unfairness (points). The other sections show plain 95% intervals.",
+            [Table("until_sure", sure, (), ["run", "metric", "interval", "level", "games"])]))
     return facts, sections, data
 
 
-def build_report(runs, out: str | Path, n_boot: int = 1000) -> Path:
+def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Path:
     out = Path(out)
-    facts, sections, _ = analyse(runs, n_boot=n_boot)
+    facts, sections, _ = analyse(runs, n_boot=n_boot, min_effect=min_effect)
     manifests = [r.manifest for r in runs]
     partial = {str(r.out): (len(r.done_chunks()), len(r.manifest["chunks"])) for r in runs}
 
@@ -365,6 +420,8 @@ def _fmt(t: Table) -> pd.DataFrame:
             continue
         if col in t.pct and col in PP:
             df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:+.2f} pp")
+        elif col in t.pct and col in POINTS:
+            df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:.2f} pp")
         elif col in t.pct:
             df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:.2f}%")
         elif col == "p" or col.startswith("p_"):

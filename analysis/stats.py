@@ -7,13 +7,21 @@ reference rate are tested (exact binomial), families of tests are Holm-corrected
 ``ALPHA``. Means come with a t interval. Strategy ratings are Bradley-Terry strengths on the
 Elo scale with a bootstrap interval; adjusted effects are binomial GLMs (logistic regression)
 fitted to cell counts, which gives exactly the row-level logistic fit at a fraction of the cost.
+
+Seat-games are not independent trials: a game has one winner, and with seat rotation a seed's
+games share its card stacks. Where that matters the seed is the unit: design effects widen
+rates and differences (:func:`clustered_wilson`, :func:`newcombe_diff_clustered`), the
+regression's covariance is cluster-robust (:func:`cluster_robust_cov`), and seat fairness has
+its own module (:mod:`analysis.fairness`). A difference below ``MIN_EFFECT`` is called
+negligible even when significant.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 ALPHA = 0.05
+MIN_EFFECT = 0.01                   # smallest difference in win rate that matters (1 point)
 Z95 = float(stats.norm.ppf(0.975))
 ELO = 400.0 / np.log(10.0)          # natural-log strength -> Elo points
 
@@ -45,6 +53,38 @@ def newcombe_diff(k1, n1, k2, n2, z: float = Z95):
         lo = d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
         hi = d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
     return d, lo, hi
+
+
+def newcombe_diff_clustered(k1, n1, k0, n0, z: float = Z95):
+    """Difference of two rates k1/n1 - k0/n0 whose trials come in clusters (per-cluster
+    arrays: successes and trials of each group in each cluster), e.g. seats that used a card
+    vs seats that did not, clustered by seed: the seats of one game share one winner, so the two
+    rates are not independent, and a seed's rotations share its stacks.
+
+    The design effect of the difference is its cluster-robust variance (linearised ratio
+    estimators, seed sums) over the variance of independent trials. Newcombe's hybrid interval
+    is widened by its square root when it is above 1 (kept when below: conservative, as
+    :func:`clustered_wilson`), and the two-proportion z statistic is divided by the same factor.
+    (diff, lo, hi, p, design effect)."""
+    k1, n1, k0, n0 = (np.asarray(a, dtype=float) for a in (k1, n1, k0, n0))
+    K1, N1, K0, N0 = k1.sum(), n1.sum(), k0.sum(), n0.sum()
+    d, lo, hi = (float(x) for x in newcombe_diff(K1, N1, K0, N0, z))
+    p = float(two_prop_p(K1, N1, K0, N0))
+    c = len(k1)
+    deff = float("nan")
+    if c >= 2 and N1 > 0 and N0 > 0:
+        p1, p0 = K1 / N1, K0 / N0
+        u = (k1 - p1 * n1) / N1 - (k0 - p0 * n0) / N0
+        var_cluster = c / (c - 1) * float(u @ u)
+        var_binom = p1 * (1 - p1) / N1 + p0 * (1 - p0) / N0
+        if var_binom > 0:
+            deff = var_cluster / var_binom
+    if np.isfinite(deff) and deff > 1:
+        root = np.sqrt(deff)
+        lo, hi = d - root * (d - lo), d + root * (hi - d)
+        with np.errstate(invalid="ignore"):
+            p = float(2 * stats.norm.sf(stats.norm.isf(p / 2) / root))
+    return d, lo, hi, p, deff
 
 
 def two_prop_p(k1, n1, k2, n2):
@@ -143,6 +183,20 @@ def cluster_design_effect(k_per_cluster, m: int) -> float:
     return float(var_cluster / var_binom)
 
 
+def clustered_rate_p(k_per_cluster, m: int, p0: float) -> tuple[float, float]:
+    """Two-sided test of a rate against ``p0`` from equal clusters of ``m`` trials: the exact
+    binomial test on the trials when the design effect is 1 or below (conservative there), else
+    the score test on the effective sample (trials / design effect), the test the
+    :func:`clustered_wilson` interval inverts. (p, design effect)."""
+    k = np.asarray(k_per_cluster, dtype=float)
+    deff = cluster_design_effect(k, m)
+    trials = len(k) * m
+    if not (np.isfinite(deff) and deff > 1):
+        return binom_p(int(round(k.sum())), trials, p0), deff
+    zval = (k.sum() / trials - p0) / np.sqrt(p0 * (1 - p0) * deff / trials)
+    return float(2 * stats.norm.sf(abs(zval))), deff
+
+
 def clustered_wilson(k_per_cluster, m: int, z: float = Z95) -> tuple[float, float, float]:
     """Wilson interval of a rate from equal clusters of ``m`` trials (``k`` successes each),
     with the trials' correlation inside a cluster accounted for: when the design effect is
@@ -209,49 +263,94 @@ def expected_score(elo_a, elo_b):
 # ---------------------------------------------------------------------------------------------
 # adjusted effects: logistic regression on cell counts
 # ---------------------------------------------------------------------------------------------
-def logistic_effect(cells, exposure: str, covariates: list[str]) -> dict:
-    """Effect of the 0/1 column ``exposure`` on the win chance, adjusted for the categorical
-    ``covariates``, from a binomial GLM (logit link) fitted to cell counts ``cells`` (columns
-    ``wins``, ``n``, the exposure, the covariates). Returns the odds ratio with its Wald 95%
-    interval and p-value, and the average marginal effect (the mean over every row of the change
-    in win chance between exposure 1 and 0) with a delta-method interval."""
-    import pandas as pd
-    import statsmodels.api as sm
+def _design(cells, exposure: str, covariates: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Intercept, the exposure, and one 0/1 column per level of each covariate but its first
+    (levels in sorted order)."""
+    cols, names = [np.ones(len(cells)), cells[exposure].to_numpy(float)], ["const", exposure]
+    for c in covariates:
+        values = cells[c].astype(str).to_numpy()
+        for level in np.unique(values)[1:]:
+            cols.append((values == level).astype(float))
+            names.append(f"{c}_{level}")
+    return np.column_stack(cols), names
 
+
+def _logit_fit(X, wins, n, max_iter: int = 50):
+    """Binomial GLM with logit link fitted by Newton-Raphson (= IRLS) on cell counts; (beta,
+    inverse information, fitted rates) or None when the fit does not converge (separation) or
+    the design is singular."""
+    beta = np.zeros(X.shape[1])
+    for _ in range(max_iter):
+        p = special.expit(X @ beta)
+        info = X.T @ (X * (n * p * (1 - p))[:, None])
+        try:
+            step = np.linalg.solve(info, X.T @ (wins - n * p))
+        except np.linalg.LinAlgError:
+            return None
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-10:
+            p = special.expit(X @ beta)
+            info = X.T @ (X * (n * p * (1 - p))[:, None])
+            if np.linalg.cond(info) > 1e12:
+                return None
+            return beta, np.linalg.inv(info), p
+    return None
+
+
+def cluster_robust_cov(X, fitted, bread, wins, n) -> np.ndarray:
+    """Cluster-robust (sandwich, CRV1) covariance of a binomial GLM fitted on cells (design
+    ``X``, fitted rates ``fitted``, inverse information ``bread``): ``wins`` and ``n`` hold each
+    cluster's wins and trials in each cell (clusters x cells; here the clusters are seeds: the
+    seats of a game share one winner and a seed's rotations its stacks). A cluster's score is
+    the sum over its cells of x (wins - n p). The small-sample factor G/(G-1) (N-1)/(N-K) is
+    statsmodels' and Stata's."""
+    wins, n = np.asarray(wins, dtype=float), np.asarray(n, dtype=float)
+    scores = (wins - n * fitted[None, :]) @ X
+    n_groups = int(np.count_nonzero(n.sum(axis=1)))
+    rows, k = n.sum(), X.shape[1]
+    factor = n_groups / (n_groups - 1) * (rows - 1) / (rows - k)
+    return factor * bread @ (scores.T @ scores) @ bread
+
+
+def logistic_effect(cells, exposure: str, covariates: list[str], clusters=None) -> dict:
+    """Win rate when exposed (the 0/1 column ``exposure``), adjusted for the categorical
+    ``covariates``, from a binomial GLM (logit link) fitted to cell counts ``cells`` (columns
+    ``wins``, ``n``, the exposure, the covariates): the odds ratio with its 95% interval and
+    p-value, and the average difference in win rate between exposure 1 and 0 over every row (the
+    average marginal effect) with a delta-method interval.
+
+    ``clusters``: ``(wins, n)``, each cluster's wins and seat-games in each of ``cells``' rows
+    (arrays clusters x cells). With them the covariance is cluster-robust with the clusters as
+    the independent units (the seeds: one winner per game, and a seed's rotations share its
+    stacks); without them it is the model's, which treats every seat-game as independent."""
     nan = {"odds_ratio": np.nan, "or_lo": np.nan, "or_hi": np.nan, "p_adj": np.nan,
            "adj_diff": np.nan, "adj_lo": np.nan, "adj_hi": np.nan}
-    cells = cells[cells["n"] > 0]
-    if cells[exposure].nunique() < 2:
+    keep = np.flatnonzero(cells["n"].to_numpy() > 0)
+    used = cells.iloc[keep]
+    if used[exposure].nunique() < 2:
         return nan
-    parts = [pd.Series(1.0, index=cells.index, name="const"), cells[exposure].astype(float)]
-    for c in covariates:
-        if cells[c].nunique() > 1:
-            parts.append(pd.get_dummies(cells[c].astype(str), prefix=c, drop_first=True, dtype=float))
-    X = pd.concat(parts, axis=1)
-    y = np.column_stack([cells["wins"].to_numpy(float), (cells["n"] - cells["wins"]).to_numpy(float)])
-    try:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
-    except Exception:          # perfect separation, singular design: no adjusted estimate
-        return nan
-    b, se = float(fit.params[exposure]), float(fit.bse[exposure])
-    if not (np.isfinite(se) and fit.converged) or abs(b) > 15 or se > 50:
-        return nan             # (quasi-)separation in a small sample: no finite estimate
+    X, _ = _design(used, exposure, covariates)
+    wins, n = used["wins"].to_numpy(float), used["n"].to_numpy(float)
+    fit = _logit_fit(X, wins, n)
+    if fit is None:
+        return nan                 # perfect separation, singular design: no adjusted estimate
+    beta, cov, fitted = fit
+    if clusters is not None:
+        cluster_wins, cluster_n = clusters
+        cov = cluster_robust_cov(X, fitted, cov, np.asarray(cluster_wins)[:, keep], np.asarray(cluster_n)[:, keep])
+    b, se = float(beta[1]), float(np.sqrt(cov[1, 1]))
+    if not np.isfinite(se) or abs(b) > 15 or se > 50:
+        return nan                 # (quasi-)separation in a small sample: no finite estimate
     # average marginal effect over all rows (cells weighted by their size)
-    w = cells["n"].to_numpy(float) / cells["n"].sum()
+    w = n / n.sum()
     X1, X0 = X.copy(), X.copy()
-    X1[exposure], X0[exposure] = 1.0, 0.0
-    beta = fit.params.to_numpy()
-    p1 = 1 / (1 + np.exp(-(X1.to_numpy() @ beta)))
-    p0 = 1 / (1 + np.exp(-(X0.to_numpy() @ beta)))
+    X1[:, 1], X0[:, 1] = 1.0, 0.0
+    p1, p0 = special.expit(X1 @ beta), special.expit(X0 @ beta)
     ame = float(w @ (p1 - p0))
-    grad = (w * p1 * (1 - p1)) @ X1.to_numpy() - (w * p0 * (1 - p0)) @ X0.to_numpy()
-    ame_se = float(np.sqrt(grad @ fit.cov_params().to_numpy() @ grad))
+    grad = (w * p1 * (1 - p1)) @ X1 - (w * p0 * (1 - p0)) @ X0
+    ame_se = float(np.sqrt(grad @ cov @ grad))
     return {"odds_ratio": np.exp(b), "or_lo": np.exp(b - Z95 * se), "or_hi": np.exp(b + Z95 * se),
-            "p_adj": float(fit.pvalues[exposure]),
+            "p_adj": float(2 * stats.norm.sf(abs(b / se))),
             "adj_diff": ame, "adj_lo": ame - Z95 * ame_se, "adj_hi": ame + Z95 * ame_se}
 
 
@@ -264,5 +363,18 @@ def p_text(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def verdict(p: float, alpha: float = ALPHA) -> str:
-    return "significant" if np.isfinite(p) and p < alpha else "not significant"
+def verdict(p: float, alpha: float = ALPHA, size: float | None = None,
+            min_effect: float = MIN_EFFECT) -> str:
+    """'significant' or 'not significant'; 'significant but negligible' when ``size`` (a
+    difference in win rate) is below the smallest difference that matters: at a million games
+    everything is significant, not everything matters."""
+    if not (np.isfinite(p) and p < alpha):
+        return "not significant"
+    if size is not None and negligible(size, min_effect):
+        return "significant but negligible"
+    return "significant"
+
+
+def negligible(size, min_effect: float = MIN_EFFECT):
+    """|size| below the smallest difference that matters (arrays broadcast)."""
+    return np.abs(np.asarray(size, dtype=float)) < min_effect

@@ -1,10 +1,13 @@
-"""The summary of a sweep: every headline metric against the swept values, with 95% intervals
+"""The summary of a sweep: every headline metric against the swept values, with intervals
 (table ``sweep.csv``), a figure with interval bands (``sweep.png``) and a report section
 (``sweep.md`` and ``sweep.html``).
 
 Each combination's metric comes with its own interval (analysis/variants.py); its difference
 from the first combination (the baseline) with a paired interval, since every combination plays
-the same seeds.
+the same seeds, a p-value Holm-adjusted over the metrics of that comparison, and the words
+'moved', 'moved, negligible' (a rate that moved by less than --min-effect) or 'no clear change'.
+A sweep run with --until-ci shows the intervals at the adjusted level (1 - 0.05/K, K planned
+looks), the ones that stay valid under its stopping.
 """
 from __future__ import annotations
 
@@ -19,16 +22,18 @@ import pandas as pd
 from evora_sim.fsutil import atomic_folder
 from evora_sim.runner import open_run
 
+from . import numbers
+from .stats import ALPHA, MIN_EFFECT
 from .tables import AnalysisError
-from .variants import compare, game_data, run_metrics
+from .variants import compare, game_data, metric_group, run_metrics, verdicts
 
-GROUPS = [
-    ("Seat win rates", lambda m: m.str.match(r"^seat \d+ win rate$"), True),
-    ("Seat advantage spread", lambda m: m == "seat advantage spread", True),
-    ("Strategy win rates", lambda m: m.str.endswith(" win rate") & ~m.str.match(r"^seat \d+ win rate$"), True),
-    ("Majority share of the score", lambda m: m == "majority share of score", True),
-    ("Game length", lambda m: m == "game length (rounds)", False),
-    ("Mean score", lambda m: m == "mean score", False),
+GROUPS = [                 # (title, metric group, shown in points)
+    ("Seat win rates", "seats", True),
+    ("Seat unfairness (root mean square seat deviation)", "fairness", True),
+    ("Strategy win rates", "strategies", True),
+    ("Majority share of the score", "majority", True),
+    ("Game length", "length", False),
+    ("Mean score", "score", False),
 ]
 
 SUMMARY_KIND = "sweep summary"     # the marker kind of --out/summary (evora_sim.fsutil)
@@ -41,32 +46,44 @@ def load_sweep(out: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def summary(out: str | Path) -> pd.DataFrame:
+def sequential_alpha(runs) -> float:
+    """The level the intervals are shown at: 0.05, or the per-look level of runs played with
+    --until-ci (the adjusted intervals, valid under its stopping)."""
+    levels = [r.manifest["sequential"]["alpha_per_look"] for r in runs if r.manifest.get("sequential")]
+    return min(levels) if levels else ALPHA
+
+
+def summary(out: str | Path, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """One row per combination and metric: the swept values, value, lo, hi, games, and the
-    paired difference from the first combination (diff, diff_lo, diff_hi)."""
+    paired difference from the first combination (diff, diff_lo, diff_hi, p_holm, change)."""
     out = Path(out)
     doc = load_sweep(out)
     keys = [k for k, _ in doc["params"]]
+    runs = [open_run(out / c["name"]) for c in doc["combos"]]
+    alpha = sequential_alpha(runs)
     rows = []
-    base_run = None
-    for i, c in enumerate(doc["combos"]):
-        run = open_run(out / c["name"])
-        data = game_data(run)
-        table = run_metrics(data)
+    for i, (c, run) in enumerate(zip(doc["combos"], runs)):
+        table = run_metrics(game_data(run), alpha=alpha)
         if i == 0:
-            base_run = run
-            diff = table[["metric"]].assign(diff=0.0, diff_lo=0.0, diff_hi=0.0)
+            diff = table[["metric"]].assign(diff=0.0, diff_lo=0.0, diff_hi=0.0, p_holm=np.nan,
+                                            change="baseline")
         else:
-            cmp, _ = compare(base_run, run)
-            diff = cmp[["metric", "diff", "lo", "hi"]].rename(columns={"lo": "diff_lo", "hi": "diff_hi"})
+            cmp, _ = compare(runs[0], run, alpha=alpha, min_effect=min_effect)
+            diff = cmp[["metric", "diff", "lo", "hi", "p_holm"]].rename(columns={"lo": "diff_lo", "hi": "diff_hi"})
+            diff["change"] = verdicts(cmp)
         table = table.merge(diff, on="metric", how="left")
         for k in keys:
             table.insert(0, k, c["values"][k])
         table.insert(0, "combination", c["name"])
         table.insert(1, "index", i)
+        table["level"] = 1 - alpha
         table["sequential"] = bool(run.manifest.get("sequential"))
         rows.append(table)
     return pd.concat(rows, ignore_index=True)
+
+
+def _in_group(df: pd.DataFrame, group: str) -> np.ndarray:
+    return (df["metric"].map(metric_group) == group).to_numpy()
 
 
 def _x(df: pd.DataFrame, keys: list[str]):
@@ -91,12 +108,12 @@ def plot(df: pd.DataFrame, keys: list[str]):
     from .plots import COLOURS
 
     xmap, labels, xlabel = _x(df, keys)
-    groups = [(t, f, pct) for t, f, pct in GROUPS if f(df["metric"]).any()]
+    groups = [(t, g, pct) for t, g, pct in GROUPS if _in_group(df, g).any()]
     cols = 3
     rows = -(-len(groups) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax, (title, f, pct) in zip(axes.flat, groups):
-        sub = df[f(df["metric"])]
+    for ax, (title, group, pct) in zip(axes.flat, groups):
+        sub = df[_in_group(df, group)]
         for j, (metric, g) in enumerate(sub.groupby("metric", sort=False)):
             g = g.sort_values("index")
             x = np.array([xmap[i] for i in g["index"]])
@@ -106,7 +123,8 @@ def plot(df: pd.DataFrame, keys: list[str]):
             ax.fill_between(x, s * g["lo"], s * g["hi"], color=colour, alpha=0.2)
         ax.set_title(title)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("%" if pct else ("rounds" if "length" in title else "VP"))
+        ax.set_ylabel(("points" if group == "fairness" else "%") if pct else
+                      ("rounds" if group == "length" else "VP"))
         if labels is not None:
             ax.set_xticks(range(len(labels)))
             ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
@@ -114,56 +132,70 @@ def plot(df: pd.DataFrame, keys: list[str]):
             ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(groups):]:
         ax.axis("off")
-    fig.suptitle("Headline metrics against the swept values (bands: 95% intervals)")
+    level = 100 * float(df["level"].iloc[0]) if len(df) else 95.0
+    fig.suptitle(f"Headline metrics against the swept values (bands: {level:.4g}% intervals)")
     fig.tight_layout()
     return fig
 
 
 def _fmt(df: pd.DataFrame) -> pd.DataFrame:
-    show = df.copy()
-    pct = show["kind"].isin(["rate", "share"])
-    for col in ("value", "lo", "hi", "diff", "diff_lo", "diff_hi"):
-        show[col] = [("" if not np.isfinite(v) else (f"{100 * v:.2f}%" if p else f"{v:.2f}"))
-                     if col in ("value", "lo", "hi") else
-                     ("" if not np.isfinite(v) else (f"{100 * v:+.2f} pp" if p else f"{v:+.2f}"))
-                     for v, p in zip(show[col].astype(float), pct)]
-    return show.drop(columns=["kind", "index", "sequential"])
+    """Each value with its interval and each change with its own, in the digits they need."""
+    show = df.drop(columns=["kind", "index", "sequential", "level", "value", "lo", "hi", "diff",
+                            "diff_lo", "diff_hi"])
+    value, change = [], []
+    for r in df.itertuples():
+        scale, unit = numbers.units(r.kind)
+        value.append(numbers.bracket(r.value, r.lo, r.hi, scale, unit))
+        scale, unit = numbers.units(r.kind, change=True)
+        change.append("" if r.index == 0 else numbers.bracket(r.diff, r.diff_lo, r.diff_hi, scale, unit, signed=True))
+    show.insert(show.columns.get_loc("metric") + 1, "value [interval]", value)
+    show.insert(show.columns.get_loc("value [interval]") + 1, "change from the first [interval]", change)
+    show["p_holm"] = [("" if not np.isfinite(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")) for p in df["p_holm"]]
+    return show
 
 
-METHOD_NOTE = ("Every combination plays the same game seeds (common random numbers). Intervals "
-               "are 95%: cluster-robust (seed = cluster) t intervals for rates and means, a "
-               "percentile bootstrap over seeds for the seat advantage spread. 'diff' is the "
-               "change from the first combination, paired by seed.")
+def method_note(df: pd.DataFrame, min_effect: float) -> str:
+    level = 100 * float(df["level"].iloc[0])
+    return (f"Every combination plays the same game seeds (common random numbers). Intervals are "
+            f"{level:.4g}%: cluster-robust (seed = cluster) t intervals for rates and means; for the "
+            "seat unfairness (root mean square of the seats' deviations from the fair share, points) "
+            "the Feldman-Cousins interval of analysis/fairness.py, valid at and near a fair game. "
+            "'change' is the difference from the first combination, paired by seed (the seat "
+            "unfairness: the change in its square, points squared); p_holm is Holm-adjusted over "
+            "the metrics of that comparison; 'moved' means p_holm < 0.05, 'negligible' a rate that "
+            f"moved by less than {numbers.points(min_effect)} (--min-effect).")
 
 
-def write_summary(out: str | Path) -> Path:
-    """Write ``out/summary`` (sweep.csv, sweep.png/.svg, sweep.md, sweep.html); return it."""
+def write_summary(out: str | Path, df: pd.DataFrame | None = None, min_effect: float = MIN_EFFECT) -> Path:
+    """Write ``out/summary`` (sweep.csv, sweep.png/.svg, sweep.md, sweep.html) from the
+    :func:`summary` table ``df`` (computed when not given); return it."""
     from .plots import save
 
     out = Path(out)
     doc = load_sweep(out)
     keys = [k for k, _ in doc["params"]]
-    df = summary(out)
+    df = summary(out, min_effect) if df is None else df
     seq = [open_run(out / c["name"]).manifest.get("sequential") for c in doc["combos"]]
+    note = method_note(df, min_effect)
     seq_note = ""
     if seq and seq[0]:
         from evora_sim.sequential import describe
 
         seq_note = (describe(seq[0]) + ". " + seq[0]["method"] + " The intervals in the tables "
-                    "and the figure are the plain 95% ones of the games played; the adjusted "
-                    "half-widths are in each run's manifest ('sequential').")
+                    f"and the figure are these adjusted ones (level {float(df['level'].iloc[0]):.4g}), "
+                    "valid under the stopping; their half-widths are also in each run's manifest.")
     final = out / "summary"
     with atomic_folder(final, SUMMARY_KIND) as tmp:
         df.to_csv(tmp / "sweep.csv", index=False)
         png = save(plot(df, keys), tmp, "sweep")
         shown = _fmt(df)
         title = "Évora sweep: " + ", ".join(f"{k} = {', '.join(v)}" for k, v in doc["params"])
-        md = [f"# {title}", "", METHOD_NOTE, ""]
+        md = [f"# {title}", "", note, ""]
         if seq_note:
             md += [f"Run until sure: {seq_note}", ""]
         md += [f"![sweep]({png.name})", ""]
-        for t, f, _ in GROUPS:
-            part = shown[f(df["metric"]).to_numpy()]
+        for t, group, _ in GROUPS:
+            part = shown[_in_group(df, group)]
             if len(part):
                 md += [f"## {t}", "", part.to_markdown(index=False), ""]
         md += ["## Base configuration", "", "```json", json.dumps(doc["base"], indent=1), "```"]
@@ -174,12 +206,12 @@ def write_summary(out: str | Path) -> Path:
                  "<style>body{font-family:system-ui,sans-serif;max-width:80em;margin:2em auto;padding:0 1em}"
                  "table{border-collapse:collapse;font-size:85%}td,th{border:1px solid #ccc;padding:2px 6px;"
                  "text-align:right}img{max-width:100%}</style></head><body>",
-                 f"<h1>{esc(title)}</h1><p>{esc(METHOD_NOTE)}</p>"]
+                 f"<h1>{esc(title)}</h1><p>{esc(note)}</p>"]
         if seq_note:
             parts.append(f"<p>Run until sure: {esc(seq_note)}</p>")
         parts.append(f"<img alt='sweep' src='data:image/png;base64,{img}'>")
-        for t, f, _ in GROUPS:
-            part = shown[f(df["metric"]).to_numpy()]
+        for t, group, _ in GROUPS:
+            part = shown[_in_group(df, group)]
             if len(part):
                 parts += [f"<h2>{esc(t)}</h2>", part.to_html(index=False, border=0)]
         parts += ["<h2>Base configuration</h2><pre>", esc(json.dumps(doc["base"], indent=1)), "</pre></body></html>"]
@@ -193,13 +225,11 @@ def summary_lines(df: pd.DataFrame, keys: list[str]) -> list[str]:
     combos = df.drop_duplicates("index").sort_values("index")
     heads = [", ".join(f"{k}={r[k]}" for k in keys) for _, r in combos.iterrows()]
     width = max(len(m) for m in df["metric"])
-    lines.append(" " * width + "  " + "  ".join(h.rjust(22) for h in heads))
+    lines.append(" " * width + "  " + "  ".join(h.rjust(26) for h in heads))
     for metric, g in df.groupby("metric", sort=False):
-        g = g.sort_values("index")
-        cells = []
-        for r in g.itertuples():
-            s, u = (100.0, "%") if r.kind in ("rate", "share") else (1.0, "")
-            cells.append((f"{s * r.value:.1f}{u} [{s * r.lo:.1f}, {s * r.hi:.1f}]"
-                          if np.isfinite(r.lo) else f"{s * r.value:.1f}{u}").rjust(22))
+        cells = [numbers.bracket(r.value, r.lo, r.hi, *numbers.units(r.kind)).rjust(26)
+                 for r in g.sort_values("index").itertuples()]
         lines.append(metric.ljust(width) + "  " + "  ".join(cells))
+    level = 100 * float(df["level"].iloc[0]) if len(df) else 95.0
+    lines.append(f"(intervals: {level:.4g}%)")
     return lines

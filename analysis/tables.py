@@ -21,9 +21,10 @@ from evora_sim import layout as L
 from evora_sim.manifest import read_chunk
 from evora_sim.runner import RunError, RunResult, open_run
 
-from .stats import (ALPHA, ELO, binom_p, bradley_terry, bt_bootstrap, chi_square_uniform,
-                    cluster_design_effect, holm, logistic_effect, mean_ci_from, newcombe_diff,
-                    quantiles_from_counts, two_prop_p, wilson)
+from .fairness import seat_fairness
+from .stats import (ALPHA, ELO, MIN_EFFECT, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
+                    clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
+                    newcombe_diff_clustered, quantiles_from_counts, wilson)
 
 CATEGORIES = list(L.BREAKDOWN_NAMES)
 MAJORITY_CATEGORIES = ["vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3",
@@ -33,6 +34,7 @@ HEIGHT_KEYS = {"vp_height_1": "h1", "vp_height_2": "h2", "vp_height_3": "h3",
 CARD_NAMES = list(L.EFFECT_NAMES + L.ITILE_NAMES)
 SEAT_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", *CATEGORIES]
 BOOT_GROUPS = 200
+CLUSTER_GROUPS = 2000            # seed groups for the card and space value variances
 
 
 class AnalysisError(RunError):
@@ -258,12 +260,26 @@ def score_margin(grp: pd.DataFrame, n: int) -> np.ndarray:
     return (scores - other).reshape(-1)
 
 
-def seat_advantage(seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per player count and seat: win rate with its Wilson interval against the fair share 1/n,
-    an exact binomial test per seat (Holm-corrected within each player count), and mean score
-    and score margin with intervals. Second table, per player count: the chi-square test across
-    seats and, for seat-rotation runs, the design effect of playing each seed under every
-    rotation."""
+def seed_wins(grp: pd.DataFrame, n: int) -> np.ndarray:
+    """Win counts per seed and seat of one player count, shape (seeds, n): a seed's games (its
+    rotations) are summed, as they are one cluster (see :mod:`analysis.fairness`)."""
+    _, inv = np.unique(grp["cluster"].to_numpy(), return_inverse=True)
+    cells = inv.astype(np.int64) * n + grp["seat"].to_numpy().astype(np.int64)
+    seeds = int(inv.max()) + 1 if len(inv) else 0
+    return np.bincount(cells, weights=grp["win"].to_numpy(), minlength=seeds * n).reshape(seeds, n)
+
+
+def seat_advantage(seats: pd.DataFrame, min_effect: float = MIN_EFFECT) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per player count and seat: win rate with its Wilson interval against the fair share 1/n
+    and a test per seat, clustered by seed when every seed was played under each rotation (the
+    design effect of the per-seed win counts: above 1 the effective sample is used, below 1 the
+    plain, conservative interval and exact binomial test), Holm-corrected over the seats from 3
+    players on. At 2 players the two seats' tests are one test, the t test of seat 0's per-seed
+    win counts (the same test as "all seats fair" below), and it is not corrected. Mean score
+    and score margin with intervals; ``negligible`` when the seat is within ``min_effect`` of
+    its fair share.
+    Second table, per player count: the seat unfairness (root mean square seat deviation) with
+    its interval and the test of "all seats fair" (:func:`analysis.fairness.seat_fairness`)."""
     rows, tests = [], []
     for n, grp in _by_n(seats):
         fair = 1.0 / n
@@ -274,33 +290,38 @@ def seat_advantage(seats: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         wins = by_seat["win"].sum().to_numpy()
         games = by_seat["win"].size().to_numpy()
         seat_ids = by_seat["win"].size().index.to_numpy()
-        lo, hi = wilson(wins, games)
-        pvals = [binom_p(k, m, fair) for k, m in zip(wins, games)]
-        adj = holm(pvals)
-        sc, mg = _summary(by_seat, "score"), _summary(by_seat, "margin")
+        per_seed = seed_wins(grp, n)
         rotated = bool(grp["seat_rotation"].all()) if "seat_rotation" in grp else False
+        equal = rotated and bool((per_seed.sum(axis=1) == n).all())
+        lo, hi = wilson(wins, games)
+        pvals, deffs = [binom_p(k, m, fair) for k, m in zip(wins, games)], [np.nan] * len(wins)
+        if equal:                   # n games per seed: the seed is the cluster
+            for i, s in enumerate(seat_ids):
+                lo[i], hi[i], deffs[i] = clustered_wilson(per_seed[:, s], n)
+                pvals[i] = clustered_rate_p(per_seed[:, s], n, fair)[0]
+        f = seat_fairness(per_seed)
+        if n == 2:                  # seat 1 wins exactly the games seat 0 does not: one test
+            pvals = [f.p, f.p]
+        adj = np.asarray(pvals, dtype=float) if n == 2 else holm(pvals)
+        sc, mg = _summary(by_seat, "score"), _summary(by_seat, "margin")
         for i, seat in enumerate(seat_ids):
+            diff = wins[i] / games[i] - fair
             rows.append({
                 "n_players": n, "seat": int(seat), "games": int(games[i]), "wins": int(wins[i]),
                 "win_rate": wins[i] / games[i], "ci_lo": lo[i], "ci_hi": hi[i], "fair_share": fair,
-                "diff": wins[i] / games[i] - fair, "p_binom": pvals[i], "p_holm": adj[i],
-                "significant": bool(adj[i] < ALPHA),
+                "diff": diff, "p_binom": pvals[i], "p_holm": adj[i],
+                "significant": bool(adj[i] < ALPHA), "negligible": bool(negligible(diff, min_effect)),
+                "design_effect": deffs[i],
                 "mean_score": sc["mean"].iloc[i], "score_lo": sc["lo"].iloc[i], "score_hi": sc["hi"].iloc[i],
                 "mean_margin": mg["mean"].iloc[i], "margin_lo": mg["lo"].iloc[i], "margin_hi": mg["hi"].iloc[i],
                 "seat_rotation": rotated,
             })
-        chi, p = chi_square_uniform(wins)
-        deff = np.nan
-        if rotated:
-            win = per_game(grp, "win", n)
-            clusters = grp["cluster"].to_numpy()[::n]
-            _, inv, sizes = np.unique(clusters, return_inverse=True, return_counts=True)
-            if (sizes == n).all():
-                deffs = [cluster_design_effect(np.bincount(inv, weights=win[:, s]), n) for s in range(n)]
-                deff = float(np.nanmean(deffs))
-        tests.append({"n_players": n, "games": int(games.min()), "chi_square": chi,
-                      "df": len(wins) - 1, "p": p, "significant": bool(p < ALPHA),
-                      "seat_rotation": rotated, "design_effect": deff})
+        tests.append({"n_players": n, "games": int(games.min()), "seeds": f.seeds,
+                      "unfairness": f.rms, "unfairness_lo": f.rms_lo, "unfairness_hi": f.rms_hi,
+                      "mean_square": f.mean_square, "max_deviation": f.max_deviation,
+                      "t_squared": f.statistic, "df1": f.df[0], "df2": f.df[1], "p": f.p,
+                      "significant": bool(f.p < ALPHA), "negligible": bool(negligible(f.rms, min_effect)),
+                      "seat_rotation": rotated, "design_effect": float(np.nanmean(deffs)) if equal else np.nan})
     return pd.DataFrame(rows), pd.DataFrame(tests)
 
 
@@ -403,64 +424,84 @@ def ratings(seats: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFr
 # ---------------------------------------------------------------------------------------------
 # card and Construction Site value
 # ---------------------------------------------------------------------------------------------
-def _exposure_table(data: Dataset, counts: np.ndarray, labels: list[str], vp: np.ndarray | None,
-                    temple: np.ndarray | None, what: str) -> pd.DataFrame:
-    seats = data.seats
+def exposure_table(seats: pd.DataFrame, counts: np.ndarray, labels: list[str], vp: np.ndarray | None = None,
+                   temple: np.ndarray | None = None, what: str = "card",
+                   min_effect: float = MIN_EFFECT) -> pd.DataFrame:
+    """Per player count and column of ``counts`` (aligned with the seat rows; a seat "used"
+    it when its count is above 0): how often it was used, the win rate of seats that used it and
+    of seats that did not, their difference and the difference adjusted for strategy and seat
+    (the win rate when used, adjusted: logistic regression, average marginal effect), Holm over
+    the columns within a player count. Every interval and test takes the seed as the
+    independent unit (the seats of a game share one winner, a seed's rotations its stacks): the
+    raw difference through its design effect (:func:`stats.newcombe_diff_clustered`), the
+    regression through a cluster-robust covariance. Beyond CLUSTER_GROUPS seeds, whole seeds
+    are pooled into that many groups (seed index modulo it) for these variances: a sum of
+    independent seeds is independent of the other sums, so the variance estimates stay
+    unbiased, with CLUSTER_GROUPS - 1 degrees of freedom, at a fraction of the cost."""
     rows = []
     for n, grp in _by_n(seats):
         idx = grp.index.to_numpy()
         sl = slice(idx[0], idx[-1] + 1) if len(idx) and idx[-1] - idx[0] + 1 == len(idx) else idx
         cnt = counts[sl]
-        win = grp["win"].to_numpy()
+        win = grp["win"].to_numpy().astype(float)
         strat = grp["strategy"].cat.codes.to_numpy().astype(np.int64)
         seat = grp["seat"].to_numpy().astype(np.int64)
+        _, seed = np.unique(grp["cluster"].to_numpy(), return_inverse=True)
+        seed %= CLUSTER_GROUPS                      # whole seeds pooled into groups, see above
+        n_seeds = int(seed.max()) + 1
         S = int(strat.max()) + 1
-        cell = strat * n + seat
+        B = S * n                                   # cells of (strategy, seat)
+        seed_cell = seed.astype(np.int64) * B + strat * n + seat
+        all_wins = np.bincount(seed_cell, weights=win, minlength=n_seeds * B).reshape(n_seeds, B)
+        all_n = np.bincount(seed_cell, minlength=n_seeds * B).reshape(n_seeds, B).astype(float)
         n_games = len(grp) // n
         block = []
         for c, label in enumerate(labels):
-            used = cnt[:, c] > 0
-            key = used.astype(np.int64) * S * n + cell
-            nn = np.bincount(key, minlength=2 * S * n)
-            ww = np.bincount(key, weights=win, minlength=2 * S * n)
-            k1, n1 = ww[S * n:].sum(), nn[S * n:].sum()
-            k0, n0 = ww[:S * n].sum(), nn[:S * n].sum()
-            d, dlo, dhi = newcombe_diff(k1, n1, k0, n0)
+            used = np.flatnonzero(cnt[:, c] > 0)
+            # per seed and (strategy, seat) cell: wins and seat-games of the seats that used it
+            w1 = np.bincount(seed_cell[used], weights=win[used], minlength=n_seeds * B).reshape(n_seeds, B)
+            n1 = np.bincount(seed_cell[used], minlength=n_seeds * B).reshape(n_seeds, B).astype(float)
+            w0, n0 = all_wins - w1, all_n - n1
+            d, dlo, dhi, p_raw, deff = newcombe_diff_clustered(w1.sum(axis=1), n1.sum(axis=1),
+                                                               w0.sum(axis=1), n0.sum(axis=1))
+            ww, nn = np.concatenate([w0.sum(axis=0), w1.sum(axis=0)]), np.concatenate([n0.sum(axis=0), n1.sum(axis=0)])
+            k1, n1_total, k0, n0_total = ww[B:].sum(), nn[B:].sum(), ww[:B].sum(), nn[:B].sum()
             times = int(cnt[:, c].sum(dtype=np.int64))
-            cells = pd.DataFrame({"used": np.repeat([0, 1], S * n),
-                                  "strategy": np.tile(np.repeat(np.arange(S), n), 2),
+            cells = pd.DataFrame({"used": np.repeat([0, 1], B), "strategy": np.tile(np.repeat(np.arange(S), n), 2),
                                   "seat": np.tile(np.arange(n), 2 * S), "wins": ww, "n": nn})
-            adj = logistic_effect(cells, "used", ["strategy", "seat"])
+            adj = logistic_effect(cells, "used", ["strategy", "seat"],
+                                  clusters=(np.hstack([w0, w1]), np.hstack([n0, n1])))
             row = {"n_players": n, what: label, "times": times, "per_game": times / n_games,
-                   "seat_games_used": int(n1), "share_used": n1 / len(grp)}
+                   "seat_games_used": int(n1_total), "share_used": n1_total / len(grp)}
             if vp is not None:
                 row["vp_per_play"] = vp[sl][:, c].sum(dtype=np.int64) / times if times else np.nan
             if temple is not None:
                 row["temple_uses"] = int(temple[sl][:, c].sum(dtype=np.int64))
-            lo1, hi1 = wilson(k1, n1)
-            lo0, hi0 = wilson(k0, n0)
-            row.update({"win_used": k1 / n1 if n1 else np.nan, "win_used_lo": float(lo1), "win_used_hi": float(hi1),
-                        "win_not": k0 / n0 if n0 else np.nan, "win_not_lo": float(lo0), "win_not_hi": float(hi0),
-                        "diff": float(d), "diff_lo": float(dlo), "diff_hi": float(dhi),
-                        "p_raw": float(two_prop_p(k1, n1, k0, n0)), **adj})
+            lo1, hi1 = wilson(k1, n1_total)
+            lo0, hi0 = wilson(k0, n0_total)
+            row.update({"win_used": k1 / n1_total if n1_total else np.nan, "win_used_lo": float(lo1),
+                        "win_used_hi": float(hi1),
+                        "win_not": k0 / n0_total if n0_total else np.nan, "win_not_lo": float(lo0),
+                        "win_not_hi": float(hi0),
+                        "diff": d, "diff_lo": dlo, "diff_hi": dhi, "design_effect": deff, "p_raw": p_raw,
+                        **adj})
             block.append(row)
         ph = holm([r["p_adj"] for r in block])
         for r, p in zip(block, ph):
             r["p_adj_holm"] = p
             r["significant"] = bool(np.isfinite(p) and p < ALPHA)
+            r["negligible"] = bool(negligible(r["adj_diff"], min_effect)) if np.isfinite(r["adj_diff"]) else False
         rows += block
     return pd.DataFrame(rows)
 
 
-def card_value(data: Dataset) -> pd.DataFrame:
+def card_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """Per player count, for each of the 12 card effects and 4 instant tiles: times played from
     hand (tiles: taken), plays per game, the VP scored while resolving a play, Temple uses of
-    the effect; the win rate of seats that played it at least once vs. seats that did not,
-    the difference (Newcombe interval, two-proportion test) and the effect adjusted for strategy
-    and seat (logistic regression: odds ratio, and the average change in win chance with a
-    delta-method interval; Holm-corrected over the 16 within a player count)."""
-    return _exposure_table(data, data.matrix("cards", "plays"), CARD_NAMES,
-                           data.matrix("cards", "vp"), data.matrix("cards", "temple_uses"), "card")
+    the effect; the win rate of seats that played it at least once vs. seats that did not, and
+    the win rate when played, adjusted for strategy and seat (see :func:`exposure_table`)."""
+    return exposure_table(data.seats, data.matrix("cards", "plays"), CARD_NAMES, data.matrix("cards", "vp"),
+                          data.matrix("cards", "temple_uses"), "card", min_effect)
 
 
 def space_labels(rules: dict) -> list[str]:
@@ -475,11 +516,12 @@ def space_labels(rules: dict) -> list[str]:
     return out
 
 
-def space_value(data: Dataset) -> pd.DataFrame:
+def space_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """The same as :func:`card_value` for each Construction Site space (its action carried out
     by the seat at least once); the tables record no VP per space."""
     labels = space_labels(data.rules())
-    return _exposure_table(data, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None, "space")
+    return exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None,
+                          "space", min_effect)
 
 
 # ---------------------------------------------------------------------------------------------

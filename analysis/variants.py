@@ -1,21 +1,25 @@
 """Headline metrics of a run, and how they move between runs (``evora compare``, ``evora sweep``).
 
-Every headline metric is a ratio of sums over games: a seat's win rate (wins / games), a
+Most headline metrics are a ratio of sums over games: a seat's win rate (wins / games), a
 strategy's win rate (its wins / its seat-games), the mean score (points / seat-games), the game
 length (rounds / games), the majority share of the score (per game: VP from majorities / all VP,
-averaged over games). Its 95% interval treats the **seed** as the unit (the games one seed gives
+averaged over games). Its interval treats the **seed** as the unit (the games one seed gives
 under every seat rotation are one cluster): the cluster-robust delta method (linearisation of
 the ratio), with a t quantile on clusters - 1 degrees of freedom. With one game per seed this is
 the ordinary t interval of a mean (for a win rate: the Wald interval).
 
+The **seat unfairness** (root mean square seat deviation from the fair share, in points of win
+rate) comes from :mod:`analysis.fairness`: an unbiased estimate, an interval that covers at its
+nominal rate at and near a fair game, and a paired test of "is B fairer than A". Between runs it
+moves as the difference of the mean square deviations (points squared).
+
 Between two runs the difference is **paired** when both hold the same games (same game ids with
 the same seeds: common random numbers, e.g. the same ``--seed`` under two rule variants): the
 interval then comes from the per-seed differences of the linearised metric, which removes the
-variation the two runs share. Otherwise the runs are independent samples: Newcombe's hybrid
-score interval for a win rate, a normal interval from the two variances for the other metrics.
-
-The seat advantage spread (best seat's win rate minus the worst seat's) is not a ratio: its
-interval is a percentile bootstrap over seeds (paired runs: the same seeds redrawn in both).
+variation the two runs share. Otherwise the runs are independent samples: each run's
+cluster-robust variance, added, with Welch's degrees of freedom. Every difference gets a
+p-value; "moved" means Holm-adjusted over the family of metrics compared, and a move smaller
+than the smallest difference that matters (``min_effect``, rates only) is called negligible.
 """
 from __future__ import annotations
 
@@ -27,10 +31,32 @@ from scipy import stats
 
 from evora_sim.runner import RunResult
 
-from .stats import newcombe_diff
+from . import numbers
+from .fairness import compare_fairness, seat_fairness
+from .stats import ALPHA, MIN_EFFECT, holm, negligible, p_text
 from .tables import MAJORITY_CATEGORIES, AnalysisError, _blocks
 
-N_BOOT = 1000
+UNFAIRNESS = "seat unfairness (RMS seat deviation)"
+GROUPS = {                   # metric group (as --ci-metrics names it) -> what it holds
+    "seats": "every seat's win rate",
+    "fairness": "the seat unfairness (root mean square seat deviation)",
+    "strategies": "every strategy's win rate",
+    "score": "the mean score (VP)",
+    "majority": "the majority share of the score",
+    "length": "the game length (rounds)",
+}
+
+
+def metric_group(name: str) -> str:
+    """The group of a headline metric's name (the keys of GROUPS)."""
+    if name == UNFAIRNESS:
+        return "fairness"
+    if name.startswith("seat ") and name.endswith(" win rate") and name[5:-9].isdigit():
+        return "seats"
+    if name.endswith(" win rate"):
+        return "strategies"
+    return {"mean score": "score", "majority share of score": "majority",
+            "game length (rounds)": "length"}[name]
 
 
 @dataclass
@@ -45,6 +71,12 @@ class GameData:
 
     def names(self) -> list[str]:
         return list(self.metrics)
+
+    def seed_wins(self) -> np.ndarray:
+        """Win counts per seed (cluster) and seat, shape (seeds, seats)."""
+        c = int(self.cluster.max()) + 1 if len(self.cluster) else 0
+        return np.stack([np.bincount(self.cluster, weights=self.metrics[f"seat {s} win rate"][0], minlength=c)
+                         for s in range(self.n_players)], axis=1)
 
 
 def game_data(run: RunResult) -> GameData:
@@ -95,50 +127,25 @@ def _linearised(num, den, cluster, n_clusters):
     return ratio, (nc - ratio * dc) / dc.mean()
 
 
-def _t(df, alpha: float = 0.05) -> float:
+def _t(df, alpha: float = ALPHA) -> float:
     return float(stats.t.ppf(1 - alpha / 2, df)) if df >= 1 else float("nan")
 
 
-def ratio_ci(num, den, cluster, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Ratio of sums with its cluster-robust 1 - alpha interval; (value, lo, hi)."""
+def _ratio_se(num, den, cluster) -> tuple[float, float, int]:
+    """Ratio of sums, its cluster-robust standard error and the number of clusters."""
     c = int(cluster.max()) + 1 if len(cluster) else 0
     if c == 0:
-        return float("nan"), float("nan"), float("nan")
+        return float("nan"), float("nan"), 0
     r, z = _linearised(num, den, cluster, c)
-    if c < 2:
-        return float(r), float("nan"), float("nan")
-    half = _t(c - 1, alpha) * z.std(ddof=1) / np.sqrt(c)
-    return float(r), float(r - half), float(r + half)
+    se = float(z.std(ddof=1) / np.sqrt(c)) if c >= 2 else float("nan")
+    return float(r), se, c
 
 
-def _spread_boot(data: GameData, weights_list) -> np.ndarray:
-    """Seat win-rate spread (max - min) for each bootstrap weight vector over clusters."""
-    n = data.n_players
-    c = int(data.cluster.max()) + 1
-    wins = np.stack([np.bincount(data.cluster, weights=data.metrics[f"seat {s} win rate"][0], minlength=c)
-                     for s in range(n)])            # (n, c)
-    games = np.bincount(data.cluster, minlength=c).astype(float)
-    out = []
-    for w in weights_list:
-        rates = (wins @ w) / (games @ w)
-        out.append(rates.max() - rates.min())
-    return np.asarray(out)
-
-
-def _boot_weights(c: int, seed: int = 0, n_boot: int = N_BOOT):
-    rng = np.random.default_rng(seed)
-    return [np.bincount(rng.integers(0, c, c), minlength=c).astype(float) for _ in range(n_boot)]
-
-
-def spread(data: GameData, n_boot: int = N_BOOT, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Seat advantage spread (best seat's win rate - worst seat's) with a bootstrap interval."""
-    c = int(data.cluster.max()) + 1
-    est = float(_spread_boot(data, [np.ones(c)])[0])
-    if c < 2:
-        return est, float("nan"), float("nan")
-    boot = _spread_boot(data, _boot_weights(c, 0, n_boot))
-    lo, hi = np.percentile(boot, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return est, float(lo), float(hi)
+def ratio_ci(num, den, cluster, alpha: float = ALPHA) -> tuple[float, float, float]:
+    """Ratio of sums with its cluster-robust 1 - alpha interval; (value, lo, hi)."""
+    r, se, c = _ratio_se(num, den, cluster)
+    half = _t(c - 1, alpha) * se
+    return r, r - half, r + half
 
 
 def subset(data: GameData, mask: np.ndarray) -> GameData:
@@ -148,9 +155,9 @@ def subset(data: GameData, mask: np.ndarray) -> GameData:
                     {k: (v[0][mask], v[1][mask], v[2]) for k, v in data.metrics.items()})
 
 
-def run_metrics(run: RunResult | GameData, n_boot: int = N_BOOT, alpha: float = 0.05) -> pd.DataFrame:
+def run_metrics(run: RunResult | GameData, alpha: float = ALPHA) -> pd.DataFrame:
     """Every headline metric of one run with its 1 - alpha interval: metric, kind, value, lo,
-    hi, games."""
+    hi, games. The seat unfairness follows the seat win rates."""
     data = run if isinstance(run, GameData) else game_data(run)
     rows = []
     for name, (num, den, kind) in data.metrics.items():
@@ -159,9 +166,9 @@ def run_metrics(run: RunResult | GameData, n_boot: int = N_BOOT, alpha: float = 
             lo, hi = max(lo, 0.0), min(hi, 1.0)
         rows.append({"metric": name, "kind": kind, "value": v, "lo": lo, "hi": hi,
                      "games": len(num)})
-    v, lo, hi = spread(data, n_boot, alpha)
-    rows.insert(data.n_players, {"metric": "seat advantage spread", "kind": "rate", "value": v,
-                                 "lo": lo, "hi": hi, "games": len(data.game_id)})
+    f = seat_fairness(data.seed_wins(), alpha=alpha)
+    rows.insert(data.n_players, {"metric": UNFAIRNESS, "kind": "unfairness", "value": f.rms,
+                                 "lo": f.rms_lo, "hi": f.rms_hi, "games": len(data.game_id)})
     return pd.DataFrame(rows)
 
 
@@ -180,88 +187,78 @@ def pairing(a: GameData, b: GameData) -> tuple[np.ndarray, np.ndarray] | None:
     return ia, ib
 
 
-def compare(run_a: RunResult, run_b: RunResult, n_boot: int = N_BOOT) -> tuple[pd.DataFrame, dict]:
-    """How each headline metric moved from run A to run B: metric, a, b, diff (B - A), lo, hi,
-    method. Paired by seed when both runs hold the same games (only those games are used)."""
+def _sub(data: GameData, idx: np.ndarray, cluster: np.ndarray) -> GameData:
+    return GameData(data.n_players, data.game_id[idx], data.seed[idx], cluster,
+                    {k: (v[0][idx], v[1][idx], v[2]) for k, v in data.metrics.items()})
+
+
+def _row(name, kind, a, b, d, se, df, method, alpha) -> dict:
+    half = _t(df, alpha) * se
+    p = float(2 * stats.t.sf(abs(d / se), df)) if se > 0 and df >= 1 else float("nan")
+    return {"metric": name, "kind": kind, "a": a, "b": b, "diff": d, "lo": d - half, "hi": d + half,
+            "p": p, "method": method}
+
+
+def compare(run_a: RunResult, run_b: RunResult, alpha: float = ALPHA,
+            min_effect: float = MIN_EFFECT) -> tuple[pd.DataFrame, dict]:
+    """How each headline metric moved from run A to run B: metric, kind, a, b, diff (B - A), lo,
+    hi (1 - alpha), p, p_holm (Holm over the metrics compared), moved, negligible, method.
+    Paired by seed when both runs hold the same games (only those games are used). The seat
+    unfairness row's diff is the change in the mean square seat deviation (see the module)."""
     a, b = game_data(run_a), game_data(run_b)
     if a.n_players != b.n_players:
         raise AnalysisError(f"the runs have different player counts ({a.n_players} and {b.n_players}); "
                             "compare runs of one player count")
     pair = pairing(a, b)
     info = {"paired": pair is not None, "games_a": len(a.game_id), "games_b": len(b.game_id),
-            "setup": setup_differences(run_a.manifest, run_b.manifest)}
-    rows = []
+            "setup": setup_differences(run_a.manifest, run_b.manifest), "alpha": alpha,
+            "min_effect": min_effect}
     if pair is not None:
         ia, ib = pair
         _, cl = np.unique(a.seed[ia], return_inverse=True)
         c = int(cl.max()) + 1
         info.update(games_paired=len(ia), seeds_paired=c)
-        for name in a.metrics:
-            if name not in b.metrics:
-                continue
-            na, da, kind = a.metrics[name]
-            nb, db, _ = b.metrics[name]
-            ra, za = _linearised(na[ia], da[ia], cl, c)
-            rb, zb = _linearised(nb[ib], db[ib], cl, c)
-            d = rb - ra
-            half = _t(c - 1) * (zb - za).std(ddof=1) / np.sqrt(c) if c > 1 else float("nan")
-            rows.append({"metric": name, "kind": kind, "a": ra, "b": rb, "diff": d,
-                         "lo": d - half, "hi": d + half, "method": "paired by seed (t on per-seed differences)"})
-        # spread: bootstrap over the shared seeds, the same draw for both runs
-        sub_a = GameData(a.n_players, a.game_id[ia], a.seed[ia], cl,
-                         {k: (v[0][ia], v[1][ia], v[2]) for k, v in a.metrics.items()})
-        sub_b = GameData(b.n_players, b.game_id[ib], b.seed[ib], cl,
-                         {k: (v[0][ib], v[1][ib], v[2]) for k, v in b.metrics.items()})
-        w = _boot_weights(c, 0, n_boot) if c > 1 else []
-        sa, sb = _spread_boot(sub_a, [np.ones(c)])[0], _spread_boot(sub_b, [np.ones(c)])[0]
-        if w:
-            boot = _spread_boot(sub_b, w) - _spread_boot(sub_a, w)
-            lo, hi = np.percentile(boot, [2.5, 97.5])
+        a, b = _sub(a, ia, cl), _sub(b, ib, cl)
+    rows = []
+    for name in a.metrics:
+        if name not in b.metrics:
+            continue
+        (na, da, kind), (nb, db, _) = a.metrics[name], b.metrics[name]
+        if pair is not None:
+            ra, za = _linearised(na, da, a.cluster, c)
+            rb, zb = _linearised(nb, db, b.cluster, c)
+            se = (zb - za).std(ddof=1) / np.sqrt(c) if c > 1 else float("nan")
+            rows.append(_row(name, kind, ra, rb, rb - ra, se, c - 1,
+                             "paired by seed (t on per-seed differences)", alpha))
         else:
-            lo = hi = float("nan")
-        rows.insert(a.n_players, {"metric": "seat advantage spread", "kind": "rate", "a": sa, "b": sb,
-                                  "diff": sb - sa, "lo": float(lo), "hi": float(hi),
-                                  "method": "paired bootstrap over seeds"})
-    else:
-        ma, mb = run_metrics(a, n_boot).set_index("metric"), run_metrics(b, n_boot).set_index("metric")
-        for name in ma.index:
-            if name not in mb.index:
-                continue
-            ra, rb = ma.loc[name, "value"], mb.loc[name, "value"]
-            kind = ma.loc[name, "kind"]
-            if name.endswith("win rate"):
-                na, da, _ = a.metrics[name]
-                nb, db, _ = b.metrics[name]
-                d, lo, hi = newcombe_diff(nb.sum(), db.sum(), na.sum(), da.sum())
-                method = "independent runs (Newcombe hybrid score)"
-            else:
-                d = rb - ra
-                # each run's standard error from its own interval: variances add
-                ha = (ma.loc[name, "hi"] - ma.loc[name, "lo"]) / 2
-                hb = (mb.loc[name, "hi"] - mb.loc[name, "lo"]) / 2
-                half = np.sqrt(ha ** 2 + hb ** 2)
-                lo, hi = d - half, d + half
-                method = "independent runs (normal, variances added)"
-            rows.append({"metric": name, "kind": kind, "a": ra, "b": rb, "diff": float(d),
-                         "lo": float(lo), "hi": float(hi), "method": method})
-    return pd.DataFrame(rows), info
+            (ra, sa, ca), (rb, sb, cb) = _ratio_se(na, da, a.cluster), _ratio_se(nb, db, b.cluster)
+            se = float(np.hypot(sa, sb))
+            df = se ** 4 / (sa ** 4 / (ca - 1) + sb ** 4 / (cb - 1)) if se > 0 else float("nan")
+            rows.append(_row(name, kind, ra, rb, rb - ra, se, df,
+                             "independent runs (cluster-robust, Welch t)", alpha))
+    fc = compare_fairness(a.seed_wins(), b.seed_wins(), paired=pair is not None, alpha=alpha)
+    rows.insert(a.n_players, {"metric": UNFAIRNESS, "kind": "unfairness", "a": fc.a.rms, "b": fc.b.rms,
+                              "diff": fc.diff, "lo": fc.lo, "hi": fc.hi, "p": fc.p,
+                              "method": fc.method + "; diff = change in mean square seat deviation"})
+    table = pd.DataFrame(rows)
+    table["p_holm"] = holm(table["p"])
+    table["moved"] = table["p_holm"] < alpha
+    size = np.where(table["metric"] == UNFAIRNESS, table["b"] - table["a"], table["diff"])
+    table["negligible"] = table["kind"].map(numbers.in_points) & negligible(size, min_effect)
+    cols = ["metric", "kind", "a", "b", "diff", "lo", "hi", "p", "p_holm", "moved", "negligible", "method"]
+    return table[cols], info
 
 
 def _fmt_value(v: float, kind: str) -> str:
     if not np.isfinite(v):
         return "n/a"
-    return f"{100 * v:.1f}%" if kind in ("rate", "share") else f"{v:.2f}"
+    scale, unit = numbers.units(kind)
+    return f"{scale * v:.1f}{unit}" if kind in ("rate", "share") else f"{scale * v:.2f}{unit}"
 
 
 def _fmt_diff(d: float, lo: float, hi: float, kind: str) -> str:
-    scale, unit = (100.0, " points") if kind in ("rate", "share") else (1.0, "")
-    if not np.isfinite(lo):
-        return f"{scale * d:+.2f}{unit} (no interval)"
-    half = max(hi - d, d - lo)
-    sym = abs((hi - d) - (d - lo)) <= 1e-9 * max(1.0, abs(half))
-    if sym:
-        return f"{scale * d:+.2f} ± {scale * half:.2f}{unit}"
-    return f"{scale * d:+.2f}{unit} [{scale * lo:+.2f}, {scale * hi:+.2f}]"
+    scale, unit = numbers.units(kind, change=True)
+    return numbers.estimate(d, lo, hi, scale, unit, signed=True)
 
 
 def _flatten(node, prefix=""):
@@ -290,6 +287,12 @@ def setup_differences(manifest_a: dict, manifest_b: dict) -> list[str]:
     return out
 
 
+def verdicts(table: pd.DataFrame) -> list[str]:
+    """Per row of a :func:`compare` table: 'moved', 'moved, negligible' or 'no clear change'."""
+    return ["no clear change" if not r.moved else ("moved, negligible" if r.negligible else "moved")
+            for r in table.itertuples()]
+
+
 def compare_lines(table: pd.DataFrame, info: dict, name_a: str, name_b: str) -> list[str]:
     how = (f"paired by seed: {info['games_paired']:,} games on {info['seeds_paired']:,} shared seeds"
            if info["paired"] else
@@ -299,11 +302,19 @@ def compare_lines(table: pd.DataFrame, info: dict, name_a: str, name_b: str) -> 
     lines += ["What differs: " + ("; ".join(setup) if setup else "nothing in the rules or the field")]
     if any(s.startswith("strategies:") for s in setup):
         lines += ["Note: the fields differ, so strategy metrics present in only one run are left out."]
-    lines += [f"Differences B - A with 95% intervals; {how}.", ""]
+    level = round(100 * (1 - info.get("alpha", ALPHA)), 3)
+    lines += [f"Differences B - A with {level:g}% intervals; {how}.",
+              f"'moved': Holm-adjusted p < {info.get('alpha', ALPHA):g} over the {len(table)} metrics "
+              f"(the intervals are each metric's own); 'negligible': a rate that moved by less than "
+              f"{numbers.points(info.get('min_effect', MIN_EFFECT))} (--min-effect).",
+              f"{UNFAIRNESS}: root mean square of the seats' deviations from the fair share; its change "
+              "is that of the mean square (points squared; negative: B is fairer).", ""]
     width = max(len(m) for m in table["metric"])
-    for r in table.itertuples():
-        moved = "moved" if np.isfinite(r.lo) and (r.lo > 0 or r.hi < 0) else "no clear change"
-        lines.append(f"{r.metric.ljust(width)}  {_fmt_value(r.a, r.kind):>8} -> {_fmt_value(r.b, r.kind):>8}  "
-                     f"{_fmt_diff(r.diff, r.lo, r.hi, r.kind)}  ({moved})")
+    for r, moved in zip(table.itertuples(), verdicts(table)):
+        lines.append(f"{r.metric.ljust(width)}  {_fmt_value(r.a, r.kind):>11} -> {_fmt_value(r.b, r.kind):>11}  "
+                     f"{_fmt_diff(r.diff, r.lo, r.hi, r.kind)}  ({moved}, {p_words(r.p_holm)})")
     return lines
 
+
+def p_words(p: float) -> str:
+    return p_text(p).replace("p ", "Holm p ", 1)

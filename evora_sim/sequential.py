@@ -17,7 +17,6 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 
 from .manifest import write_manifest
 from .runlock import folder_lock
@@ -28,16 +27,16 @@ METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned
           "(doubling from --games up to --max-games, K looks) and each look's intervals use level "
           "1 - 0.05/K, so the interval at the look where the run stops covers with at least 95% "
           "whatever the stopping time (a confidence sequence on the planned looks). Metric "
-          "intervals: cluster-robust (seed = cluster) delta-method t intervals; the seat advantage "
-          "spread: percentile bootstrap over seeds.")
-CI_METRICS = {
-    "seats": "every seat's win rate",
-    "spread": "the seat advantage spread",
-    "strategies": "every strategy's win rate",
-    "score": "the mean score (VP)",
-    "majority": "the majority share of the score",
-    "length": "the game length (rounds)",
-}
+          "intervals: cluster-robust (seed = cluster) delta-method t intervals; the seat "
+          "unfairness: the Feldman-Cousins interval of analysis/fairness.py.")
+OLD_NAMES = {"spread": "fairness"}     # the seat advantage spread's successor
+
+
+def ci_metrics() -> dict[str, str]:
+    """The metric groups --ci-metrics accepts, with what each holds."""
+    from analysis.variants import GROUPS
+
+    return GROUPS
 
 
 def schedule(initial: int, max_games: int, chunk_size: int) -> list[int]:
@@ -58,40 +57,24 @@ def schedule(initial: int, max_games: int, chunk_size: int) -> list[int]:
 
 
 def parse_ci_metrics(text: str) -> list[str]:
-    names = [x.strip() for x in str(text).split(",") if x.strip()]
-    bad = [x for x in names if x not in CI_METRICS]
+    names = [OLD_NAMES.get(x.strip(), x.strip()) for x in str(text).split(",") if x.strip()]
+    known = ci_metrics()
+    bad = [x for x in names if x not in known]
     if bad or not names:
         raise RunError(f"--ci-metrics: unknown metric {', '.join(map(repr, bad)) or repr(text)} "
-                       f"(expected a comma-separated list of {', '.join(CI_METRICS)})")
-    return names
-
-
-def _selected(table, groups: list[str]):
-    m = table["metric"]
-    mask = np.zeros(len(table), bool)
-    for g in groups:
-        if g == "seats":
-            mask |= m.str.match(r"^seat \d+ win rate$").to_numpy()
-        elif g == "spread":
-            mask |= (m == "seat advantage spread").to_numpy()
-        elif g == "strategies":
-            mask |= (m.str.endswith(" win rate") & ~m.str.match(r"^seat \d+ win rate$")).to_numpy()
-        elif g == "score":
-            mask |= (m == "mean score").to_numpy()
-        elif g == "majority":
-            mask |= (m == "majority share of score").to_numpy()
-        elif g == "length":
-            mask |= (m == "game length (rounds)").to_numpy()
-    return table[mask]
+                       f"(expected a comma-separated list of {', '.join(known)})")
+    return list(dict.fromkeys(names))
 
 
 def half_widths(table, groups: list[str]) -> dict[str, float]:
-    """Half-width per selected metric, in report units (points for rates and shares)."""
-    sel = _selected(table, groups)
+    """Half-width per selected metric, in report units (points for rates, shares and the seat
+    unfairness)."""
+    from analysis.numbers import units
+    from analysis.variants import metric_group
+
     out = {}
-    for r in sel.itertuples():
-        scale = 100.0 if r.kind in ("rate", "share") else 1.0
-        out[r.metric] = float(scale * (r.hi - r.lo) / 2)
+    for r in table[table["metric"].map(metric_group).isin(groups)].itertuples():
+        out[r.metric] = float(units(r.kind)[0] * (r.hi - r.lo) / 2)
     return out
 
 
@@ -133,7 +116,7 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
             rot = players if seat_rotation else 1
             data = game_data(open_run(result.out))
             data = subset(data, data.game_id < n * rot)
-            table = run_metrics(data, n_boot=2000, alpha=alpha)
+            table = run_metrics(data, alpha=alpha)
             hw = half_widths(table, groups)
             per_arm.append({"out": str(out), "half_widths": hw})
             worst = max(worst, max(hw.values()) if hw else float("inf"))

@@ -152,6 +152,70 @@ def test_clustered_wilson_widens_for_correlated_clusters_only():
     assert deff < 1 and (lo, hi) == pytest.approx(tuple(S.wilson(k.sum(), 2000)))
 
 
+def test_cluster_robust_logistic_matches_statsmodels_on_the_rows():
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(8)
+    games, n = 1500, 2
+    seed = np.repeat(np.arange(games) // 2, n)                # 2 games (rotations) per seed
+    seat = np.tile(np.arange(n), games)
+    strat = np.tile([0, 1], games) ^ np.repeat(np.arange(games) % 2, n)
+    winner = rng.random(games) < 0.55
+    win = np.where(seat == 0, winner.repeat(n), ~winner.repeat(n))
+    used = rng.random(games * n) < 0.4
+    X = pd.DataFrame({"const": 1.0, "used": used.astype(float), "strategy_1": strat.astype(float),
+                      "seat_1": seat.astype(float)})
+    ref = sm.GLM(win.astype(float), X, family=sm.families.Binomial()).fit(
+        cov_type="cluster", cov_kwds={"groups": seed})
+    key = used.astype(int) * 4 + strat * 2 + seat
+    cells = pd.DataFrame({"used": np.repeat([0, 1], 4), "strategy": np.tile(np.repeat([0, 1], 2), 2),
+                          "seat": np.tile([0, 1], 4), "wins": np.bincount(key, weights=win, minlength=8),
+                          "n": np.bincount(key, minlength=8)})
+    per_seed = (np.bincount(seed * 8 + key, weights=win, minlength=750 * 8).reshape(750, 8),
+                np.bincount(seed * 8 + key, minlength=750 * 8).reshape(750, 8))
+    got = S.logistic_effect(cells, "used", ["strategy", "seat"], clusters=per_seed)
+    assert np.log(got["odds_ratio"]) == pytest.approx(ref.params["used"], rel=1e-6)
+    assert got["p_adj"] == pytest.approx(ref.pvalues["used"], rel=1e-4)
+    se = (np.log(got["or_hi"]) - np.log(got["or_lo"])) / (2 * S.Z95)
+    assert se == pytest.approx(ref.bse["used"], rel=1e-6)
+    # without the rows: the model's own (independent seat-games) standard error
+    plain = S.logistic_effect(cells, "used", ["strategy", "seat"])
+    assert plain["odds_ratio"] == pytest.approx(got["odds_ratio"]) and plain["p_adj"] != got["p_adj"]
+
+
+def test_clustered_newcombe_is_newcombe_for_independent_trials_and_widens_for_shared_games():
+    rng = np.random.default_rng(9)
+    # one trial per cluster: the design effect is about 1, Newcombe's interval is kept
+    used = rng.random(4000) < 0.3
+    win = rng.random(4000) < 0.25
+    ones = np.ones(4000)
+    d, lo, hi, p, deff = S.newcombe_diff_clustered(win * used, used * ones, win * ~used, ~used * ones)
+    ref = S.newcombe_diff(win[used].sum(), used.sum(), win[~used].sum(), (~used).sum())
+    assert deff == pytest.approx(1.0, abs=0.1)
+    if deff <= 1:
+        assert (d, lo, hi) == pytest.approx(tuple(float(x) for x in ref))
+    # 2 seats, one user per game, one winner: the two rates are tied together (design effect 2)
+    games = 4000
+    winner, user = rng.integers(0, 2, games), rng.integers(0, 2, games)
+    k1, k0 = (winner == user).astype(float), (winner != user).astype(float)
+    d, lo, hi, p, deff = S.newcombe_diff_clustered(k1, np.ones(games), k0, np.ones(games))
+    assert deff == pytest.approx(2.0, rel=0.1)
+    _, plo, phi = S.newcombe_diff(k1.sum(), games, k0.sum(), games)
+    assert hi - lo == pytest.approx(np.sqrt(deff) * (phi - plo), rel=1e-6)
+
+
+def test_a_seat_rate_test_keeps_the_exact_binomial_unless_clusters_inflate_it():
+    k = np.full(500, 2)
+    k[:10] = 1                                      # design effect below 1
+    p, deff = S.clustered_rate_p(k, 4, 0.5)
+    assert deff < 1 and p == pytest.approx(S.binom_p(int(k.sum()), 2000, 0.5))
+    rng = np.random.default_rng(10)
+    k = 4 * rng.binomial(1, 0.5, 500)                # every cluster all or nothing
+    p, deff = S.clustered_rate_p(k, 4, 0.5)
+    z = (k.sum() / 2000 - 0.5) / np.sqrt(0.25 * deff / 2000)
+    assert deff > 3 and p == pytest.approx(2 * sps.norm.sf(abs(z)))
+
+
 # ---------------------------------------------------------------------------------------------
 # synthetic results: planted effects are found, fair ones are not flagged too often
 # ---------------------------------------------------------------------------------------------
@@ -199,6 +263,68 @@ def test_fair_results_are_not_flagged_more_often_than_alpha():
     bound = sps.binom.ppf(0.995, reps, S.ALPHA)
     assert chi_hits <= bound, chi_hits
     assert family_hits <= bound, family_hits            # Holm keeps the family-wise rate
+
+
+def placebo_cards(rng, seats: pd.DataFrame, n: int, cards: int) -> np.ndarray:
+    """Per seat row, ``cards`` fake cards each "played" by one random seat of every game: they
+    cannot change who wins."""
+    games = len(seats) // n
+    counts = np.zeros((len(seats), cards), dtype=np.int16)
+    for c in range(cards):
+        counts[np.arange(games) * n + rng.integers(0, n, games), c] = 1
+    return counts
+
+
+def test_a_placebo_card_is_significant_at_its_nominal_rate():
+    """2 players, seat rotation (a seed's 2 games share it), one random seat per game holds the
+    card. Counting seat-games as independent, p < 0.05 comes up about 16% of the time (the two
+    seats of a game share one winner); with the seed as the unit it must be 5% within its
+    Monte-Carlo error, for the raw difference and for the adjusted one; and Holm's flag over the
+    16 cards of a report may fire in at most 5% of reports."""
+    rng = np.random.default_rng(11)
+    reports, cards = 60, 16
+    raw, adjusted, naive, flagged = [], [], [], 0
+    for r in range(reports):
+        seats = synthetic_seats(2, 2000, strategies=["a", "b"], strength={"a": 0.55, "b": 0.45}, seed=200 + r)
+        t = T.exposure_table(seats, placebo_cards(rng, seats, 2, cards), [f"fake{c}" for c in range(cards)])
+        raw += list(t["p_raw"])
+        adjusted += list(t["p_adj"])
+        naive += [float(S.two_prop_p(x.win_used * x.seat_games_used, x.seat_games_used,
+                                     x.win_not * (4000 - x.seat_games_used), 4000 - x.seat_games_used))
+                  for x in t.itertuples()]
+        flagged += bool(t["significant"].any())
+    tests = reports * cards
+    lo, hi = sps.binom.ppf([0.0005, 0.9995], tests, S.ALPHA) / tests
+    for p in (raw, adjusted):
+        rate = np.mean(np.array(p) < S.ALPHA)
+        assert lo <= rate <= hi, rate
+    assert np.mean(np.array(naive) < S.ALPHA) > 2 * hi              # the old method's failure
+    assert flagged <= sps.binom.ppf(0.999, reports, S.ALPHA), flagged
+
+
+def test_two_players_have_one_seat_test_and_intervals_clustered_by_seed():
+    seats = synthetic_seats(2, 4000, strategies=["a", "b"], strength={"a": 0.6, "b": 0.4}, seed=12)
+    adv, tests = T.seat_advantage(seats)
+    assert adv["p_holm"].iloc[0] == adv["p_holm"].iloc[1] == adv["p_binom"].iloc[0] == tests["p"].iloc[0]
+    # a seed's two games are not independent: each seat's interval carries the design effect
+    per_seed = T.seed_wins(seats, 2)
+    lo, hi, deff = S.clustered_wilson(per_seed[:, 0], 2)
+    assert adv["design_effect"].iloc[0] == pytest.approx(deff)
+    assert (adv["ci_lo"].iloc[0], adv["ci_hi"].iloc[0]) == pytest.approx((lo, hi))
+    # the fairness test at 2 players is the t test of seat 0's per-seed deviation
+    ref = sps.ttest_1samp(per_seed[:, 0] / 2 - 0.5, 0.0)
+    assert tests["p"].iloc[0] == pytest.approx(ref.pvalue)
+
+
+def test_negligible_marks_significant_findings_below_the_smallest_difference_that_matters():
+    seats = synthetic_seats(4, 200_000, seat_p=[0.256, 0.25, 0.25, 0.244], seed=13)
+    adv, tests = T.seat_advantage(seats)
+    first = adv[adv["seat"] == 0].iloc[0]
+    assert first["significant"] and first["negligible"]              # 0.6 points: real, small
+    assert S.verdict(first["p_holm"], size=first["diff"]) == "significant but negligible"
+    adv2, _ = T.seat_advantage(seats, min_effect=0.005)
+    assert not adv2[adv2["seat"] == 0].iloc[0]["negligible"]
+    assert tests.iloc[0]["significant"] and tests.iloc[0]["negligible"]
 
 
 def test_a_planted_strategy_edge_is_rated_and_matched_up():
@@ -290,7 +416,10 @@ def test_report_builds_with_every_section(real_runs, tmp_path):
     runs_part = md[md.index("## Runs"):]
     for key in ("test p4", '"seed": 3', "package_version", "rules_hash", "numpy", "pandas", "python"):
         assert key in runs_part
-    assert re.search(r"Seat 0 \(the first player\) wins \d+\.\d% ± \d+\.\d% of 4-player games", md)
+    # the estimate with its interval: ± when symmetric at the digits shown, else both ends
+    assert re.search(r"Seat 0 \(the first player\) wins \d+\.\d% (± \d+\.\d%|\(95% CI \d+\.\d% to "
+                     r"\d+\.\d%\)) of 4-player games", md)
+    assert "± 0.00" not in md and "Seat unfairness (root mean square" in md
     assert "seat rotation was used" in md.lower() and "KNOWN BIAS" in md and "white or unclaimed" in md
     # self-contained: every image is a data URI, nothing is fetched
     assert "<img" in html and not re.search(r"src=['\"](?!data:)", html) and "<link" not in html

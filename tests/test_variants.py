@@ -11,6 +11,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from scipy import stats as sps
+
+from analysis.fairness import compare_fairness
+from analysis.stats import holm
+from analysis.variants import UNFAIRNESS, game_data, run_metrics
 from evora_sim.cli import main
 from evora_sim.rules import RulesError, apply_overrides, load_rules, rule_keys
 from evora_sim.runner import open_run, simulate
@@ -189,8 +194,16 @@ def test_compare_pairs_runs_on_the_same_seeds(cli, pair_runs, tmp_path):
     assert info["paired"] and info["games_paired"] == 400 and info["seeds_paired"] == 100
     t = table.set_index("metric")
     assert t.loc["mean score", "lo"] > 0                           # more VP for white stones
-    assert set(t.index) >= {"seat 0 win rate", "seat 3 win rate", "seat advantage spread",
+    assert set(t.index) >= {"seat 0 win rate", "seat 3 win rate", UNFAIRNESS,
                             "greedy win rate", "majority share of score", "game length (rounds)"}
+    # every metric is tested; 'moved' is Holm over the family of metrics
+    assert np.allclose(t["p_holm"], holm(t["p"]), equal_nan=True)
+    assert (t["moved"] == (t["p_holm"] < 0.05)).all() and t.loc["mean score", "moved"]
+    # the unfairness row: its change is that of the mean square seat deviation, paired by seed
+    a_wins, b_wins = (game_data(open_run(pair_runs / x)).seed_wins() for x in ("base", "white6"))
+    fc = compare_fairness(a_wins, b_wins, paired=True)
+    assert t.loc[UNFAIRNESS, "diff"] == pytest.approx(fc.diff) and t.loc[UNFAIRNESS, "p"] == pytest.approx(fc.p)
+    assert t.loc[UNFAIRNESS, "a"] == pytest.approx(fc.a.rms)
     # seat win-rate differences sum to zero (each game has one winner)
     assert abs(sum(t.loc[f"seat {s} win rate", "diff"] for s in range(4))) < 1e-12
     # the paired interval is narrower than the unpaired one would be for the score
@@ -198,14 +211,23 @@ def test_compare_pairs_runs_on_the_same_seeds(cli, pair_runs, tmp_path):
     assert not uinfo["paired"]
     u = unpaired.set_index("metric")
     assert (t.loc["mean score", "hi"] - t.loc["mean score", "lo"]) < (u.loc["mean score", "hi"] - u.loc["mean score", "lo"])
-    assert u.loc["seat 0 win rate", "method"].startswith("independent runs (Newcombe")
+    assert u.loc["seat 0 win rate", "method"].startswith("independent runs (cluster-robust")
+    # independent runs: each run's seed-clustered variance, added
+    a, b = game_data(open_run(pair_runs / "base")), game_data(open_run(pair_runs / "other_seed"))
+    sa = np.std([w for w in np.bincount(a.cluster, weights=a.metrics["seat 0 win rate"][0])], ddof=1) / 4
+    sb = np.std([w for w in np.bincount(b.cluster, weights=b.metrics["seat 0 win rate"][0])], ddof=1) / 4
+    se = np.hypot(sa / np.sqrt(100), sb / np.sqrt(100))
+    assert (u.loc["seat 0 win rate", "hi"] - u.loc["seat 0 win rate", "lo"]) / 2 == pytest.approx(
+        se * sps.t.ppf(0.975, se ** 4 / ((sa ** 2 / 100) ** 2 / 99 + (sb ** 2 / 100) ** 2 / 99)), rel=1e-9)
     # the CLI prints it and writes CSV
     out = tmp_path / "cmp.csv"
     text = ok(cli.invoke(main, ["compare", str(pair_runs / "base"), str(pair_runs / "white6"), "--out", str(out)]))
-    assert "paired by seed" in text and "mean score" in text and "points" in text
+    assert "paired by seed" in text and "mean score" in text and "points" in text and "Holm" in text
+    assert "± 0.00" not in text
     assert "What differs: rules white_stone.vp: 2 -> 6" in text     # names the variant, nothing else
     csv = pd.read_csv(out)
-    assert {"metric", "a", "b", "diff", "lo", "hi", "method", "paired"} <= set(csv.columns)
+    assert {"metric", "a", "b", "diff", "lo", "hi", "p", "p_holm", "moved", "negligible", "method",
+            "paired"} <= set(csv.columns)
     folder = tmp_path / "cmpdir"
     ok(cli.invoke(main, ["compare", str(pair_runs / "base"), str(pair_runs / "other_seed"), "--out", str(folder)]))
     assert (folder / "compare.csv").is_file() and "independent" in (folder / "compare.txt").read_text()
@@ -218,6 +240,7 @@ def test_compare_of_a_value_that_cannot_matter_is_zero_within_its_interval(pair_
     assert info["paired"] and info["setup"] == ["rules limits.max_rounds: 200 -> 300"]
     assert (table["diff"].abs() < 1e-12).all()
     assert ((table["lo"] <= table["diff"] + 1e-12) & (table["diff"] <= table["hi"] + 1e-12)).all()
+    assert not table["moved"].any()
 
 
 def test_compare_bad_input_is_one_line(cli, pair_runs, tmp_path):
@@ -228,6 +251,9 @@ def test_compare_bad_input_is_one_line(cli, pair_runs, tmp_path):
                          "--out", str(p2), "-q"]))
     line = one_error_line(cli.invoke(main, ["compare", str(pair_runs / "base"), str(p2)]))
     assert "player counts" in line
+    line = one_error_line(cli.invoke(main, ["compare", str(pair_runs / "base"), str(pair_runs / "white6"),
+                                            "--min-effect", "-1"]))
+    assert "--min-effect" in line and "-1" in line
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +285,10 @@ def test_a_sweep_over_white_stone_vp_moves_the_expected_metrics(cli, tmp_path):
     assert share.loc[6, "diff_hi"] < 0                      # majorities are a smaller part of more VP
     for name in ("sweep.png", "sweep.svg", "sweep.md", "sweep.html"):
         assert (out / "summary" / name).is_file()
-    assert "Seat advantage spread" in (out / "summary" / "sweep.md").read_text()
+    md = (out / "summary" / "sweep.md").read_text()
+    assert "Seat unfairness" in md and "Holm" in md and "± 0.00" not in md
+    assert {"p_holm", "change", "level"} <= set(df.columns) and (df["level"] == 0.95).all()
+    assert score.loc[6, "change"] == "moved"
     # the same command again resumes (nothing to play) and gives the same summary
     ok(cli.invoke(main, _sweep_args(out, "white_stone.vp=2,6")))
     pd.testing.assert_frame_equal(df, pd.read_csv(out / "summary" / "sweep.csv"))
@@ -317,6 +346,17 @@ def test_schedule_doubles_and_ends_at_the_maximum():
     assert schedule(100, 100, 100) == [100]
 
 
+def test_ci_metric_groups_name_every_headline_metric():
+    from evora_sim.sequential import half_widths, parse_ci_metrics
+
+    assert parse_ci_metrics("seats, spread") == ["seats", "fairness"]      # the old name still works
+    table = pd.DataFrame({"metric": [f"seat {s} win rate" for s in range(4)] + [UNFAIRNESS, "mean score"],
+                          "kind": ["rate"] * 4 + ["unfairness", "mean"],
+                          "lo": [0.2] * 4 + [0.0, 90.0], "hi": [0.3] * 4 + [0.02, 92.0]})
+    hw = half_widths(table, ["fairness", "score"])
+    assert hw == {UNFAIRNESS: pytest.approx(1.0), "mean score": pytest.approx(1.0)}
+
+
 def test_until_ci_stops_once_the_adjusted_width_is_reached(cli, tmp_path):
     out = tmp_path / "seq"
     text = ok(cli.invoke(main, ["simulate", "-n", "4", "--strategies", FIELD, "--seat-rotation",
@@ -339,7 +379,16 @@ def test_until_ci_stops_once_the_adjusted_width_is_reached(cli, tmp_path):
     # the report states the method
     rep = tmp_path / "rep"
     ok(cli.invoke(main, ["report", str(out), "--out", str(rep)]))
-    assert "Bonferroni" in (rep / "report.md").read_text()
+    md = (rep / "report.md").read_text()
+    assert "Bonferroni" in md and "## Run until sure" in md
+    # the report shows the adjusted intervals: recomputed at the per-look level, they match
+    sure = pd.read_csv(rep / "until_sure.csv").set_index("metric")
+    adjusted = run_metrics(game_data(open_run(out)), alpha=seq["alpha_per_look"]).set_index("metric")
+    assert np.allclose(sure.loc[adjusted.index, "hi"], adjusted["hi"], equal_nan=True)
+    assert (sure["level"] == 1 - seq["alpha_per_look"]).all()
+    plain = run_metrics(game_data(open_run(out))).set_index("metric")
+    assert (sure.loc["seat 0 win rate", "hi"] - sure.loc["seat 0 win rate", "lo"]
+            > plain.loc["seat 0 win rate", "hi"] - plain.loc["seat 0 win rate", "lo"])
 
 
 def test_until_ci_stops_at_the_maximum_and_says_so(cli, tmp_path):
@@ -360,13 +409,16 @@ def test_until_ci_on_a_sweep_brings_every_combination_to_the_same_size(cli, tmp_
              for f in ("white_stone.vp=2", "white_stone.vp=6")}
     assert len(sizes) == 1
     assert "Run until sure" in (out / "summary" / "sweep.md").read_text()
+    df = pd.read_csv(out / "summary" / "sweep.csv")
+    alpha = json.loads((out / "white_stone.vp=2" / "manifest.json").read_text())["sequential"]["alpha_per_look"]
+    assert np.allclose(df["level"], 1 - alpha)                   # the adjusted intervals are shown
 
 
 @pytest.mark.parametrize("extra, words", [
     (["--until-ci", "0"], ["--until-ci", "positive"]),
     (["--max-games", "100"], ["--max-games needs --until-ci"]),
     (["--until-ci", "1", "--max-games", "5"], ["--max-games", "at least --games"]),
-    (["--until-ci", "1", "--ci-metrics", "seats,luck"], ["--ci-metrics", "'luck'", "spread"]),
+    (["--until-ci", "1", "--ci-metrics", "seats,luck"], ["--ci-metrics", "'luck'", "fairness"]),
 ])
 def test_bad_until_ci_is_one_line(cli, tmp_path, extra, words):
     out = tmp_path / "seq"

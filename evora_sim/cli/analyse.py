@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .group import UserError, check_out_arg, main
+from .group import UserError, check_out_arg, main, min_effect_option
 
 
 def check_report_dir(out, option="--out") -> None:
@@ -20,7 +20,7 @@ def check_report_dir(out, option="--out") -> None:
         raise UserError(str(exc)) from None
 
 
-def write_report(run_dirs, out, allow_partial=False, players=None, option="--out"):
+def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection), then build the
     report into ``out``."""
@@ -36,7 +36,7 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
     except RunError as exc:
         raise UserError(str(exc)) from None
     try:
-        return build_report(runs, out)
+        return build_report(runs, out, min_effect=min_effect / 100)
     except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -50,9 +50,10 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
 @click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
 @click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
               help="Only the runs of this player count (repeatable).")
-def report(runs, out, allow_partial, players):
+@min_effect_option
+def report(runs, out, allow_partial, players, min_effect):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders."""
-    path = write_report(runs, out, allow_partial, players)
+    path = write_report(runs, out, allow_partial, players, min_effect=min_effect)
     click.echo(f"report: {path / 'report.html'}")
 
 
@@ -97,9 +98,11 @@ def _write_table(out, df, lines, stem):
 @click.option("--out", default=None, metavar="PATH", callback=check_out_arg,
               help="Write the table: FILE.csv, or a folder (compare.csv, compare.txt).")
 @click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
-def compare(run_a, run_b, out, allow_partial):
+@min_effect_option
+def compare(run_a, run_b, out, allow_partial, min_effect):
     """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
-    seed when both runs hold the same seeded games)."""
+    seed when both runs hold the same seeded games; 'moved' is Holm-corrected over the
+    metrics)."""
     from analysis.variants import compare as compare_runs
 
     from ..runner import RunError
@@ -107,7 +110,7 @@ def compare(run_a, run_b, out, allow_partial):
 
     a, b = _open_one(run_a, allow_partial), _open_one(run_b, allow_partial)
     try:
-        table, info = compare_runs(a, b)
+        table, info = compare_runs(a, b, min_effect=min_effect / 100)
     except RunError as exc:                  # AnalysisError, or a chunk that cannot be read
         raise UserError(str(exc)) from None
     lines = compare_lines(table, info, run_a, run_b)

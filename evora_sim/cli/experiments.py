@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from .group import UserError, check_players_arg, load_rules_arg, main
+from .group import UserError, check_players_arg, load_rules_arg, main, min_effect_option
 from .runs import _check_until, _until_ci, run_experiment, run_options, until_ci_options
 
 
@@ -15,7 +15,8 @@ from .runs import _check_until, _until_ci, run_experiment, run_options, until_ci
               help="A rules value to sweep (repeatable: every combination is played). List values "
                    "are separated by ';': emperor_tile.values=3,5;4,6.")
 @until_ci_options
-def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
+@min_effect_option
+def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=1.0, **kw):
     """Play every combination of the --param values on the same seeds (one run folder each under
     --out, resumable), then write the summary: each headline metric against the values with 95%
     intervals (--out/summary: sweep.csv, sweep.png, sweep.md, sweep.html)."""
@@ -66,8 +67,8 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", **kw):
             run_experiment(**{**kw, "out": folder}, rules=rules)
     keys = [k for k, _ in the_plan["params"]]
     try:
-        df = summary(out)
-        path = write_summary(out)
+        df = summary(out, min_effect / 100)
+        path = write_summary(out, df, min_effect / 100)
     except (AnalysisError, RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:

@@ -63,14 +63,16 @@ def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules
 def until_ci_options(f):
     for opt in reversed([
         click.option("--until-ci", "until_ci", type=float, default=None, metavar="WIDTH",
-                     help="Keep adding games (doubling from --games) until the 95% half-width of "
-                          "the --ci-metrics is below WIDTH (percentage points for rates and shares; "
-                          "VP or rounds for means), or --max-games. Intervals are Bonferroni-"
-                          "adjusted over the planned looks, so they stay valid under this stopping."),
+                     help="Keep adding games (doubling from --games) until the half-width of the "
+                          "--ci-metrics' 95% intervals, Bonferroni-adjusted over the planned looks "
+                          "(so they stay valid under this stopping), is below WIDTH (percentage "
+                          "points for rates, shares and the seat unfairness; VP or rounds for "
+                          "means), or --max-games. Report and sweep show these adjusted intervals."),
         click.option("--max-games", type=int, default=None, metavar="N",
                      help="With --until-ci: the most seeds to play (default 32 x --games)."),
         click.option("--ci-metrics", default="seats", show_default=True, metavar="A,B",
-                     help="With --until-ci: seats, spread, strategies, score, majority, length."),
+                     help="With --until-ci: seats, fairness (the seat unfairness; 'spread' is its old "
+                          "name), strategies, score, majority, length."),
     ]):
         f = opt(f)
     return f

@@ -1,0 +1,78 @@
+"""How an estimate is written: with the digits its interval needs, so a narrow interval never
+reads "± 0.00" and a wide one does not pretend to precision it lacks. The report, ``evora
+compare`` and the sweep summary all write numbers through here."""
+from __future__ import annotations
+
+import math
+
+POINT_KINDS = ("rate", "share", "unfairness")      # written in points of win rate (x 100)
+
+
+def in_points(kind: str) -> bool:
+    """A metric of this kind (rate, share, the seat unfairness) is written in points (x 100)."""
+    return kind in POINT_KINDS
+
+
+def units(kind: str, change: bool = False) -> tuple[float, str]:
+    """(scale, unit) a metric of ``kind`` is written in; ``change``: its difference between runs
+    (rates in points; the seat unfairness's change in mean square in points squared)."""
+    if kind in ("rate", "share"):
+        return (100.0, " points") if change else (100.0, "%")
+    if kind == "unfairness":
+        return (1e4, " points²") if change else (100.0, " points")
+    return 1.0, ""
+
+
+def points(rate: float) -> str:
+    """A difference in win rate in words: 0.01 -> '1 point', 0.025 -> '2.5 points'."""
+    x = 100 * rate
+    return f"{x:g} point" + ("" if x == 1 else "s")
+
+
+def decimals(half: float, least: int = 1, most: int = 6) -> int:
+    """Decimals that show a half-width with at least one significant digit: 0.5 -> 1,
+    0.09 -> 2, 0.004 -> 3 (never fewer than ``least``, never more than ``most``)."""
+    if not (math.isfinite(half) and half > 0):
+        return least
+    return int(min(most, max(least, math.ceil(-math.log10(half) - 1e-9))))
+
+
+def _symmetric(v: float, lo: float, hi: float, scale: float) -> bool:
+    """The interval's two arms print the same at the digits its half-width needs."""
+    d = decimals(scale * (hi - lo) / 2)
+    return round(scale * (hi - v), d) == round(scale * (v - lo), d)
+
+
+def estimate(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
+             signed: bool = False) -> str:
+    """'26.37% ± 0.09%' or '-0.83 ± 0.10 points' for a symmetric interval (symmetric at the
+    digits shown), '1.06 points (95% CI 0.98 to 1.14)' otherwise; 'n/a' without an estimate."""
+    if not math.isfinite(v):
+        return "n/a"
+    sign = "+" if signed else ""
+    word = unit.startswith(" ")          # a word is written once, a symbol after every number
+    inner = "" if word else unit
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{scale * v:{sign}.{decimals(float('nan'))}f}{unit} (no interval)"
+    if lo == hi == v:
+        return f"{scale * v:{sign}.{decimals(float('nan'))}f}{unit} (no variation: the same in every seed)"
+    if _symmetric(v, lo, hi, scale):
+        half = scale * (hi - lo) / 2
+        d = decimals(half)
+        return f"{scale * v:{sign}.{d}f}{inner} ± {half:.{d}f}{unit}"
+    arm = min(hi - v, v - lo)
+    d = decimals(scale * arm if arm > 0 else scale * (hi - lo) / 2)
+    return (f"{scale * v:{sign}.{d}f}{unit} (95% CI {scale * lo:{sign}.{d}f}{inner} to "
+            f"{scale * hi:{sign}.{d}f}{inner})")
+
+
+def bracket(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
+            signed: bool = False) -> str:
+    """'25.4% [24.9, 25.9]': the estimate and its interval in brackets, for tables."""
+    if not math.isfinite(v):
+        return "n/a"
+    sign = "+" if signed else ""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{scale * v:{sign}.1f}{unit}"
+    d = decimals(scale * (hi - lo) / 2)
+    return f"{scale * v:{sign}.{d}f}{unit} [{scale * lo:{sign}.{d}f}, {scale * hi:{sign}.{d}f}]"
