@@ -15,7 +15,7 @@ from numba import njit
 from strategies.custom import is_custom
 from strategies.compiled import KIND_RANDOM
 from strategies.decide import choose, new_buffers
-from strategies.registry import as_strategy, seat_arrays
+from strategies.registry import as_strategy, seat_arrays, tree_nodes
 
 from . import engine as E
 from . import layout as L
@@ -92,11 +92,12 @@ def _batch(R, n, seeds, kinds, W, games, seats, stats, s, log, no_custom, legal,
         log = log[:0]
 
 
-def buffers(n_players: int):
+def buffers(n_players: int, strategies=()):
     """The scratch arrays of the compiled game loop: which seats are custom (none here), the
-    legal actions, the strategies' random stream, the seats' lookahead work (one tuple)."""
+    legal actions, the strategies' random stream, the seats' work (one tuple; a search tree
+    large enough for the largest search budget among ``strategies``)."""
     return (np.zeros(n_players, dtype=np.bool_), np.empty(L.N_ACTIONS, dtype=np.int32),
-            np.zeros(1, dtype=np.uint64), new_buffers())
+            np.zeros(1, dtype=np.uint64), new_buffers(tree_nodes(strategies)))
 
 
 @njit(cache=True)
@@ -161,7 +162,7 @@ def play_batch(rules, n_players: int, seeds, strategies, decision_timeout: float
     kinds, W = seat_arrays(items)
     res = new_result(seeds, n_players)
     _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
-           np.empty(0, dtype=np.int64), *buffers(n_players))
+           np.empty(0, dtype=np.int64), *buffers(n_players, items))
     return res
 
 
@@ -173,10 +174,11 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     from strategies import planner as P
 
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    kinds, W = seat_arrays(seat_strategies(n_players, strategies))
     res = new_result(seeds, n_players)
-    no_custom, legal, rs, work = buffers(n_players)
-    meta = work[-1]
+    items = seat_strategies(n_players, strategies)
+    kinds, W = seat_arrays(items)
+    no_custom, legal, rs, work = buffers(n_players, items)
+    meta = work[0][-1]
     meta[P.M_COUNT] = 1
     _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
            np.empty(0, dtype=np.int64), no_custom, legal, rs, work)
@@ -186,17 +188,34 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
 
 
 def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000,
-              decision_timeout: float | None = None):
-    """Play one game; return (final state array, action log)."""
+              decision_timeout: float | None = None, notes: list | None = None):
+    """Play one game; return (final state array, action log). With a list as ``notes``, each
+    decision a search player made appends what it saw (``search_notes``)."""
     items = seat_strategies(n_players, strategies)
     if any(is_custom(x) for x in items):
         from .mixed import play_mixed_game
-        return play_mixed_game(rules, n_players, seed, items, max_log, decision_timeout)
+        return play_mixed_game(rules, n_players, seed, items, max_log, decision_timeout, notes)
     s = E.new_state()
     log = np.zeros(max_log, dtype=np.int64)
     kinds, W = seat_arrays(items)
     seeds = np.array([seed], dtype=np.int64)
     res = new_result(seeds, n_players)
-    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, log, *buffers(n_players))
+    bufs = buffers(n_players, items)
+    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, log, *bufs)
+    if notes is not None:
+        notes.extend(search_notes(bufs[3]))
     steps = int(res.games[0, GAME_COLUMNS.index("decisions")])
     return s, log[:min(steps, max_log)].copy()
+
+
+def search_notes(work) -> list[dict]:
+    """What each search decision of a game saw, in order: the turn, the seat, how many actions
+    its root searched, and the most visited (action, visits, the seat's mean reward)."""
+    from strategies.mcts import WHY_TOP
+    why, count = work[1][14], int(work[1][15][0])
+    out = []
+    for row in why[:count]:
+        top = [(int(row[3 + 3 * j]), int(row[4 + 3 * j]), float(row[5 + 3 * j]))
+               for j in range(WHY_TOP) if row[3 + 3 * j] >= 0]
+        out.append({"turn": int(row[0]), "seat": int(row[1]), "actions": int(row[2]), "top": top})
+    return out

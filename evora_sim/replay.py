@@ -250,6 +250,15 @@ def _top_frame(s: np.ndarray) -> tuple[int, int]:
     return int(s[f]), int(s[f + 1])
 
 
+def search_line(state: api.State, note: dict) -> str:
+    """A search decision's most visited actions, with their visits and the seat's mean reward."""
+    if note["actions"] == 1:
+        return "search: every choice here is alike (equal columns); not searched"
+    top = "; ".join(f"{api.describe_action(state, a)} ({v:,} visits, mean reward {q:.3f})"
+                    for a, v, q in note["top"])
+    return f"search of {note['actions']} distinct actions, most visited: {top}"
+
+
 def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
                  decision_timeout: float | None = None) -> list[str]:
     """Play the seeded game and return its readable log, ending with the final scoring table.
@@ -258,7 +267,9 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
     seats = batch.seat_strategies(n, strategies)
     names = [x.name for x in seats]
     state = api.new_game(rules, n, seed)          # checks the seed before anything is played
-    final, log = batch.play_game(rules, n, seed, seats, decision_timeout=decision_timeout)
+    notes: list[dict] = []
+    final, log = batch.play_game(rules, n, seed, seats, decision_timeout=decision_timeout, notes=notes)
+    searching = [bool(getattr(x, "search", ())) for x in seats]
 
     meta = rules.data.get("meta", {})
     lines = [f"Evora replay: {n} players, seed {seed}, rules {str(meta.get('name', '?'))!r} "
@@ -288,6 +299,8 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
             who = ""
         forced = " (forced)" if len(legal) == 1 else ""
         lines.append(f"  {who}[{api.decision_name(state)}] {api.describe_action(state, action)}{forced}")
+        if searching[p] and len(legal) > 1 and notes:
+            lines.append("    " + search_line(state, notes.pop(0)))
         before = arr.copy()
         api.apply_action(state, action)
         lines += ["    " + c for c in change_lines(rules, before, state.arr, action)]

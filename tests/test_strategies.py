@@ -308,7 +308,7 @@ def test_entry_point_strategies(entry_point, cli):
     ref = play_batch(RULES, 2, np.arange(4), [CAUTIOUS, "random"])
     assert (res.seats == ref.seats).all()            # the same class, however it is named
     assert "known strategies: balanced, blocker, builder, cards, emperor, greedy, heights, majority, " \
-           "random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
+           "mcts, random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
     out = ok(cli.invoke(main, ["strategies"]))
     assert "cautious_ep  = strategies.examples.cautious:Cautious" in out
     with pytest.raises(StrategyError, match="a Python strategy takes no weights"):

@@ -78,6 +78,10 @@ def list_strategies():
             lines.append(f"  {''.ljust(width)}  weights: none (no evaluation)")
     lines += ["", "Plans (the option plan=, e.g. 'greedy(plan=action)'):"]
     lines += [f"  {name.ljust(6)}  {text}" for name, text in PLAN_HELP.items()]
+    from strategies.search_spec import DEFAULTS, DESCRIPTION, HELP, NAME
+    lines += ["", f"The search player: {NAME}(option=value, ...)", f"  {DESCRIPTION}"]
+    ow = max(len(k) for k in DEFAULTS)
+    lines += [f"  {k.ljust(ow)}  {HELP[k]} (default {DEFAULTS[k]})" for k in DEFAULTS]
     fw = max(len(f) for f in FEATURES)
     lines += ["", "Features (weight names), for the player to move:"]
     lines += [f"  {f.ljust(fw)}  {FEATURE_HELP[f]}" for f in FEATURES]
