@@ -37,7 +37,8 @@ from cli_results import one_error_line
 RULES = load_rules()
 
 # the reference run: 3 chunks of 100 seeds, one greedy seat
-REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=5, chunk_size=100)
+REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=5, chunk_size=100,
+           seat_rotation=False)
 
 GAMES_COLUMNS = ["game_id", "seed", "n_players", "rotation", "rounds", "turns", "end_trigger",
                  "winner_seat"]
@@ -81,7 +82,7 @@ def cli_args(out, **kw) -> list[str]:
     args = ["simulate", "--players", str(cfg["players"]), "--games", str(cfg["games"]),
             "--strategies", cfg["strategies"], "--seed", str(cfg["seed"]),
             "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet"]
-    return args
+    return args + ([] if cfg["seat_rotation"] else ["--no-seat-rotation"])
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +229,8 @@ def test_seat_rotation_plays_each_seed_under_every_rotation(tmp_path):
     # rotation r is exactly a plain run of the rotated strategy list on the same seeds
     for r in range(n):
         rotated = ",".join(names[(seat - r) % n] for seat in range(n))
-        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", chunk_size=40)
+        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", chunk_size=40,
+                         seat_rotation=False)
         mine = g[g["rotation"] == r].sort_values("game_id").reset_index(drop=True)
         theirs = plain.games.sort_values("game_id").reset_index(drop=True)
         cols = ["seed", "rounds", "turns", "end_trigger", "winner_seat"]

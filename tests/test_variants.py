@@ -141,7 +141,7 @@ def test_the_manifest_records_the_resulting_rules(cli, tmp_path):
 # ---------------------------------------------------------------------------------------------
 def _run(tmp_path, name, sets=(), games=120, players=4, strategies="greedy,balanced,cards,emperor"):
     rules = load_rules(overrides=list(sets))
-    return simulate(players, games, strategies, seed=3, out=tmp_path / name, rules=rules)
+    return simulate(players, games, strategies, seed=3, out=tmp_path / name, rules=rules, seat_rotation=False)
 
 
 def test_white_stone_vp_2_vs_6_moves_white_vp_and_scores_up(tmp_path):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .group import UserError, check_out_arg, main, min_effect_option
+from .group import UserError, check_out_arg, examples, main, min_effect_option
 
 
 def check_report_dir(out, option="--out") -> None:
@@ -43,7 +43,9 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
         raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
 
 
-@main.command()
+@main.command(epilog=examples("evora report runs/base/p4 --out reports/base",
+                              "evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
+                              "evora report runs/big --out reports/big --players 4 --allow-partial"))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
 @click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
               help="Report folder: created, or replaced if it holds an earlier report and nothing else.")
