@@ -41,7 +41,7 @@ REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=
            seat_rotation=False)
 
 GAMES_COLUMNS = ["game_id", "seed", "n_players", "rotation", "rounds", "turns", "end_trigger",
-                 "winner_seat"]
+                 "winner_seat", "lead_changes", "comeback", "winner_led_from", "decided_last_round"]
 SEATS_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", "vp_build", "vp_white",
                  "vp_empty_stack", "vp_cards", "vp_emperor", "vp_column_majority", "vp_height_1",
                  "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals", "parts_left"]
