@@ -88,9 +88,9 @@ def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%"
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{scale * v:{sign}.1f}{unit}"
     d = decimals(scale * (hi - lo) / 2)
-    word = unit.startswith(" ")
-    return (f"{scale * v:{sign}.{d}f}{'' if word else unit} ({scale * lo:{sign}.{d}f}–"
-            f"{scale * hi:{sign}.{d}f}){unit if word else ''}")
+    # a signed range reads "-16.6 to -7.2": a dash between signed numbers would read as a minus
+    between = f"{scale * lo:.{d}f} to {scale * hi:.{d}f}" if signed else f"{scale * lo:.{d}f}–{scale * hi:.{d}f}"
+    return f"{scale * v:{sign}.{d}f}{unit} ({between})"
 
 
 def p_cell(p: float) -> str:
