@@ -78,3 +78,22 @@ def test_an_unrotated_mixed_field_gets_no_seat_finding(tmp_path):
     assert set(adv["n_players"]) == {2}                          # no 4-player seat rows at all
     four = answer.split("### 4 players")[1].split("###")[0]
     assert re.search(r"significant|Is it fair", four) is None
+
+
+def test_the_readme_board_example_validates_runs_and_is_reported_as_the_rules_board(tmp_path):
+    from pathlib import Path
+
+    from analysis import names
+    from evora_sim.rules import load_rules
+
+    example = Path(__file__).resolve().parents[1] / "docs" / "examples" / "board.toml"
+    readme = (example.parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "docs/examples/board.toml" in readme and "[[board.spaces]]" in readme
+    rules = load_rules(example)
+    assert len(rules.data["board"]["spaces"]) == 16 and not names.board_is_default(rules.data)
+    res = CliRunner().invoke(main, ["replay", "-n", "2", "--seed", "3", "--strategies", "greedy(plan=action),random",
+                                    "--rules", str(example)])
+    assert res.exit_code == 0 and "Final scoring" in res.output
+    run = simulate(2, 6, "greedy(plan=action),random", seed=1, out=tmp_path / "run", chunk_size=6, rules=rules)
+    _, md = _report([run.out], tmp_path / "rep")
+    assert "the one given by the rules" in md and "reconstruction (decision D1): the published" not in md
