@@ -343,10 +343,50 @@ class _NoBar:
         pass
 
 
+PROGRESS_SECONDS = 15.0       # off a terminal: a progress line at most this often (10-30 s asked)
+
+
+class _Lines:
+    """Progress off a terminal (nohup, a pipe, CI): one line on stderr at most every
+    PROGRESS_SECONDS, with games done, games/s and the time left; a log stays readable and a
+    long run does not look hung."""
+
+    def __init__(self, total: int, done: int):
+        self.total, self.done, self.start_done = total, done, done
+        self.start = self.last = time.monotonic()
+
+    def update(self, n):
+        self.done += n
+        now = time.monotonic()
+        if now - self.last < PROGRESS_SECONDS or self.done >= self.total:
+            return
+        self.last = now
+        rate = (self.done - self.start_done) / max(now - self.start, 1e-9)
+        left = (self.total - self.done) / rate if rate > 0 else float("nan")
+        print(f"evora: {self.done:,} of {self.total:,} games ({100 * self.done / self.total:.0f}%), "
+              f"{rate:,.0f} games/s, about {_duration(left)} left", file=sys.stderr, flush=True)
+
+    def close(self):
+        pass
+
+
+def _duration(seconds: float) -> str:
+    if not seconds == seconds:                # nan
+        return "an unknown time"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _progress(total_games: int, done_games: int, quiet: bool):
-    """tqdm's bar (games done, games/s, time left) on a terminal; nothing if quiet or piped."""
-    if quiet or not sys.stderr.isatty():
+    """tqdm's bar (games done, games/s, time left) on a terminal; off a terminal a line every
+    PROGRESS_SECONDS; nothing if quiet."""
+    if quiet:
         return _NoBar()
+    if not sys.stderr.isatty():
+        return _Lines(total_games, done_games)
     try:
         from tqdm import tqdm
     except ImportError:                      # tqdm is optional: no bar without it

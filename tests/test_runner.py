@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -554,3 +555,14 @@ def test_cli_quiet_prints_only_the_summary(tmp_path, cli):
     assert result.stderr == ""
     assert result.stdout.strip() == f"20 games in {out} (tables: games, seats, cards, spaces)"
     assert open_run(out).n_games == 20
+
+
+def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
+    monkeypatch.setattr(R, "PROGRESS_SECONDS", 0.0)          # a line at every chunk but the last
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    simulate(**{**REF, "games": 30, "chunk_size": 10}, out=tmp_path / "run", quiet=False)
+    monkeypatch.undo()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and all(re.fullmatch(r"evora: \d+ of 30 games \(\d+%\), [\d,]+ games/s, about .+ left", x)
+                                   for x in lines), lines
