@@ -33,6 +33,7 @@ from evora_sim.runner import RunResult
 
 from . import numbers
 from .fairness import compare_fairness, seat_fairness
+from .names import flatten
 from .stats import ALPHA, MIN_EFFECT, holm, negligible, p_text
 from .tables import MAJORITY_CATEGORIES, AnalysisError, _blocks
 
@@ -261,22 +262,11 @@ def _fmt_diff(d: float, lo: float, hi: float, kind: str) -> str:
     return numbers.estimate(d, lo, hi, scale, unit, signed=True)
 
 
-def _flatten(node, prefix=""):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _flatten(v, f"{prefix}{k}.")
-    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
-        for i, v in enumerate(node):
-            yield from _flatten(v, f"{prefix}{i}.")
-    else:
-        yield prefix[:-1], node
-
-
 def setup_differences(manifest_a: dict, manifest_b: dict) -> list[str]:
     """What differs between two runs' set-ups: each rules key (as a --set would name it), the
     strategies, the player count; so a reader knows what a moved metric was moved by."""
     out = []
-    ra, rb = dict(_flatten(manifest_a.get("rules", {}))), dict(_flatten(manifest_b.get("rules", {})))
+    ra, rb = dict(flatten(manifest_a.get("rules", {}))), dict(flatten(manifest_b.get("rules", {})))
     for key in sorted(set(ra) | set(rb)):
         if ra.get(key) != rb.get(key):
             out.append(f"rules {key}: {ra.get(key)!r} -> {rb.get(key)!r}")

@@ -86,4 +86,4 @@ def test_compare_pairs_the_player_counts_of_two_run_folders_and_draws_the_change
     assert (tmp_path / "one.png").is_file()
     line = one_error_line(CliRunner().invoke(main, ["compare", str(tmp_path / "base" / "p2"),
                                                     str(tmp_path / "white6" / "p3")]))
-    assert "share no player count" in line
+    assert "no player count in common" in line

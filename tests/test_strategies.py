@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from evora_sim import api
 from evora_sim import layout as L
-from evora_sim.batch import SEAT_COLUMNS, play_batch, play_game
+from evora_sim.batch import GAME_COLUMNS, SEAT_COLUMNS, play_batch, play_game
 from evora_sim.cli import main
 from evora_sim.mixed import play_mixed_batch
 from evora_sim.rules import load_rules
@@ -212,7 +212,7 @@ def test_weight_sets_from_a_designers_file(tmp_path):
     assert weights(more)["column"] == 3.5
     # relative to the working directory, as typed
     res = play_batch(RULES, 2, np.arange(10), [f"{path}:aggressive", "random"])
-    assert res.games.shape == (10, 5)
+    assert res.games.shape == (10, len(GAME_COLUMNS))
 
 
 @pytest.mark.parametrize("text, spec, message", [

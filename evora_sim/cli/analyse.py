@@ -139,8 +139,9 @@ def compare(run_a, run_b, out, allow_partial, min_effect):
     a, b = _open_runs(run_a, allow_partial), _open_runs(run_b, allow_partial)
     counts = sorted(set(a) & set(b))
     if not counts:
-        raise UserError(f"{run_a} and {run_b} share no player count ({sorted(a)} and {sorted(b)}); "
-                        "compare runs of the same player count")
+        raise UserError(f"{run_a} and {run_b} have no player count in common (runs of "
+                        f"{', '.join(map(str, sorted(a)))} and {', '.join(map(str, sorted(b)))} players); "
+                        "compare runs of the same player counts")
     tables, lines = [], []
     for n in counts:
         try:
