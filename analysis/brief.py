@@ -74,7 +74,7 @@ def _seat_sentence(row, n: int, min_effect: float) -> str:
     who = _seat_name(int(row["seat"]), n)
     rate = ranged(row["win_rate"], row["ci_lo"], row["ci_hi"])
     rate, rng = rate.split(" (", 1)
-    text = f"{who} wins {rate} of {n}-player games (95% range {rng[:-1]}) instead of {100 * fair:.4g}%"
+    text = f"{who} wins {rate} of {n}-player games (95% range {rng[:-1]}) instead of {100 * fair:.3g}%"
     if not row["significant"]:
         return text + ": no clear difference from a fair share."
     size = f"{100 * row['diff']:+.1f} points{_vp_words(vp)}"

@@ -89,7 +89,8 @@ def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%"
         return f"{scale * v:{sign}.1f}{unit}"
     d = decimals(scale * (hi - lo) / 2)
     # a signed range reads "-16.6 to -7.2": a dash between signed numbers would read as a minus
-    between = f"{scale * lo:.{d}f} to {scale * hi:.{d}f}" if signed else f"{scale * lo:.{d}f}–{scale * hi:.{d}f}"
+    dash = not signed and lo >= 0
+    between = f"{scale * lo:.{d}f}–{scale * hi:.{d}f}" if dash else f"{scale * lo:.{d}f} to {scale * hi:.{d}f}"
     return f"{scale * v:{sign}.{d}f}{unit} ({between})"
 
 

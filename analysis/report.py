@@ -195,8 +195,7 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
             "other score in the game.")
     keep_adv = adv[~adv["n_players"].isin(list(held))]
     keep_tests = tests[~tests["n_players"].isin(list(held))]
-    figures = [("Each seat's deviation from a fair share", "seat_deviation",
-                lambda: plots.seat_deviation(keep_adv, held))]
+    figures = []               # the seats' deviations are drawn in the answer, above
     tables = []
     if len(keep_adv):
         tables = [Table("seat_advantage", keep_adv, display.seats(keep_adv)),
