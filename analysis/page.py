@@ -30,7 +30,7 @@ nav{font-size:14px;margin:.4em 0 1em}nav a{margin-right:1em;color:#0969da;text-d
 table{border-collapse:collapse;width:100%;font-size:13px;margin:.3em 0 1.1em;table-layout:auto}
 th,td{border-bottom:1px solid #d8dee4;padding:4px 7px;text-align:left;vertical-align:top;
  overflow-wrap:anywhere}
-th{background:#eef1f4;font-weight:600}
+th{background:#eef1f4;font-weight:600;overflow-wrap:break-word}
 tr:hover td{background:#f6f8fa}
 figure{margin:.6em 0 1.2em}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:13px;color:#57606a}
