@@ -96,7 +96,7 @@ class _Table:
         self.kinds, self.W = seat_arrays(strategies)
         self.custom = np.array([is_custom(x) for x in strategies], dtype=np.bool_)
         self.s = E.new_state()
-        _, self.legal, self.rs, self.work = buffers(n_players, strategies)
+        _, self.legal, self.rs, self.work, self.track = buffers(n_players, strategies)
         for p, x in enumerate(strategies):      # load every custom strategy before any game
             if is_custom(x):
                 x.obj()
@@ -112,7 +112,7 @@ class _Table:
         cap = log.shape[0]
         while True:
             k, steps = advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.work,
-                               log, steps)
+                               log, steps, self.track)
             if k == 0:
                 return steps
             p = int(s[L.G_CUR])
@@ -167,7 +167,7 @@ def play_mixed_batch(rules, n_players: int, seeds, strategies, decision_timeout=
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
         steps = table.play(int(seeds[g]), nolog)
-        record(table.s, n_players, g, steps, res.games, res.seats, res.stats)
+        record(table.s, n_players, g, steps, res.games, res.seats, res.stats, table.track)
     return res
 
 

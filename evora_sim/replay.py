@@ -137,6 +137,7 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
     for t in range(L.NITILE):
         if b[L.ITILE_AVAIL + t] and not a[L.ITILE_AVAIL + t]:
             out.append(f"seat {p} takes the instant tile {L.ITILE_NAMES[t]}")
+    end_of_turn = []          # drawn cards join the hand when the turn ends: said after the turn's events
     for q in range(n):
         gone, joined = [], []
         for e in range(L.NEFF):
@@ -153,7 +154,7 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
                 verb = "gives up"
             out.append(f"seat {q} {verb} {_cards(gone)} ({_hand(hand)})")
         if joined:
-            out.append(f"seat {q}: drawn cards join the hand: {_cards(joined)} ({_hand(hand)})")
+            end_of_turn.append(f"turn over: seat {q}'s drawn cards join the hand: {_cards(joined)} ({_hand(hand)})")
 
     # Emperor tiles
     for q in range(n):
@@ -218,6 +219,8 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
                 parts.append(f"{d:+d} VP {name}")
         if parts:
             out.append(f"seat {q}: {', '.join(parts)} (score {int(a[_pb(q) + L.P_SCORE])})")
+
+    out += end_of_turn
 
     # the end of the game
     if not b[L.G_END_TRIGGER] and a[L.G_END_TRIGGER]:
@@ -303,7 +306,16 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
             lines.append("    " + search_line(state, notes.pop(0)))
         before = arr.copy()
         api.apply_action(state, action)
-        lines += ["    " + c for c in change_lines(rules, before, state.arr, action)]
+        changes = change_lines(rules, before, state.arr, action)
+        if action == L.A_SITE and not changes and not state.arr[L.G_SP]:
+            k = int(before[L.G_MOVED])                    # the worker moved this turn
+            x = int(before[_pb(p) + L.P_WPOS + k]) if k >= 0 else -1
+            where = f"space {_space(rules, x)}" if x >= 0 else "the space"
+            changes = [f"the action of {where} does nothing: nothing it offers can be done now"]
+        lines += ["    " + c for c in changes]
+        if int(state.arr[L.G_ROUND]) != int(before[L.G_ROUND]) and before[L.G_PHASE] != L.PH_SETUP:
+            lines.append(f"  Scores after round {int(before[L.G_ROUND])}: " + ", ".join(
+                f"seat {q} {int(state.arr[_pb(q) + L.P_SCORE])}" for q in range(n)))
         # the cards paid for an instant tile, counted against the cards the engine asked for
         kind, owed = _top_frame(state.arr)
         if L.A_TILE <= action < L.A_DISCARD:

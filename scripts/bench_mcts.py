@@ -19,7 +19,6 @@ Mistakes in the arguments end with one line on stderr and exit status 2.
 """
 from __future__ import annotations
 
-import argparse
 import resource
 import statistics
 import sys
@@ -71,7 +70,7 @@ def one_search(search, seed: int) -> float:
     state = api.new_game(rules, 4, seed)
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     kinds, W = seat_arrays([search] * 4)
-    _, _, rs, work = batch.buffers(4, [search])
+    _, _, rs, work, _ = batch.buffers(4, [search])
     rs[0] = np.uint64(seed)
     t0 = time.process_time()
     choose(kinds[0], W, 0, state.arr, rules.packed, legal, len(legal), rs, work)

@@ -1118,7 +1118,7 @@ def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():
         picks = []
         for st in (state, other):
             kinds, W = seat_arrays([s] * 3)
-            _, _, rs, work = buffers(3, [s])
+            _, _, rs, work, _ = buffers(3, [s])
             rs[0] = np.uint64(5)
             p = int(st.arr[L.G_CUR])
             picks.append(int(choose(kinds[p], W, p, st.arr.copy(), rules.packed, legal, len(legal), rs, work)))

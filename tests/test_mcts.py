@@ -135,7 +135,7 @@ def test_no_peeking_at_the_hidden_order(players, seed):
             picks = []
             for s in (state, other):
                 kinds, W = seat_arrays([spec] * players)
-                _, _, rs, work = buffers(players, [spec])
+                _, _, rs, work, _ = buffers(players, [spec])
                 rs[0] = np.uint64(99)
                 picks.append(int(choose(kinds[0], W, int(s.arr[L.G_CUR]), s.arr.copy(), RULES.packed,
                                         np.array(legal, dtype=np.int32), len(legal), rs, work)))
