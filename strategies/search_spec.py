@@ -90,8 +90,8 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
                             f"of: {', '.join(REWARDS)})")
     rollout = _rollout(spec, str(given["rollout"]), parse_spec)
     options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon}
-    shown = [f"{k}={_text(v)}" for k, v in options.items() if v != DEFAULTS[k]]
-    name = f"{NAME}({', '.join(shown)})" if shown else NAME
+    # the full spec, every option written: a table stays readable when the defaults change
+    name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 

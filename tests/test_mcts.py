@@ -30,13 +30,13 @@ SMALL = "mcts(iterations=60, rollout=greedy(plan=action), horizon=4)"
 # ---------------------------------------------------------------------------------------------
 def test_the_spec_and_its_name():
     s = parse_spec("mcts")
-    assert s.kind == KIND_MCTS and s.name == "mcts" and s.search[0] == 1000
-    # only the options that differ from the defaults are named, in a fixed order
+    assert s.kind == KIND_MCTS and s.search[0] == 1000
+    # tables and manifests name the full spec, every option in a fixed order
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, rollout=balanced(plan=action), reward=win)"
-    assert parse_spec(t.name) == t
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8)"
+    assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
-    assert parse_spec("mcts(rollout=greedy(plan=action), horizon=8)").name == "mcts"      # the defaults
     # a manifest's description reads back to the same player
     info = resolved(t)
     assert info["kind"] == "mcts" and info["iterations"] == 250 and info["rollout"] == "balanced(plan=action)"

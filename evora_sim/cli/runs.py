@@ -191,12 +191,13 @@ def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
 
 
 
-# The main job's fields: the strongest built-ins of a 2-player round robin (balanced, cards),
-# then emperor and greedy - mid-table, with plans of their own (Emperor tiles; its own total) -
-# so seats are measured in competent, varied play. Seat rotation puts every strategy in every
-# seat on the same seeds, so seat effects are not strategy effects. random and the weakest
-# specialists stay out: a weak seat-mate hands wins to the others and blurs seat effects.
-DEFAULT_FIELD = {2: "balanced,cards", 3: "balanced,cards,emperor", 4: "balanced,cards,emperor,greedy"}
+# The main job's fields: the strongest turn-planning built-ins of a 2-player round robin
+# (1,000 games a pair, seeds 930001..: balanced beat every other; greedy and blocker next, even
+# with each other; then cards), so seats are measured in competent, varied play (its own total;
+# denying the leader; cards and tiles). Seat rotation puts every strategy in every seat on the
+# same seeds, so seat effects are not strategy effects. random and the weakest specialists stay
+# out: a weak seat-mate hands wins to the others and blurs seat effects.
+DEFAULT_FIELD = {2: "balanced,greedy", 3: "balanced,greedy,blocker", 4: "balanced,greedy,blocker,cards"}
 DEFAULT_GAMES = 48_000
 
 
