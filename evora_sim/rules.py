@@ -450,3 +450,52 @@ def apply_overrides(data: dict, assignments) -> dict:
                              f"--set {where}=... ({_allowed(where)})")
     return out
 
+
+# ---------------------------------------------------------------------------------------------
+# a variant as a rules file
+# ---------------------------------------------------------------------------------------------
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def _leaf_differences(ours: dict, theirs: dict, prefix: str = "") -> list[tuple[str, Any]]:
+    out = []
+    for key, value in ours.items():
+        other = theirs.get(key) if isinstance(theirs, dict) else None
+        if isinstance(value, dict) and isinstance(other, dict):
+            out += _leaf_differences(value, other, f"{prefix}{_toml_key(key)}.")
+        elif value != other:
+            out.append((f"{prefix}{_toml_key(key)}", value))
+    return out
+
+
+def partial_toml(rules: Rules, header: str = "") -> str:
+    """The rules as a partial rules file over the shipped ones: only what differs (the board's
+    spaces whole, as a rules file replaces that list whole), so ``--rules FILE`` gives back rules
+    with the same hash."""
+    default = validate(_read_toml(default_rules_path())).data
+    lines = [f"# {x}" if x else "#" for x in header.splitlines()]
+    for table, value in rules.data.items():
+        if table == "board":
+            if value.get("spaces") != default["board"]["spaces"]:
+                for space in value["spaces"]:
+                    lines += ["", "[[board.spaces]]"] + [f"{k} = {_toml_value(v)}" for k, v in space.items()]
+            continue
+        diffs = _leaf_differences(value, default.get(table, {})) if isinstance(value, dict) else []
+        if diffs:
+            lines += ["", f"[{_toml_key(table)}]"] + [f"{k} = {_toml_value(v)}" for k, v in diffs]
+    return "\n".join(lines).lstrip("\n") + "\n"

@@ -3,9 +3,10 @@
 - ``play``: score, replay, strategies, duel;
 - ``runs``: simulate, run (the main job);
 - ``experiments``: sweep;
+- ``tuning``: tune strategy, balance (searches over parameters);
 - ``analyse``: report, compare.
 """
-from . import analyse, experiments, play, runs  # noqa: F401  (each registers its commands)
+from . import analyse, experiments, play, runs, tuning  # noqa: F401  (each registers its commands)
 from .group import UserError, main
 from .runs import DEFAULT_FIELD, DEFAULT_GAMES
 
