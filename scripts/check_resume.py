@@ -23,7 +23,10 @@ COMPARED = (".csv", ".toml")
 
 
 def run(cmd: list[str], out: Path, stop_after: float | None, sig: int) -> int:
-    proc = subprocess.Popen(cmd + ["--out", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Ctrl-C as at a terminal: a job started in the background has SIGINT ignored, which its
+    # children would inherit
+    proc = subprocess.Popen(cmd + ["--out", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if stop_after is None:
         _, err = proc.communicate()
         if proc.returncode:
@@ -35,6 +38,8 @@ def run(cmd: list[str], out: Path, stop_after: float | None, sig: int) -> int:
     except subprocess.TimeoutExpired:
         proc.send_signal(sig)
         proc.wait()
+        if proc.returncode == 0:
+            sys.exit(f"the command went on to the end after {signal.Signals(sig).name}: nothing was interrupted")
         return proc.returncode
 
 

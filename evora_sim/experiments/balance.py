@@ -136,6 +136,9 @@ class BalanceProblem(Problem):
         if chosen is not None:
             lines.append(f"Chosen: finalist {chosen + 1}, {labels[chosen + 1]} (lowest confirmed objective, "
                          f"{objectives[chosen + 1]:.3g} against the base rules' {objectives[0]:.3g}).")
+            if objectives[chosen + 1] >= objectives[0]:
+                lines.append("No finalist did better than the base rules on the confirmation: keep the base "
+                             "rules (the rules file holds the chosen finalist for the record).")
             arm = f"finalist {chosen + 1}"
             rows = table[(table["arm"].isin(["baseline", arm])) & table["headline"]]
             for n in self.counts:
@@ -153,7 +156,8 @@ class BalanceProblem(Problem):
 
     def write_result(self, values: dict, folder: Path) -> list[str]:
         rules = self.rules_for(values)
-        sets = " ".join(f"--set {s}" for s in rules_sets(self.dims, values))
+        changed = set(changed_keys(self.dims, values))
+        sets = " ".join(f"--set {s}" for s in rules_sets(self.dims, values) if s.split("=", 1)[0] in changed)
         header = (f"Written by evora balance: the chosen variant (use it with --rules rules.toml).\n"
                   f"The base rules{' ' + str(self.rules_path) if self.rules_path else ''}"
                   f"{' with --set ' + ' '.join(self.overrides) if self.overrides else ''}, then: {sets}")
@@ -161,8 +165,10 @@ class BalanceProblem(Problem):
         return ["rules.toml"]
 
     def report_lines(self, values: dict) -> list[str]:
-        return ["Use it: `--rules summary/rules.toml`, or "
-                + " ".join(f"`--set {s}`" for s in rules_sets(self.dims, values)) + "."]
+        changed = set(changed_keys(self.dims, values))
+        sets = [s for s in rules_sets(self.dims, values) if s.split("=", 1)[0] in changed]
+        return ["Use it: `--rules summary/rules.toml`" + (", or " + " ".join(f"`--set {s}`" for s in sets)
+                                                         if sets else "") + "."]
 
 
 def _per_seat(spec: str, n: int) -> list[str]:
