@@ -76,3 +76,26 @@ def bracket(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%
         return f"{scale * v:{sign}.1f}{unit}"
     d = decimals(scale * (hi - lo) / 2)
     return f"{scale * v:{sign}.{d}f}{unit} [{scale * lo:{sign}.{d}f}, {scale * hi:{sign}.{d}f}]"
+
+
+def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
+           signed: bool = False) -> str:
+    """'26.4% (26.3–26.5)': the estimate and its 95% range, for a designer's table cell; the
+    digits are those the interval needs."""
+    if not math.isfinite(v):
+        return "n/a"
+    sign = "+" if signed else ""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{scale * v:{sign}.1f}{unit}"
+    d = decimals(scale * (hi - lo) / 2)
+    # a signed range reads "-16.6 to -7.2": a dash between signed numbers would read as a minus
+    dash = not signed and lo >= 0
+    between = f"{scale * lo:.{d}f}–{scale * hi:.{d}f}" if dash else f"{scale * lo:.{d}f} to {scale * hi:.{d}f}"
+    return f"{scale * v:{sign}.{d}f}{unit} ({between})"
+
+
+def p_cell(p: float) -> str:
+    """A p-value for a table: '< 0.001', '0.034', '' when there is none."""
+    if not math.isfinite(p):
+        return ""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"

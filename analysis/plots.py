@@ -228,3 +228,101 @@ def save(fig, folder: Path, name: str) -> Path:
     fig.savefig(folder / f"{name}.svg", bbox_inches="tight")
     plt.close(fig)
     return png
+
+
+def _note_panel(ax, text: str, title: str):
+    """A panel that says why it holds no plot (a finding held back)."""
+    import textwrap
+
+    ax.axis("off")
+    ax.set_title(title)
+    ax.text(0.5, 0.5, textwrap.fill(text, 42), ha="center", va="center", fontsize=8.5,
+            transform=ax.transAxes, bbox={"boxstyle": "round", "fc": "#fff4e0", "ec": "#d9a441"})
+
+
+def seat_deviation(adv: pd.DataFrame, held: dict[int, str]):
+    """Each seat's win rate minus the fair share (points) with its 95% interval, one panel per
+    player count: the effect itself, on an axis that always shows 0 (fair) and the interval.
+    ``held``: player counts whose seat finding is held back, with the reason shown instead."""
+    counts = sorted(set(adv["n_players"].unique()) | set(held))
+    fig, axes = _panels(counts, width=3.9, height=2.6)
+    span = 0.0
+    for n in counts:
+        d = adv[adv["n_players"] == n]
+        if len(d):
+            span = max(span, float(np.nanmax(np.abs(100 * (d[["ci_lo", "ci_hi"]].to_numpy() - 1 / n)))))
+    lim = max(1.0, span * 1.15)
+    for ax, n in zip(axes, counts):
+        if n in held:
+            _note_panel(ax, held[n], f"{n} players: no seat finding")
+            continue
+        d = adv[adv["n_players"] == n].sort_values("seat")
+        y = d["seat"].to_numpy()
+        v = 100 * d["diff"].to_numpy()
+        lo, hi = 100 * (d["ci_lo"].to_numpy() - 1 / n), 100 * (d["ci_hi"].to_numpy() - 1 / n)
+        ax.axvspan(-1, 1, color="#eeeeee", zorder=0, label="within 1 point")
+        ax.axvline(0, color="black", linewidth=0.9)
+        ax.errorbar(v, y, xerr=np.clip(np.vstack([v - lo, hi - v]), 0, None), fmt="o", ms=6,
+                    color=COLOURS[0], ecolor=COLOURS[0], capsize=3, elinewidth=1.5)
+        ax.set_yticks(y, [f"seat {s}" + (" (first)" if s == 0 else "") for s in y])
+        ax.invert_yaxis()
+        ax.set_xlim(-lim, lim)
+        ax.set_xlabel(f"win rate minus fair share {100 / n:.1f}% (points)")
+        ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games)")
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("How far each seat is from a fair share (95% ranges; 0 = fair)")
+    fig.tight_layout()
+    return fig
+
+
+def strongest(rows: pd.DataFrame):
+    """The strongest card and space findings (``rows``: n_players, label, adj_diff, adj_lo,
+    adj_hi): win rate when used minus not used, adjusted, with 95% ranges, one panel per
+    player count."""
+    import textwrap
+
+    counts = sorted(rows["n_players"].unique())
+    per = max(int(rows.groupby("n_players").size().max()), 1)
+    fig, axes = _panels(counts, width=4.6, height=0.55 * per + 1.5)
+    lim = max(2.0, 1.1 * float(np.nanmax(np.abs(100 * rows[["adj_lo", "adj_hi"]].to_numpy()))))
+    for ax, n in zip(axes, counts):
+        d = rows[rows["n_players"] == n]
+        y = np.arange(len(d))
+        v = 100 * d["adj_diff"].to_numpy(float)
+        lo, hi = 100 * d["adj_lo"].to_numpy(float), 100 * d["adj_hi"].to_numpy(float)
+        ax.axvline(0, color="black", linewidth=0.9)
+        ax.errorbar(v, y, xerr=np.clip(np.vstack([v - lo, hi - v]), 0, None), fmt="D", ms=5,
+                    color=COLOURS[3], ecolor=COLOURS[3], capsize=3)
+        ax.set_yticks(y, [textwrap.fill(str(x), 26) for x in d["label"]], fontsize=8)
+        ax.set_ylim(len(d) - 0.5, -0.5)
+        ax.set_xlim(-lim, lim)
+        ax.set_xlabel("win rate when used minus not (points, adjusted)")
+        ax.set_title(f"{n} players")
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("Strongest card and space findings (associations, not causes; 95% ranges)")
+    fig.tight_layout()
+    return fig
+
+
+def tension(games: pd.DataFrame):
+    """Distributions of the tension figures per player count: lead changes per game, the
+    winner's largest comeback, and how many rounds before the end the winner led for good."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+    specs = [("lead_changes", "lead changes per game", axes[0]),
+             ("comeback", "winner's largest deficit after a round (VP)", axes[1]),
+             ("_led", "rounds before the end the winner led for good (0 = last round)", axes[2])]
+    for i, (n, g) in enumerate(games.groupby("n_players", observed=True)):
+        cols = {"lead_changes": g["lead_changes"].to_numpy(), "comeback": g["comeback"].to_numpy(),
+                "_led": (g["rounds"] - g["winner_led_from"]).to_numpy()}
+        for col, label, ax in specs:
+            v = cols[col]
+            top = int(np.percentile(v, 99)) + 1
+            bins = np.arange(0, top + 2) - 0.5 if top < 40 else np.linspace(-0.5, top + 0.5, 40)
+            ax.hist(np.minimum(v, top), bins=bins, weights=np.full(len(v), 100 / len(v)), histtype="step",
+                    linewidth=1.5, color=COLOURS[i], label=f"{n} players")
+            ax.set_xlabel(label)
+            ax.set_ylabel("share of games (%)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Game shape: how often the lead changes, and how late the game is decided")
+    fig.tight_layout()
+    return fig

@@ -1,39 +1,47 @@
-"""The report: findings in plain words, tables (also as CSV), figures, and the runs' manifests.
+"""The report: a designer's brief first (is it fair, by how much, how sure, measured with which
+players; the strongest card and space findings), then the detail: readable tables (every table
+also as CSV, with the internal codes), figures of the effects, a sample game drawn as a picture
+with its replay log, and the runs' manifests folded away at the end.
 
-``build_report`` writes ``report.md`` (PNG figures beside it, SVG copies too) and
-``report.html`` (one file, figures embedded as data URIs, opens offline), plus every table as
-CSV. It is written into a temporary folder and renamed into place, so a failed build never
-leaves a half report behind.
+``build_report`` writes ``report.html`` (one file, figures embedded, opens offline; the sample
+game's log beside it), ``report.md`` with the figures beside it (PNG and SVG) and every table as
+CSV. It is written into a temporary folder and renamed into place, so a failed build never leaves
+a half report behind.
 """
 from __future__ import annotations
 
-import base64
-import html
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from evora_sim.fsutil import atomic_folder
 
-from . import numbers, plots
+from . import brief, display, numbers, plots
 from . import tables as T
-from .stats import ALPHA, MIN_EFFECT, p_text, verdict
+from .stats import MIN_EFFECT, p_text, verdict
 
 REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
-TITLE = "Évora balance report"
 TIES = ("Every game has exactly one winner: the engine breaks ties for the win by the rules "
         "(D18: fewer parts left, then the later seat).")
+ASSOCIATION = ("KNOWN BIAS: \"win rate when used\" is an association, not the card's or space's value. "
+               "Seats use a card or space when they can, in longer games, with more turns and more cards, "
+               "and a strong position both wins and lets a seat do more. The adjustment removes strategy "
+               "and seat, not these: read large effects as leads to test with a rules variant, not as proof.")
+LONG_TABLE = 16                 # rows beyond which a table is folded away (the CSV has it all)
 
 
 @dataclass
 class Table:
-    name: str                      # CSV file name (without .csv)
+    name: str                      # CSV file name (without .csv): every column, internal codes
     df: pd.DataFrame
-    pct: tuple = ()                # columns shown as percentages (differences: percentage points)
-    show: list | None = None       # columns shown in the report (the CSV has them all)
+    shown: pd.DataFrame            # what the page shows: human columns, estimates with ranges
+    caption: str = ""
+    folded: bool | None = None     # None: folded when longer than LONG_TABLE rows
+
+    @property
+    def is_folded(self) -> bool:
+        return len(self.shown) > LONG_TABLE if self.folded is None else self.folded
 
 
 @dataclass
@@ -42,40 +50,22 @@ class Section:
     note: str
     tables: list = field(default_factory=list)
     figures: list = field(default_factory=list)    # (title, file stem, draw function)
+    notice: str = ""                               # said first, in a box (a finding held back)
 
 
-# ---------------------------------------------------------------------------------------------
-# words
-# ---------------------------------------------------------------------------------------------
-def _est(v, lo, hi, scale=100.0, unit="%", signed=False) -> str:
-    """'25.57% ± 0.09%': the estimate and its 95% interval, in the digits the interval needs."""
-    return numbers.estimate(v, lo, hi, scale, unit, signed)
-
-
-def _pct(v, digits=1) -> str:
-    return f"{100 * v:.{digits}f}%"
-
-
-def _signed_pp(v) -> str:
-    return f"{100 * v:+.1f}"
-
-
-def seating_note(runs) -> str:
-    """How seat effects were kept apart from strategy effects, in plain words."""
-    mirror = all(len(set(r.manifest["config"]["strategies"])) == 1 for r in runs)
-    rotated = all(r.manifest["config"]["seat_rotation"] for r in runs)
-    if mirror:
-        return "Every seat played the same strategy, so seat differences are seat effects alone."
-    if rotated:
-        return ("Seat rotation was used: every seed was played once under each cyclic rotation of "
-                "the strategies (same seeds, strategies rotated), so each strategy sat in each "
-                "seat equally often on the same deals, and seat differences are not strategy "
-                "differences.")
-    if any(r.manifest["config"]["seat_rotation"] for r in runs):
-        return ("Some runs used seat rotation and some did not: seat differences of the runs "
-                "without it mix seat and strategy effects.")
-    return ("Seats played different strategies without seat rotation: seat differences mix seat "
-            "and strategy effects.")
+@dataclass
+class Report:
+    title: str
+    header: list                   # (label, text)
+    notices: list                  # partial runs, run until sure
+    answers: list                  # brief.Answer per player count
+    answer_figure: tuple           # (title, stem, draw)
+    strongest: list                # sentences
+    strongest_figure: tuple | None
+    findings: list                 # the other findings in words
+    sections: list
+    sample: object = None          # sample_game.SampleGame, or None
+    sample_note: str = ""
 
 
 def _by_count(items) -> str:
@@ -84,38 +74,12 @@ def _by_count(items) -> str:
     return ", ".join(f"{t} ({n} players)" if i == 0 else f"{t} ({n})" for i, (n, t) in enumerate(items))
 
 
-def seat_findings(adv, tests, runs, min_effect: float = MIN_EFFECT) -> list[str]:
-    out = []
-    rot = {r.manifest["config"]["players"]: r.manifest["config"]["seat_rotation"] for r in runs}
-    mixed = {r.manifest["config"]["players"]: len(set(r.manifest["config"]["strategies"])) > 1 for r in runs}
-    for n, grp in adv.groupby("n_players"):
-        first = grp[grp["seat"] == 0].iloc[0]
-        t = tests[tests["n_players"] == n].iloc[0]
-        how = ""
-        if mixed.get(n):
-            how = " (seat rotation: every strategy in every seat)" if rot.get(n) else " (no seat rotation: mixed with strategy)"
-        family = ("one test, the t test of seat 0's per-seed wins: at 2 players seat 1 wins exactly "
-                  "the other games" if n == 2 else f"Holm over {n} seats")
-        clustered = "clustered by seed, " if np.isfinite(first.get("design_effect", np.nan)) else ""
-        text = (f"Seat 0 (the first player) wins {_est(first['win_rate'], first['ci_lo'], first['ci_hi'])} "
-                f"of {n}-player games{how}, fair share {_pct(1 / n)}: "
-                f"{verdict(first['p_holm'], size=first['diff'], min_effect=min_effect)}, "
-                f"{p_text(first['p_holm'])} ({int(first['games']):,} games; {clustered}{family}).")
-        worst = grp.loc[grp["diff"].abs().idxmax()]
-        if int(worst["seat"]) != 0 and worst["significant"]:
-            text += (f" Seat {int(worst['seat'])} wins {_est(worst['win_rate'], worst['ci_lo'], worst['ci_hi'])}: "
-                     f"{verdict(worst['p_holm'], size=worst['diff'], min_effect=min_effect)}, {p_text(worst['p_holm'])}.")
-        if np.isfinite(t["unfairness_lo"]):
-            judged = ("consistent with fair seats" if not t["significant"] else
-                      "the seats are not all fair" + (", but the unfairness is negligible (below "
-                                                      f"{numbers.points(min_effect)})" if t["negligible"] else ""))
-            test = "the same test" if n == 2 else (f"{p_text(t['p'])}; Hotelling test on {int(t['seeds']):,} "
-                                                   "seeds as the independent units")
-            text += (f" Seat unfairness (root mean square of the seats' deviations from the fair share): "
-                     f"{_est(t['unfairness'], t['unfairness_lo'], t['unfairness_hi'], unit=' points')}; "
-                     f"{judged} ({test}).")
-        out.append(text)
-    return out
+def _est(v, lo, hi, scale=100.0, unit="%", signed=False) -> str:
+    return numbers.estimate(v, lo, hi, scale, unit, signed)
+
+
+def _pct(v, digits=1) -> str:
+    return f"{100 * v:.{digits}f}%"
 
 
 def strategy_findings(rat, mu, min_effect: float = MIN_EFFECT) -> list[str]:
@@ -141,27 +105,6 @@ def strategy_findings(rat, mu, min_effect: float = MIN_EFFECT) -> list[str]:
         else:
             text += "."
         out.append(text)
-    return out
-
-
-def exposure_findings(t, label, verb, what, section, min_effect: float = MIN_EFFECT) -> list[str]:
-    """Per player count, the largest significant adjusted differences (one up, one down)."""
-    out = []
-    for n, grp in t.groupby("n_players"):
-        sig = grp[grp["significant"]]
-        if sig.empty:
-            out.append(f"No {what}'s win rate when used differs significantly in {n}-player games once "
-                       "strategy and seat are adjusted for.")
-            continue
-        best, worst = sig.loc[sig["adj_diff"].idxmax()], sig.loc[sig["adj_diff"].idxmin()]
-        picks = ([best] if best["adj_diff"] > 0 else []) + ([worst] if worst["adj_diff"] < 0 else [])
-        items = [f"{r[label]} {_est(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit='', signed=True)} points "
-                 f"(raw {_signed_pp(r['diff'])}, {p_text(r['p_adj_holm'])})" for r in picks]
-        small = int(sig["negligible"].sum())
-        note = f", {small} of them negligible (below {numbers.points(min_effect)})" if small else ""
-        out.append(f"{n} players, seats that {verb}: largest differences in win rate when used, adjusted for "
-                   f"strategy and seat: {'; '.join(items)}; {len(sig)} of {len(grp)} significant "
-                   f"(Holm; seeds as clusters){note}. Associations, not causes (see {section}).")
     return out
 
 
@@ -204,24 +147,6 @@ def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# the report
-# ---------------------------------------------------------------------------------------------
-PP = {"diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi"}
-POINTS = {"unfairness", "unfairness_lo", "unfairness_hi", "max_deviation"}    # unsigned points
-RATE = ("win_rate", "ci_lo", "ci_hi", "fair_share", "diff")
-SEAT_SHOW = ["n_players", "seat", "games", "wins", "win_rate", "ci_lo", "ci_hi", "fair_share", "diff",
-             "design_effect", "p_holm", "significant", "negligible", "mean_score", "score_lo", "score_hi",
-             "mean_margin", "margin_lo", "margin_hi"]
-FAIRNESS_SHOW = ["n_players", "games", "seeds", "unfairness", "unfairness_lo", "unfairness_hi",
-                 "max_deviation", "t_squared", "df1", "df2", "p", "significant", "negligible", "design_effect"]
-CARD_SHOW = ["n_players", None, "times", "per_game", "share_used", "vp_per_play", "win_used", "win_not",
-             "diff", "diff_lo", "diff_hi", "design_effect", "adj_diff", "adj_lo", "adj_hi", "odds_ratio",
-             "p_adj_holm", "significant", "negligible"]
-CARD_PCT = ("share_used", "win_used", "win_used_lo", "win_used_hi", "win_not", "win_not_lo",
-            "win_not_hi", "diff", "diff_lo", "diff_hi", "adj_diff", "adj_lo", "adj_hi")
-
-
 def until_sure(runs) -> pd.DataFrame:
     """The headline metrics of each run played with --until-ci at the level its stopping keeps
     valid (1 - 0.05/K over its K planned looks)."""
@@ -239,10 +164,55 @@ def until_sure(runs) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> tuple[list[str], list[Section], T.Dataset]:
+
+
+def tension_findings(t: pd.DataFrame) -> list[str]:
+    if t.empty:
+        return []
+    return ["The lead (by score after each round) changes "
+            + _by_count((int(r["n_players"]), _est(r["lead_changes_mean"], r["lead_changes_lo"],
+                                                    r["lead_changes_hi"], 1, "") + " times per game")
+                        for _, r in t.iterrows())
+            + "; the winner takes the lead for good only in the last round, the final scoring included, in "
+            + _by_count((int(r["n_players"]), numbers.ranged(r["share_last_round"], r["last_round_lo"],
+                                                             r["last_round_hi"]) + " of games")
+                        for _, r in t.iterrows()) + " (descriptive; see Game shape)."]
+
+
+def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
+    negligible_note = (f" 'negligible': below {numbers.points(min_effect)} of win rate, the smallest "
+                       "difference that matters (evora report --min-effect), even when significant.")
+    note = ("Each seat's win rate with its 95% range against the fair share 1/n. With seat rotation a "
+            "seed's games share their card stacks, so the seed is the independent unit (ranges "
+            "widened by the seeds' design effect); each seat is tested, Holm-corrected over the seats "
+            "of a player count (at 2 players the two seats are one question, one test). The second "
+            "table measures fairness as a whole: the seat unfairness is the root mean square of the "
+            "seats' deviations from the fair share (0 = every seat wins 1/n), estimated without the "
+            "upward bias of noise, with a Feldman-Cousins range that stays valid at and near a fair "
+            "game, and the Hotelling test of \"all seats fair\" with seeds as units "
+            "(analysis/fairness.py)." + negligible_note + " Mean margin: own score minus the best "
+            "other score in the game.")
+    keep_adv = adv[~adv["n_players"].isin(list(held))]
+    keep_tests = tests[~tests["n_players"].isin(list(held))]
+    figures = []               # the seats' deviations are drawn in the answer, above
+    tables = []
+    if len(keep_adv):
+        tables = [Table("seat_advantage", keep_adv, display.seats(keep_adv)),
+                  Table("seat_test", keep_tests, display.fairness(keep_tests))]
+        dists = {n: d for n, d in dists.items() if n not in held}
+        figures.append(("Final score distribution by seat", "score_by_seat", lambda: plots.score_by_seat(dists)))
+    return Section("Seat advantage", note, tables, figures, notice=" ".join(held.values()))
+
+
+def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Report:
+    from .sample_game import sample_game
+
     data = T.load(runs)
     seats = data.seats
+    rules = data.rules()
+    held = brief.held_back(runs)
     adv, tests = T.seat_advantage(seats, min_effect)
+    info = {k: v for r in runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
     strat = T.strategy_win_rates(seats)
     mu = T.matchups(seats)
     rat = T.ratings(seats, n_boot=n_boot)
@@ -251,245 +221,137 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> tuple[l
     sure = until_sure(runs)
     vp = T.vp_by_category(seats)
     outcomes = T.majority_outcomes(data)
-    held = T.columns_held(data)
+    held_cols = T.columns_held(data)
     share = T.majority_share(seats)
     margin = T.victory_margin(seats)
     shape = T.game_shape(data)
+    tension = T.tension(data)
     triggers = T.end_triggers(data)
     dists = T.score_distribution(seats)
     margins = T.victory_margins(seats)
 
-    facts = []
-    partial = [r for r in runs if len(r.done_chunks()) < len(r.manifest["chunks"])]
-    for r in partial:
-        facts.append(f"PARTIAL RUN: {r.out} is incomplete; only {len(r.done_chunks())} of "
-                     f"{len(r.manifest['chunks'])} chunks are analysed.")
+    notices = []
     for r in runs:
+        if len(r.done_chunks()) < len(r.manifest["chunks"]):
+            notices.append(f"PARTIAL RUN: {r.out} is incomplete; only {len(r.done_chunks())} of "
+                           f"{len(r.manifest['chunks'])} chunks are analysed.")
         seq = r.manifest.get("sequential")
         if seq:
             from evora_sim.sequential import describe
 
-            facts.append(f"RUN UNTIL SURE: {r.out} was played with {describe(seq)}. Method: "
-                         f"{seq['method']} The tables and findings of this report show plain 95% "
-                         "intervals, which do not account for the stopping; the headline metrics "
-                         "with the adjusted intervals that do (level "
-                         f"{1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
-    facts += seat_findings(adv, tests, runs, min_effect)
-    facts += strategy_findings(rat, mu, min_effect)
-    facts += exposure_findings(cards, "card", "played a card or took a tile", "card effect or instant tile",
-                               "Card value", min_effect)
-    facts += exposure_findings(spaces, "space", "used a Construction Site space", "Construction Site space",
-                               "Construction Site spaces", min_effect)
-    facts += majority_findings(share, outcomes, margin, shape, triggers)
+            notices.append(f"RUN UNTIL SURE: {r.out} was played with {describe(seq)}. Method: "
+                           f"{seq['method']} The other tables show plain 95% ranges, which do not "
+                           "account for the stopping; the headline metrics with the adjusted ranges "
+                           f"(level {1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
+    title, header = brief.run_header(runs, rules)
+    answers = brief.answers(adv, tests, runs, held, min_effect)
+    answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
+                     lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
+    top = brief.strongest(cards, spaces)
+    strongest = brief.strongest_lines(top, data.player_counts)
+    strongest_figure = (("Strongest card and space findings", "strongest", lambda: plots.strongest(top))
+                        if len(top) else None)
+    findings = strategy_findings(rat, mu, min_effect) + majority_findings(share, outcomes, margin, shape, triggers)
+    findings += tension_findings(tension)
 
-    rotated = tests["seat_rotation"].any()
-    deff_note = ""
-    if rotated:
-        deff_note = (" Design effect: the variance of a seat's win rate over seeds relative to "
-                     "independent games. Above 1 the interval and test use the effective sample "
-                     "(seat-games / design effect); below 1 the plain Wilson interval and exact "
-                     "binomial test are kept (slightly conservative).")
-    negligible_note = (f" 'negligible': below {numbers.points(min_effect)} of win rate, the smallest "
-                       "difference that matters (evora report --min-effect), even when significant.")
+    space_note = ("The same for each Construction Site space (its action carried out at least once by "
+                  "the seat; the tables record no VP per space), with the same bias: a seat's position "
+                  "decides which spaces it can reach and wants. The space_value.csv keeps each space's "
+                  "internal code.")
+    board_notice = brief.RECONSTRUCTION if brief.names.board_is_default(rules) else brief.OWN_BOARD
     sections = [
-        Section("Seat advantage",
-                "Win rate per seat with 95% Wilson intervals against the fair share 1/n, clustered by "
-                "seed under seat rotation; each seat tested (exact binomial, or the score test on the "
-                "effective sample), Holm-corrected over the seats of a player count from 3 players "
-                "on; at 2 players the two seats' tests are one and the same test (the t test of seat "
-                "0's per-seed wins, which is also the test of all seats fair below), so it is not "
-                "corrected. Mean score and mean margin (own score minus the best other score in the "
-                "game) with 95% t intervals." + deff_note + " Second table, per player count: the "
-                "seat unfairness, the root mean square of the seats' deviations from the fair share "
-                "(points of win rate; 0 = every seat wins 1/n), estimated without the upward bias of "
-                "noise, with a 95% Feldman-Cousins interval that covers at its nominal rate at and "
-                "near a fair game, and the test of \"all seats fair\" (Hotelling's T-squared on the "
-                "per-seed win counts: the seeds are the independent units, so the games a seed shares "
-                "its stacks with are not counted as independent; p; the interval excludes 0 exactly "
-                "when p < 0.05). max_deviation is the largest |win rate - 1/n| (descriptive: noise "
-                "pushes it up). analysis/fairness.py documents the method." + negligible_note + " "
-                + seating_note(runs),
-                [Table("seat_advantage", adv, RATE, SEAT_SHOW),
-                 Table("seat_test", tests, tuple(POINTS), FAIRNESS_SHOW)],
-                [("Win rate by seat", "seat_win_rates", lambda: plots.seat_win_rates(adv)),
-                 ("Final score distribution by seat", "score_by_seat", lambda: plots.score_by_seat(dists))]),
+        _seat_section(adv, tests, dists, held, runs, min_effect),
         Section("Strategy match-ups",
-                "Win rate of each strategy over its seat-games (95% Wilson intervals); each strategy "
-                "against each other: in 2-player games the share of their games it won, in 3- and "
-                "4-player (mixed) fields the share of the games with both at the table in which it "
-                "finished ahead of the other (exact binomial test against 50%, Holm over the pairs "
-                "of a player count); and Bradley-Terry ratings fitted to those pairwise results, on "
-                "the Elo scale (mean 0; +100 = finishes ahead of a 0-rated strategy 64% of the time), "
-                "with 95% intervals from a bootstrap over seeds (1000 replicates, a seed's rotations "
-                "kept together).",
-                [Table("strategy_win_rates", strat, ("win_rate", "ci_lo", "ci_hi", "fair_share")),
-                 Table("matchups", mu, ("win_rate", "ci_lo", "ci_hi")),
-                 Table("ratings", rat)],
+                "Win rate of each strategy over its seat-games (95% ranges); each strategy against each "
+                "other (2 players: the share of their games it won; 3-4 players: the share of shared "
+                "games in which it finished ahead; exact binomial test against 50%, Holm over the pairs); "
+                "Bradley-Terry ratings on the Elo scale (mean 0; +100 = ahead of a 0-rated strategy 64% of "
+                "the time) with ranges from a bootstrap over seeds.",
+                [Table("strategy_win_rates", strat, display.strategies(strat, info)),
+                 Table("ratings", rat, display.ratings(rat)),
+                 Table("matchups", mu, display.matchups(mu))],
                 [("Strategy match-ups", "matchups", lambda: plots.matchup_heatmap(mu))] if len(mu) else []),
         Section("Card value",
-                "For each card effect (played from hand) and instant bonus tile (taken), per player "
-                "count: times played, plays per game, the share of seat-games that played it at "
-                "least once, VP scored while resolving one play (0 for effects that score only at the "
-                "end, such as placing or flipping an Emperor tile), Temple uses of the effect; the "
-                "win rate of seats that played it vs. seats that did not and their difference "
-                "(Newcombe interval, widened by the design effect of the difference when above 1: "
-                "the seats of one game share one winner and a seed's rotations its stacks, so the "
-                "seed is the independent unit), and the win rate when played, adjusted for strategy "
-                "and seat (logistic regression with seed-clustered, robust standard errors: the "
-                "average difference in win rate between played and not played over all seat-games, "
-                "with a delta-method interval, and the odds ratio; p-values Holm-corrected over the "
-                "16)." + negligible_note + " KNOWN BIAS: \"win rate when played\" is an "
-                "association, not the card's value. Seats play cards when they can use them, in "
-                "longer games, with more turns and more cards in hand, and a strong position both "
-                "wins and lets a seat play more; a weak strategy may lean on a card it plays badly. "
-                "The adjustment removes strategy and seat, not these; read large effects as leads "
-                "for a designer to test (for example with a rules variant), not as proof.",
-                [Table("card_value", cards, CARD_PCT, [c or "card" for c in CARD_SHOW])],
+                "For each card effect (played from hand) and instant bonus tile (taken), per player count: "
+                "plays per game, the share of seat-games that played it, VP scored while resolving one "
+                "play; the win rate of seats that played it against those that did not, and the "
+                "difference adjusted for strategy and seat (logistic regression, seed-clustered standard "
+                "errors; p-values Holm-corrected over the 16). card_value.csv keeps the internal codes "
+                "and the raw differences. " + ASSOCIATION,
+                [Table("card_value", cards, display.exposure(cards, "card"), folded=False)],
                 [("Card value (win rate when played, adjusted)", "card_value",
-                  lambda: plots.forest(cards, "card", "Card effects and instant tiles: win rate when played vs. not, adjusted"))]),
-        Section("Construction Site spaces",
-                "The same for each Construction Site space (its action carried out at least once by "
-                "the seat; the tables record no VP per space), with the same bias: a seat's position "
-                "decides which spaces it can reach and wants.",
-                [Table("space_value", spaces, CARD_PCT, [c or "space" for c in CARD_SHOW if c != "vp_per_play"])],
+                  lambda: plots.forest(cards.assign(card=cards["name"]), "card",
+                                       "Card effects and instant tiles: win rate when played vs. not"))]),
+        Section("Construction Site spaces", space_note,
+                [Table("space_value", spaces, display.exposure(spaces, "space"), folded=False)],
                 [("Construction Site spaces (win rate when used, adjusted)", "space_value",
-                  lambda: plots.forest(spaces, "space", "Construction Site spaces: win rate when used vs. not, adjusted"))]),
+                  lambda: plots.forest(spaces.assign(space=spaces["name"]), "space",
+                                       "Construction Site spaces: win rate when used vs. not"))],
+                notice=board_notice),
         Section("Majority scoring",
-                "VP from each scoring category by seat and by strategy (mean with 95% interval, sd, "
-                "quartiles, 90th percentile, share of seat-games scoring in it; 'score' is the final "
-                "total). Height and capitals majorities per game: won outright by one player, tied "
-                "(tied players score the tie value), or scored by no player - which means white held "
-                "it or no colour had the minimum parts: the result tables do not record white's "
-                "standing, so these two are reported together. Column majorities held per player at "
-                "the end (column-majority VP / VP per column). Share of the final score from "
-                "majorities (columns, heights, capitals). Margin of victory: winner minus runner-up. "
-                + TIES,
-                [Table("vp_by_category", vp, ("share_nonzero",)),
-                 Table("majority_outcomes", outcomes, ("share", "ci_lo", "ci_hi")),
-                 Table("columns_held", held, ("share_0", "share_1", "share_2", "share_3", "share_4+",
-                                              "share_of_columns")),
-                 Table("majority_share", share, ("pooled_share", "mean_share", "ci_lo", "ci_hi")),
-                 Table("victory_margin", margin, ("share_tiebreak", "tiebreak_lo", "tiebreak_hi",
-                                                  "share_within_5", "within_5_lo", "within_5_hi"))],
+                "VP from each scoring category by seat and by strategy; height and capitals majorities "
+                "won outright, tied, or scored by no player (white held it, or no colour had the parts: "
+                "the tables cannot tell these apart); column majorities held at the end; the share of the "
+                "score from majorities; the margin of victory (winner minus runner-up). " + TIES,
+                [Table("majority_share", share, display.majority_share(share)),
+                 Table("victory_margin", margin, display.victory_margin(margin)),
+                 Table("majority_outcomes", outcomes, display.majority_outcomes(outcomes)),
+                 Table("columns_held", held_cols, display.columns_held(held_cols)),
+                 Table("vp_by_category", vp, display.vp_by_category(vp))],
                 [("Score breakdown by strategy", "score_breakdown", lambda: plots.score_breakdown(vp)),
                  ("Majority outcomes", "majority_outcomes", lambda: plots.majority_outcomes(outcomes)),
                  ("Margin of victory", "victory_margin", lambda: plots.victory_margin(margins))]),
         Section("Game shape",
-                "Rounds and turns per game (mean with 95% interval, 10th/50th/90th percentiles, "
-                "maximum), final scores of all seats and of winners, and the share of games ending "
-                "by each trigger (95% Wilson intervals).",
-                [Table("game_shape", shape), Table("end_triggers", triggers, ("share", "ci_lo", "ci_hi"))],
-                [("Game length", "game_length", lambda: plots.game_length(data.games))]),
+                "How long games last and how they end; and how close they are, counted by the engine as "
+                "the games are played: the leader after each round by score (a shared lead is no leader; "
+                "the last round's standing is the final score, so its leader is the winner), the lead "
+                "changes per game, the largest deficit after a round that the winner came back from, how "
+                "many rounds before the end the winner took the lead for good, and the share of games "
+                "decided in the last round (95% ranges).",
+                [Table("game_shape", shape, display.game_shape(shape)),
+                 Table("end_triggers", triggers, display.end_triggers(triggers))]
+                + ([Table("tension", tension, display.tension(tension))] if len(tension) else []),
+                [("Game length", "game_length", lambda: plots.game_length(data.games))]
+                + ([("Game tension", "tension", lambda: plots.tension(data.games))] if len(tension) else [])),
     ]
     if len(sure):
         sections.append(Section(
             "Run until sure",
-            "Runs played with --until-ci: the headline metrics with the intervals their stopping "
-            "keeps valid, at level 1 - 0.05/K over the K planned looks (column level): "
-            "cluster-robust (seed = cluster) t intervals, and the Feldman-Cousins interval for the "
-            "seat unfairness (points). The other sections show plain 95% intervals.",
-            [Table("until_sure", sure, (), ["run", "metric", "interval", "level", "games"])]))
-    return facts, sections, data
+            "Runs played with --until-ci: the headline metrics with the ranges their stopping keeps valid, "
+            "at level 1 - 0.05/K over the K planned looks: cluster-robust (seed = cluster) t intervals, and "
+            "the Feldman-Cousins interval for the seat unfairness (points). The other sections show plain "
+            "95% ranges.",
+            [Table("until_sure", sure, display.until_sure(sure))]))
+    try:
+        biggest = max(runs, key=lambda r: (r.manifest["config"]["players"], -runs.index(r)))
+        sample, sample_note = sample_game(biggest), ""
+    except Exception as exc:              # a custom strategy's file gone: the report still builds
+        sample, sample_note = None, f"No sample game: its strategies could not be loaded again ({exc})."
+    return Report(title, header, notices, answers, answer_figure, strongest, strongest_figure, findings,
+                  sections, sample, sample_note)
 
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Path:
-    out = Path(out)
-    facts, sections, _ = analyse(runs, n_boot=n_boot, min_effect=min_effect)
-    manifests = [r.manifest for r in runs]
-    partial = {str(r.out): (len(r.done_chunks()), len(r.manifest["chunks"])) for r in runs}
+    from . import page
 
+    out = Path(out)
+    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect)
+    manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in runs]
     with atomic_folder(out, REPORT_KIND) as tmp:
         figures = {}
-        for sec in sections:
-            for title, stem, draw in sec.figures:
+        first = [rep.answer_figure] + ([rep.strongest_figure] if rep.strongest_figure else [])
+        for title, stem, draw in first + [f for sec in rep.sections for f in sec.figures]:
+            if stem not in figures:
                 figures[stem] = plots.save(draw(), tmp, stem)
+        for sec in rep.sections:
             for t in sec.tables:
                 t.df.to_csv(tmp / f"{t.name}.csv", index=False)
-        _write_markdown(tmp / "report.md", facts, sections, figures, manifests, partial)
-        _write_html(tmp / "report.html", facts, sections, figures, manifests, partial)
+        if rep.sample is not None:
+            from .sample_game import draw as draw_sample
+
+            figures["sample_game"] = plots.save(draw_sample(rep.sample), tmp, "sample_game")
+            (tmp / "sample_game.txt").write_text(
+                f"$ {rep.sample.command}\n\n" + "\n".join(rep.sample.log) + "\n", encoding="utf-8")
+        page.write_markdown(tmp / "report.md", rep, figures, manifests)
+        page.write_html(tmp / "report.html", rep, figures, manifests)
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# writing
-# ---------------------------------------------------------------------------------------------
-def _fmt(t: Table) -> pd.DataFrame:
-    df = t.df[[c for c in (t.show or t.df.columns) if c in t.df.columns]].copy()
-    for col in df.columns:
-        if df[col].dtype.kind != "f":
-            continue
-        if col in t.pct and col in PP:
-            df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:+.2f} pp")
-        elif col in t.pct and col in POINTS:
-            df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:.2f} pp")
-        elif col in t.pct:
-            df[col] = (100 * df[col]).map(lambda v: "" if not np.isfinite(v) else f"{v:.2f}%")
-        elif col == "p" or col.startswith("p_"):
-            df[col] = df[col].map(lambda v: "" if not np.isfinite(v) else ("<1e-300" if v < 1e-300 else f"{v:.2g}"))
-        else:
-            df[col] = df[col].map(lambda v: "" if not np.isfinite(v) else f"{v:.2f}")
-    return df
-
-
-def _manifest_summary(m: dict, done: tuple[int, int]) -> dict:
-    keep = ("command", "created", "package_version", "rules_hash", "rules_source", "python", "numpy", "pandas")
-    extra = {}
-    if m.get("sequential"):
-        seq = m["sequential"]
-        extra["sequential"] = {k: seq.get(k) for k in ("method", "width", "metrics", "looks_planned",
-                                                         "alpha_per_look", "stopped_at_seeds", "reason")}
-    return {"config": m["config"], **{k: m.get(k) for k in keep}, **extra,
-            "chunks_analysed": f"{done[0]} of {done[1]}"}
-
-
-def _anchor(title: str) -> str:
-    return title.lower().replace(" ", "-")
-
-
-def _write_markdown(path, facts, sections, figures, manifests, partial):
-    lines = [f"# {TITLE}", "", "## Findings", ""]
-    lines += [f"- {f}" for f in facts]
-    lines += ["", f"Significance level {ALPHA}; intervals are 95%. {TIES}"]
-    for sec in sections:
-        lines += ["", f"## {sec.title}", "", sec.note]
-        for t in sec.tables:
-            lines += ["", f"Table `{t.name}.csv`:", "", _fmt(t).to_markdown(index=False)]
-        for title, stem, _ in sec.figures:
-            lines += ["", f"![{title}]({figures[stem].name})"]
-    lines += ["", "## Runs", ""]
-    for m, (where, done) in zip(manifests, partial.items()):
-        lines += [f"`{where}`", "", "```json", json.dumps(_manifest_summary(m, done), indent=1, sort_keys=True,
-                                                           ensure_ascii=False), "```", ""]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def _write_html(path, facts, sections, figures, manifests, partial):
-    esc = html.escape
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{TITLE}</title>",
-             "<style>body{font-family:system-ui,sans-serif;max-width:80em;margin:2em auto;padding:0 1em;"
-             "line-height:1.4}table{border-collapse:collapse;font-size:85%;margin:.5em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f3f3f3;"
-             "position:sticky;top:0}td:nth-child(-n+3){text-align:left}img{max-width:100%}"
-             "pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:85%}"
-             ".scroll{max-height:32em;overflow:auto}li{margin:.25em 0}</style></head><body>",
-             f"<h1>{TITLE}</h1>", "<nav>" + " · ".join(
-                 f"<a href='#{_anchor(s)}'>{esc(s)}</a>" for s in ["Findings"] + [x.title for x in sections] + ["Runs"])
-             + "</nav>", "<h2 id='findings'>Findings</h2><ul>"]
-    parts += [f"<li>{esc(f)}</li>" for f in facts]
-    parts.append(f"</ul><p>Significance level {ALPHA}; intervals are 95%. {esc(TIES)}</p>")
-    for sec in sections:
-        parts.append(f"<h2 id='{_anchor(sec.title)}'>{esc(sec.title)}</h2><p>{esc(sec.note)}</p>")
-        for t in sec.tables:
-            body = _fmt(t).to_html(index=False, border=0)
-            parts.append(f"<p>Table <code>{esc(t.name)}.csv</code> ({len(t.df)} rows)</p>")
-            parts.append(f"<div class='scroll'>{body}</div>" if len(t.df) > 25 else body)
-        for title, stem, _ in sec.figures:
-            data = base64.b64encode(figures[stem].read_bytes()).decode()
-            parts.append(f"<figure><img alt='{esc(title)}' src='data:image/png;base64,{data}'>"
-                         f"<figcaption>{esc(title)}</figcaption></figure>")
-    parts.append("<h2 id='runs'>Runs</h2>")
-    for m, (where, done) in zip(manifests, partial.items()):
-        parts.append(f"<p><code>{esc(where)}</code></p><pre>"
-                     f"{esc(json.dumps(_manifest_summary(m, done), indent=1, sort_keys=True, ensure_ascii=False))}</pre>")
-    parts.append("</body></html>")
-    path.write_text("\n".join(parts), encoding="utf-8")

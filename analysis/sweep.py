@@ -53,22 +53,48 @@ def sequential_alpha(runs) -> float:
     return min(levels) if levels else ALPHA
 
 
+def baseline(doc: dict, runs) -> int:
+    """The combination that holds the current rules' values of the swept keys (the shipped
+    rules, or the sweep's --rules file and --set): differences are taken from it, as a designer
+    asks "what if I changed it". Without one, the first combination (-1 is returned as 0 and
+    the summary says so through ``current``)."""
+    from evora_sim.rules import load_rules
+
+    from .names import flatten
+
+    keys = [k for k, _ in doc["params"]]
+    base = doc.get("base", {})
+    try:
+        current = dict(flatten(load_rules(base.get("rules_file"), base.get("set") or ()).data))
+    except Exception:                        # the rules file gone: fall back to the first
+        return -1
+    for i, run in enumerate(runs):
+        mine = dict(flatten(run.manifest["rules"]))
+        if all(mine.get(k) == current.get(k) for k in keys):
+            return i
+    return -1
+
+
 def summary(out: str | Path, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """One row per combination and metric: the swept values, value, lo, hi, games, and the
-    paired difference from the first combination (diff, diff_lo, diff_hi, p_holm, change)."""
+    paired difference from the baseline, the combination holding the current rules' values
+    (diff, diff_lo, diff_hi, p_holm, change; column ``baseline`` marks it; the first
+    combination when none holds them, ``current_in_sweep`` False)."""
     out = Path(out)
     doc = load_sweep(out)
     keys = [k for k, _ in doc["params"]]
     runs = [open_run(out / c["name"]) for c in doc["combos"]]
     alpha = sequential_alpha(runs)
+    found = baseline(doc, runs)
+    base = max(found, 0)
     rows = []
     for i, (c, run) in enumerate(zip(doc["combos"], runs)):
         table = run_metrics(game_data(run), alpha=alpha)
-        if i == 0:
+        if i == base:
             diff = table[["metric"]].assign(diff=0.0, diff_lo=0.0, diff_hi=0.0, p_holm=np.nan,
                                             change="baseline")
         else:
-            cmp, _ = compare(runs[0], run, alpha=alpha, min_effect=min_effect)
+            cmp, _ = compare(runs[base], run, alpha=alpha, min_effect=min_effect)
             diff = cmp[["metric", "diff", "lo", "hi", "p_holm"]].rename(columns={"lo": "diff_lo", "hi": "diff_hi"})
             diff["change"] = verdicts(cmp)
         table = table.merge(diff, on="metric", how="left")
@@ -78,6 +104,8 @@ def summary(out: str | Path, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
         table.insert(1, "index", i)
         table["level"] = 1 - alpha
         table["sequential"] = bool(run.manifest.get("sequential"))
+        table["baseline"] = i == base
+        table["current_in_sweep"] = found >= 0
         rows.append(table)
     return pd.concat(rows, ignore_index=True)
 
@@ -121,6 +149,11 @@ def plot(df: pd.DataFrame, keys: list[str]):
             colour = COLOURS[j % len(COLOURS)]
             ax.plot(x, s * g["value"], marker="o", color=colour, label=metric)
             ax.fill_between(x, s * g["lo"], s * g["hi"], color=colour, alpha=0.2)
+            base = g[g["baseline"]] if "baseline" in g else g.iloc[:0]
+            if len(base):
+                ax.plot([xmap[i] for i in base["index"]], s * base["value"], marker="*", ms=11, color=colour,
+                        linestyle="none")
+        _keep_span(ax, sub, group, pct)
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(("points" if group == "fairness" else "%") if pct else
@@ -138,18 +171,37 @@ def plot(df: pd.DataFrame, keys: list[str]):
     return fig
 
 
+MIN_SPAN = {"seats": 4.0, "fairness": 2.0, "strategies": 4.0, "majority": 4.0, "length": 1.0, "score": 4.0}
+
+
+def _keep_span(ax, sub: pd.DataFrame, group: str, pct: bool) -> None:
+    """An axis that shows the intervals and never zooms in on a wobble smaller than they are:
+    at least MIN_SPAN (points, rounds or VP) tall, centred on the data."""
+    s = 100.0 if pct else 1.0
+    lo, hi = float(s * sub["lo"].min()), float(s * sub["hi"].max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return
+    span = max(hi - lo, MIN_SPAN.get(group, 1.0)) * 1.15
+    mid = (lo + hi) / 2
+    bottom = mid - span / 2
+    if group == "fairness":
+        bottom = max(bottom, 0.0) if lo >= 0 else bottom
+    ax.set_ylim(bottom, bottom + span)
+
+
 def _fmt(df: pd.DataFrame) -> pd.DataFrame:
     """Each value with its interval and each change with its own, in the digits they need."""
     show = df.drop(columns=["kind", "index", "sequential", "level", "value", "lo", "hi", "diff",
-                            "diff_lo", "diff_hi"])
+                            "diff_lo", "diff_hi", "baseline", "current_in_sweep"], errors="ignore")
     value, change = [], []
     for r in df.itertuples():
         scale, unit = numbers.units(r.kind)
         value.append(numbers.bracket(r.value, r.lo, r.hi, scale, unit))
         scale, unit = numbers.units(r.kind, change=True)
-        change.append("" if r.index == 0 else numbers.bracket(r.diff, r.diff_lo, r.diff_hi, scale, unit, signed=True))
+        change.append("baseline" if getattr(r, "baseline", r.index == 0) else
+                      numbers.bracket(r.diff, r.diff_lo, r.diff_hi, scale, unit, signed=True))
     show.insert(show.columns.get_loc("metric") + 1, "value [interval]", value)
-    show.insert(show.columns.get_loc("value [interval]") + 1, "change from the first [interval]", change)
+    show.insert(show.columns.get_loc("value [interval]") + 1, "change from the current rule [interval]", change)
     show["p_holm"] = [("" if not np.isfinite(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")) for p in df["p_holm"]]
     return show
 
@@ -160,7 +212,9 @@ def method_note(df: pd.DataFrame, min_effect: float) -> str:
             f"{level:.4g}%: cluster-robust (seed = cluster) t intervals for rates and means; for the "
             "seat unfairness (root mean square of the seats' deviations from the fair share, points) "
             "the Feldman-Cousins interval of analysis/fairness.py, valid at and near a fair game. "
-            "'change' is the difference from the first combination, paired by seed (the seat "
+            "'change' is the difference from the combination holding the current rule's value (the "
+            "shipped rules, or the sweep's --rules and --set; the first combination when none "
+            "does, as the table says), paired by seed (the seat "
             "unfairness: the change in its square, points squared); p_holm is Holm-adjusted over "
             "the metrics of that comparison; 'moved' means p_holm < 0.05, 'negligible' a rate that "
             f"moved by less than {numbers.points(min_effect)} (--min-effect).")
@@ -177,6 +231,9 @@ def write_summary(out: str | Path, df: pd.DataFrame | None = None, min_effect: f
     df = summary(out, min_effect) if df is None else df
     seq = [open_run(out / c["name"]).manifest.get("sequential") for c in doc["combos"]]
     note = method_note(df, min_effect)
+    if "current_in_sweep" in df and not df["current_in_sweep"].all():
+        note += (" None of the combinations holds the current rules' values of the swept keys, so the "
+                 "changes are taken from the first combination.")
     seq_note = ""
     if seq and seq[0]:
         from evora_sim.sequential import describe

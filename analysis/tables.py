@@ -21,6 +21,7 @@ from evora_sim import layout as L
 from evora_sim.manifest import read_chunk
 from evora_sim.runner import RunError, RunResult, open_run
 
+from . import names
 from .fairness import seat_fairness
 from .stats import (ALPHA, ELO, MIN_EFFECT, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
                     clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
@@ -196,8 +197,9 @@ def load(runs: list[RunResult]) -> Dataset:
         s["cluster"] = (s["game_id"].to_numpy() // rot).astype(np.int64) * len(runs) + r
         seat_frames.append(s)
         offsets.append(offsets[-1] + len(s))
-        g = pd.concat([_read(run, "games", k, ["game_id", "rounds", "turns", "end_trigger", "winner_seat"])
-                       for k in sorted(run.done_chunks())], ignore_index=True)
+        cols = ["game_id", "rounds", "turns", "end_trigger", "winner_seat"]
+        cols += [c for c in TENSION_COLUMNS if has_column(run, "games", c)]
+        g = pd.concat([_read(run, "games", k, cols) for k in sorted(run.done_chunks())], ignore_index=True)
         g["end_trigger"] = g["end_trigger"].astype(str)
         g.insert(0, "run", np.int8(r))
         g.insert(1, "n_players", np.int8(n))
@@ -209,6 +211,20 @@ def load(runs: list[RunResult]) -> Dataset:
     if seats.empty:
         raise AnalysisError("the selected runs hold no games")
     return Dataset(runs, seats, games, offsets)
+
+
+TENSION_COLUMNS = ("lead_changes", "comeback", "winner_led_from", "decided_last_round")
+
+
+def has_column(run: RunResult, table: str, column: str) -> bool:
+    """Whether the run's ``table`` holds ``column`` (runs of earlier versions lack the tension
+    columns): read from the first finished chunk's Parquet schema."""
+    import pyarrow.parquet as pq
+
+    from evora_sim.manifest import chunk_file
+
+    done = sorted(run.done_chunks())
+    return bool(done) and column in pq.read_schema(chunk_file(run.out, table, done[0])).names
 
 
 def _blocks(s: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -500,8 +516,10 @@ def card_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     hand (tiles: taken), plays per game, the VP scored while resolving a play, Temple uses of
     the effect; the win rate of seats that played it at least once vs. seats that did not, and
     the win rate when played, adjusted for strategy and seat (see :func:`exposure_table`)."""
-    return exposure_table(data.seats, data.matrix("cards", "plays"), CARD_NAMES, data.matrix("cards", "vp"),
-                          data.matrix("cards", "temple_uses"), "card", min_effect)
+    t = exposure_table(data.seats, data.matrix("cards", "plays"), CARD_NAMES, data.matrix("cards", "vp"),
+                       data.matrix("cards", "temple_uses"), "card", min_effect)
+    t.insert(2, "name", t["card"].map(names.card_title))     # the rulebook's words; the code stays
+    return t
 
 
 def space_labels(rules: dict) -> list[str]:
@@ -520,8 +538,11 @@ def space_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """The same as :func:`card_value` for each Construction Site space (its action carried out
     by the seat at least once); the tables record no VP per space."""
     labels = space_labels(data.rules())
-    return exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None,
-                          "space", min_effect)
+    t = exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None,
+                       "space", min_effect)
+    titles = dict(zip(labels, names.space_titles(data.rules())))
+    t.insert(2, "name", t["space"].map(titles))
+    return t
 
 
 # ---------------------------------------------------------------------------------------------
@@ -744,4 +765,34 @@ def end_triggers(data: Dataset) -> pd.DataFrame:
             lo, hi = wilson(k, len(g))
             rows.append({"n_players": int(n), "end_trigger": trig, "games": len(g), "count": k,
                          "share": k / len(g), "ci_lo": float(lo), "ci_hi": float(hi)})
+    return pd.DataFrame(rows)
+
+
+def tension(data: Dataset) -> pd.DataFrame:
+    """How close the games are, per player count, from the leader after each round by score
+    (the last round's standing is the final score, led by the winner): lead changes per game
+    (mean with interval, share of games without one), the largest deficit the winner came back
+    from (VP, quantiles), how many rounds before the end the winner took the lead for good, and
+    the share of games decided in the last round (Wilson interval). Empty for runs of versions
+    that did not count these."""
+    rows = []
+    games = data.games
+    if not set(TENSION_COLUMNS) <= set(games.columns):
+        return pd.DataFrame()
+    for n, g in games.groupby("n_players", observed=True):
+        ch = g["lead_changes"].to_numpy().astype(float)
+        sd = ch.std(ddof=1) if len(ch) > 1 else np.nan
+        lo, hi = mean_ci_from(ch.mean(), sd, len(ch))
+        cb = g["comeback"].to_numpy()
+        before = (g["rounds"] - g["winner_led_from"]).to_numpy()
+        k = int(g["decided_last_round"].sum())
+        llo, lhi = wilson(k, len(g))
+        rows.append({"n_players": int(n), "games": len(g), "lead_changes_mean": ch.mean(),
+                     "lead_changes_lo": float(lo), "lead_changes_hi": float(hi),
+                     "share_no_change": float((ch == 0).mean()),
+                     "comeback_mean": cb.mean(), "comeback_median": float(np.median(cb)),
+                     "comeback_p90": float(np.percentile(cb, 90)), "comeback_max": int(cb.max()),
+                     "led_rounds_median": float(np.median(before)), "led_rounds_mean": before.mean(),
+                     "decided_last_round": k, "share_last_round": k / len(g),
+                     "last_round_lo": float(llo), "last_round_hi": float(lhi)})
     return pd.DataFrame(rows)

@@ -33,6 +33,7 @@ from evora_sim.runner import RunResult
 
 from . import numbers
 from .fairness import compare_fairness, seat_fairness
+from .names import flatten
 from .stats import ALPHA, MIN_EFFECT, holm, negligible, p_text
 from .tables import MAJORITY_CATEGORIES, AnalysisError, _blocks
 
@@ -261,22 +262,11 @@ def _fmt_diff(d: float, lo: float, hi: float, kind: str) -> str:
     return numbers.estimate(d, lo, hi, scale, unit, signed=True)
 
 
-def _flatten(node, prefix=""):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _flatten(v, f"{prefix}{k}.")
-    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
-        for i, v in enumerate(node):
-            yield from _flatten(v, f"{prefix}{i}.")
-    else:
-        yield prefix[:-1], node
-
-
 def setup_differences(manifest_a: dict, manifest_b: dict) -> list[str]:
     """What differs between two runs' set-ups: each rules key (as a --set would name it), the
     strategies, the player count; so a reader knows what a moved metric was moved by."""
     out = []
-    ra, rb = dict(_flatten(manifest_a.get("rules", {}))), dict(_flatten(manifest_b.get("rules", {})))
+    ra, rb = dict(flatten(manifest_a.get("rules", {}))), dict(flatten(manifest_b.get("rules", {})))
     for key in sorted(set(ra) | set(rb)):
         if ra.get(key) != rb.get(key):
             out.append(f"rules {key}: {ra.get(key)!r} -> {rb.get(key)!r}")
@@ -318,3 +308,48 @@ def compare_lines(table: pd.DataFrame, info: dict, name_a: str, name_b: str) -> 
 
 def p_words(p: float) -> str:
     return p_text(p).replace("p ", "Holm p ", 1)
+
+
+def compare_plot(table: pd.DataFrame):
+    """Before and after: each rate metric of a :func:`compare` table (one panel per player
+    count; ``n_players`` column) as A then B (%), and beside it the change B - A with its 95%
+    range (points). The means (score, length) and the seat unfairness stay in the table."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import COLOURS
+
+    rates = table[table["kind"].isin(["rate", "share"])]
+    counts = sorted(rates["n_players"].unique()) if "n_players" in rates else [None]
+    rows = max(int(rates.groupby("n_players").size().max()) if len(rates) else 1, 1)
+    fig, axes = plt.subplots(len(counts), 2, figsize=(11, 0.42 * rows * len(counts) + 1.6 * len(counts)),
+                             squeeze=False)
+    for (left, right), n in zip(axes, counts):
+        d = rates[rates["n_players"] == n] if n is not None else rates
+        y = np.arange(len(d))
+        for i, r in enumerate(d.itertuples()):
+            left.plot([100 * r.a, 100 * r.b], [i, i], color="#999999", linewidth=1)
+        left.plot(100 * d["a"], y, "o", color="#999999", label="A (before)")
+        left.plot(100 * d["b"], y, "o", color=COLOURS[0], label="B (after)")
+        left.set_yticks(y, d["metric"])
+        left.set_xlabel("value (%)")
+        left.set_title(f"{n} players: before and after" if n is not None else "before and after")
+        left.legend(fontsize=8, loc="lower right")
+        v, lo, hi = 100 * d["diff"].to_numpy(), 100 * d["lo"].to_numpy(), 100 * d["hi"].to_numpy()
+        moved = d["moved"].to_numpy()
+        colours = [COLOURS[3] if m else "#777777" for m in moved]
+        for i in range(len(d)):
+            right.errorbar(v[i], y[i], xerr=[[max(v[i] - lo[i], 0)], [max(hi[i] - v[i], 0)]], fmt="o",
+                           color=colours[i], capsize=3)
+        right.axvline(0, color="black", linewidth=0.8)
+        right.set_yticks(y, [""] * len(d))
+        right.set_xlabel("change B - A (points, 95% range; red: moved)")
+        lim = max(1.0, float(np.nanmax(np.abs(np.concatenate([lo, hi])))) * 1.1) if len(d) else 1.0
+        right.set_xlim(-lim, lim)
+        for ax in (left, right):
+            ax.set_ylim(len(d) - 0.5, -0.5)
+            ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -232,8 +232,8 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
     kinds, W = seat_arrays([strategy] * L.MAXP)
     rs = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
     global _FINISH_WORK
-    if _FINISH_WORK is None:                 # the compiled loop's buffers, made once
-        _FINISH_WORK = batch.buffers(L.MAXP)[1:]
+    if _FINISH_WORK is None or strategy.search:   # the compiled loop's buffers, made once
+        _FINISH_WORK = batch.buffers(L.MAXP, [strategy])[1:4]
     legal, _, work = _FINISH_WORK
     batch.play_on(state.arr, state.rules.packed, kinds, W, 0 if until == "effect" else 1, legal, rs, work)
     return state

@@ -28,7 +28,7 @@ from strategies.registry import seat_arrays
 from . import api
 from . import engine as E
 from . import layout as L
-from .batch import BatchResult, advance, buffers, new_result, record, seat_strategies, start
+from .batch import BatchResult, advance, buffers, new_result, record, search_notes, seat_strategies, start
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:
@@ -96,7 +96,7 @@ class _Table:
         self.kinds, self.W = seat_arrays(strategies)
         self.custom = np.array([is_custom(x) for x in strategies], dtype=np.bool_)
         self.s = E.new_state()
-        _, self.legal, self.rs, self.work = buffers(n_players)
+        _, self.legal, self.rs, self.work, self.track = buffers(n_players, strategies)
         for p, x in enumerate(strategies):      # load every custom strategy before any game
             if is_custom(x):
                 x.obj()
@@ -112,7 +112,7 @@ class _Table:
         cap = log.shape[0]
         while True:
             k, steps = advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.work,
-                               log, steps)
+                               log, steps, self.track)
             if k == 0:
                 return steps
             p = int(s[L.G_CUR])
@@ -167,16 +167,18 @@ def play_mixed_batch(rules, n_players: int, seeds, strategies, decision_timeout=
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
         steps = table.play(int(seeds[g]), nolog)
-        record(table.s, n_players, g, steps, res.games, res.seats, res.stats)
+        record(table.s, n_players, g, steps, res.games, res.seats, res.stats, table.track)
     return res
 
 
 def play_mixed_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000,
-                    decision_timeout=None):
+                    decision_timeout=None, notes: list | None = None):
     """:func:`evora_sim.batch.play_game` with custom strategies: (final state, action log)."""
     table = _Table(rules, n_players, seat_strategies(n_players, strategies), decision_timeout)
     log = np.zeros(max_log, dtype=np.int64)
     steps = table.play(int(seed), log)
+    if notes is not None:
+        notes.extend(search_notes(table.work))
     return table.s, log[:min(steps, max_log)].copy()
 
 

@@ -142,6 +142,7 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
     for t in range(L.NITILE):
         if b[L.ITILE_AVAIL + t] and not a[L.ITILE_AVAIL + t]:
             out.append(f"seat {p} takes the instant tile {L.ITILE_NAMES[t]}")
+    end_of_turn = []          # drawn cards join the hand when the turn ends: said after the turn's events
     for q in range(n):
         gone, joined = [], []
         for e in range(L.NEFF):
@@ -158,7 +159,7 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
                 verb = "gives up"
             out.append(f"seat {q} {verb} {_cards(gone)} ({_hand(hand)})")
         if joined:
-            out.append(f"seat {q}: drawn cards join the hand: {_cards(joined)} ({_hand(hand)})")
+            end_of_turn.append(f"turn over: seat {q}'s drawn cards join the hand: {_cards(joined)} ({_hand(hand)})")
 
     # Emperor tiles
     for q in range(n):
@@ -224,6 +225,8 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
         if parts:
             out.append(f"seat {q}: {', '.join(parts)} (score {int(a[_pb(q) + L.P_SCORE])})")
 
+    out += end_of_turn
+
     # the end of the game
     if not b[L.G_END_TRIGGER] and a[L.G_END_TRIGGER]:
         out.append("END TRIGGER: " + end_trigger_text(rules, a) + "; the round is played to its end")
@@ -255,6 +258,15 @@ def _top_frame(s: np.ndarray) -> tuple[int, int]:
     return int(s[f]), int(s[f + 1])
 
 
+def search_line(state: api.State, note: dict) -> str:
+    """A search decision's most visited actions, with their visits and the seat's mean reward."""
+    if note["actions"] == 1:
+        return "search: every choice here is alike (equal columns); not searched"
+    top = "; ".join(f"{api.describe_action(state, a)} ({v:,} visits, mean reward {q:.3f})"
+                    for a, v, q in note["top"])
+    return f"search of {note['actions']} distinct actions, most visited: {top}"
+
+
 def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
                  decision_timeout: float | None = None) -> list[str]:
     """Play the seeded game and return its readable log, ending with the final scoring table.
@@ -263,7 +275,9 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
     seats = batch.seat_strategies(n, strategies)
     names = [x.name for x in seats]
     state = api.new_game(rules, n, seed)          # checks the seed before anything is played
-    final, log = batch.play_game(rules, n, seed, seats, decision_timeout=decision_timeout)
+    notes: list[dict] = []
+    final, log = batch.play_game(rules, n, seed, seats, decision_timeout=decision_timeout, notes=notes)
+    searching = [bool(getattr(x, "search", ())) for x in seats]
 
     meta = rules.data.get("meta", {})
     lines = [f"Evora replay: {n} players, seed {seed}, rules {str(meta.get('name', '?'))!r} "
@@ -293,9 +307,20 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
             who = ""
         forced = " (forced)" if len(legal) == 1 else ""
         lines.append(f"  {who}[{api.decision_name(state)}] {api.describe_action(state, action)}{forced}")
+        if searching[p] and len(legal) > 1 and notes:
+            lines.append("    " + search_line(state, notes.pop(0)))
         before = arr.copy()
         api.apply_action(state, action)
-        lines += ["    " + c for c in change_lines(rules, before, state.arr, action)]
+        changes = change_lines(rules, before, state.arr, action)
+        if action == L.A_SITE and not changes and not state.arr[L.G_SP]:
+            k = int(before[L.G_MOVED])                    # the worker moved this turn
+            x = int(before[_pb(p) + L.P_WPOS + k]) if k >= 0 else -1
+            where = f"space {_space(rules, x)}" if x >= 0 else "the space"
+            changes = [f"the action of {where} does nothing: nothing it offers can be done now"]
+        lines += ["    " + c for c in changes]
+        if int(state.arr[L.G_ROUND]) != int(before[L.G_ROUND]) and before[L.G_PHASE] != L.PH_SETUP:
+            lines.append(f"  Scores after round {int(before[L.G_ROUND])}: " + ", ".join(
+                f"seat {q} {int(state.arr[_pb(q) + L.P_SCORE])}" for q in range(n)))
         # the cards paid for an instant tile, counted against the cards the engine asked for
         kind, owed = _top_frame(state.arr)
         if L.A_TILE <= action < L.A_DISCARD:

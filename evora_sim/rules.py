@@ -222,7 +222,7 @@ def _start_vp(data: dict) -> list[int]:
     if (not isinstance(values, list) or not 1 <= len(values) <= L.MAXP
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= START_VP_MAX
                        for v in values)):
-        raise RulesError(f"rules key 'players.start_vp' must be {_allowed('players.start_vp')}, got {values!r}")
+        raise RulesError(f"rules key 'players.start_vp' must be {allowed('players.start_vp')}, got {values!r}")
     return values + [0] * (L.MAXP - len(values))
 
 
@@ -325,7 +325,7 @@ def rule_keys(data: dict | None = None) -> list[str]:
     return keys
 
 
-def _allowed(dotted: str) -> str:
+def allowed(dotted: str) -> str:
     """What a key accepts, in words (for messages)."""
     generic = re.sub(r"^board\.spaces\.\d+\.", "board.spaces.N.", dotted)
     if dotted in _INT_RANGES:
@@ -373,7 +373,7 @@ def _unknown_key(dotted: str, keys: list[str]) -> RulesError:
 def _parse_int(text: str, dotted: str) -> int:
     t = text.strip()
     if not re.fullmatch(r"[+-]?\d+", t):
-        raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {_allowed(dotted)}, got {text!r}")
+        raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {allowed(dotted)}, got {text!r}")
     return int(t)
 
 
@@ -384,7 +384,7 @@ def _parse_value(dotted: str, text: str, current: Any) -> Any:
     if dotted.startswith("board.spaces.") and leaf in _LIST_KEYS:
         items = [x.strip() for x in text.split(",") if x.strip()]
         if not items:
-            raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {_allowed(dotted)}")
+            raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {allowed(dotted)}")
         return items
     if isinstance(current, bool):
         raise RulesError(f"--set {dotted}: not a settable key")
@@ -426,10 +426,10 @@ def apply_overrides(data: dict, assignments) -> dict:
         if dotted in _INT_RANGES:
             lo, hi = _INT_RANGES[dotted]
             if not lo <= value <= hi:
-                raise RulesError(f"--set {item}: rules key '{dotted}' takes {_allowed(dotted)}, got {value}")
+                raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}, got {value}")
         if dotted == "players.start_vp" and not (1 <= len(value) <= L.MAXP
                                                  and all(0 <= v <= START_VP_MAX for v in value)):
-            raise RulesError(f"--set {item}: rules key '{dotted}' takes {_allowed(dotted)}")
+            raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}")
         node[leaf] = value
         explicit.add(dotted)
         if dotted.startswith("board.spaces."):
@@ -447,7 +447,7 @@ def apply_overrides(data: dict, assignments) -> dict:
         if needed and needed not in sp:
             where = f"board.spaces.{i}.{needed}"
             raise RulesError(f"--set board.spaces.{i}.action={sp['action']} needs {where} too: "
-                             f"--set {where}=... ({_allowed(where)})")
+                             f"--set {where}=... ({allowed(where)})")
     return out
 
 

@@ -343,10 +343,50 @@ class _NoBar:
         pass
 
 
+PROGRESS_SECONDS = 15.0       # off a terminal: a progress line at most this often (10-30 s asked)
+
+
+class _Lines:
+    """Progress off a terminal (nohup, a pipe, CI): one line on stderr at most every
+    PROGRESS_SECONDS, with games done, games/s and the time left; a log stays readable and a
+    long run does not look hung."""
+
+    def __init__(self, total: int, done: int):
+        self.total, self.done, self.start_done = total, done, done
+        self.start = self.last = time.monotonic()
+
+    def update(self, n):
+        self.done += n
+        now = time.monotonic()
+        if now - self.last < PROGRESS_SECONDS or self.done >= self.total:
+            return
+        self.last = now
+        rate = (self.done - self.start_done) / max(now - self.start, 1e-9)
+        left = (self.total - self.done) / rate if rate > 0 else float("nan")
+        print(f"evora: {self.done:,} of {self.total:,} games ({100 * self.done / self.total:.0f}%), "
+              f"{rate:,.0f} games/s, about {_duration(left)} left", file=sys.stderr, flush=True)
+
+    def close(self):
+        pass
+
+
+def _duration(seconds: float) -> str:
+    if not seconds == seconds:                # nan
+        return "an unknown time"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _progress(total_games: int, done_games: int, quiet: bool):
-    """tqdm's bar (games done, games/s, time left) on a terminal; nothing if quiet or piped."""
-    if quiet or not sys.stderr.isatty():
+    """tqdm's bar (games done, games/s, time left) on a terminal; off a terminal a line every
+    PROGRESS_SECONDS; nothing if quiet."""
+    if quiet:
         return _NoBar()
+    if not sys.stderr.isatty():
+        return _Lines(total_games, done_games)
     try:
         from tqdm import tqdm
     except ImportError:                      # tqdm is optional: no bar without it
@@ -454,7 +494,23 @@ def resolve_strategies(strategies, players: int) -> list:
     return per_seat(resolve_each(list(strategies), as_strategy), players)
 
 
-def make_config(players: int, games: int, strategy_spec, seed: int, seat_rotation: bool,
+def default_rotation(seats) -> bool:
+    """Seat rotation is on by default wherever the seats hold different strategies: without it a
+    seat's win rate is also its strategy's, and a strong bot in seat 0 reads as a first-player
+    advantage. Seats that all hold one strategy gain nothing from rotating (every rotation
+    is the same game), so it stays off there."""
+    return len({x.name for x in seats}) > 1
+
+
+def rotation_for(strategies, players: int, seat_rotation: bool | None = None) -> bool:
+    """``seat_rotation`` as given, or (None) the default for these strategies
+    (:func:`default_rotation`)."""
+    if seat_rotation is not None:
+        return bool(seat_rotation)
+    return default_rotation(resolve_strategies(strategies, players))
+
+
+def make_config(players: int, games: int, strategy_spec, seed: int, seat_rotation: bool | None,
                 chunk_size: int | None, rules: Rules) -> RunConfig:
     """The run's configuration, every argument checked (RunError / StrategyError)."""
     return _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules)[0]
@@ -466,8 +522,9 @@ def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | 
     anything is allocated. Without ``chunk_size``, 5,000 seeds, or more for very long runs."""
     rotations = players if seat_rotation else 1
     if games * rotations > MAX_GAMES:
-        raise RunError(f"--games {games:,}{f' x {rotations} rotations' if rotations > 1 else ''} is more "
-                       f"than a run holds ({MAX_GAMES:,} games); split it into several runs")
+        what = f" ({games:,} seeds x {rotations} rotations)" if rotations > 1 else ""
+        raise RunError(f"--games {games * rotations:,}{what} is more than a run holds ({MAX_GAMES:,} "
+                       "games); split it into several runs")
     if chunk_size is None:
         return min(games, max(DEFAULT_CHUNK, math.ceil(games / MAX_CHUNKS)))
     if chunk_size * rotations > MAX_CHUNK_GAMES:
@@ -520,8 +577,10 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     if not lo <= players <= hi:
         raise RunError(f"these rules allow {lo} to {hi} players, got {players}")
-    chunk = check_size(players, games, seat_rotation, chunk_size)
     seats = resolve_strategies(strategy_spec, players)
+    if seat_rotation is None:
+        seat_rotation = default_rotation(seats)
+    chunk = check_size(players, games, seat_rotation, chunk_size)
     config = RunConfig(players, games, tuple(x.name for x in seats),
                        tuple(json.dumps(resolved(x), sort_keys=True) for x in seats), seed,
                        bool(seat_rotation), chunk, rules.hash)
@@ -529,7 +588,7 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
 
 
 def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Path = "runs/run",
-             jobs: int = 1, seat_rotation: bool = False, rules: Rules | str | Path | None = None,
+             jobs: int = 1, seat_rotation: bool | None = None, rules: Rules | str | Path | None = None,
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
              quiet: bool = True, command: str = "",
              scheduler_timeout: str | float = "10s", extend: bool = False,
@@ -537,6 +596,9 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
     ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all.
+    ``games``: the seeds to play; with seat rotation each is played once under every rotation
+    (``players`` games per seed). ``seat_rotation``: None (the default) rotates whenever the
+    seats hold different strategies (:func:`default_rotation`); True or False forces it.
     ``decision_timeout``: seconds a custom strategy may take for one decision (default 60).
     ``notice``: called with a line to show the user (damaged chunks played again; default: stderr)."""
     if not isinstance(rules, Rules):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .manifest import write_manifest
 from .runlock import folder_lock
-from .runner import MANIFEST, RunError, check_size, read_manifest, simulate
+from .runner import MANIFEST, RunError, check_size, read_manifest, rotation_for, simulate
 
 ALPHA = 0.05
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
@@ -79,7 +79,7 @@ def half_widths(table, groups: list[str]) -> dict[str, float]:
 
 
 def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: int, width: float,
-                 metrics=("seats",), seed: int = 1, seat_rotation: bool = False,
+                 metrics=("seats",), seed: int = 1, seat_rotation: bool | None = None,
                  chunk_size: int | None = None, jobs: int = 1, quiet: bool = True,
                  command: str = "", backend: str = "loky", scheduler=None, on_look=None,
                  decision_timeout: float | None = None) -> dict:
@@ -97,6 +97,7 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
     if not isinstance(initial_games, int) or initial_games < 2:
         raise RunError(f"--games must be at least 2 with --until-ci, got {initial_games!r}")
     chunk = chunk_size if chunk_size is not None else min(5_000, initial_games)
+    seat_rotation = rotation_for(strategies, players, seat_rotation)     # None: rotate a mixed field
     check_size(players, max_games, seat_rotation, chunk)
     looks = schedule(initial_games, max_games, chunk)
     k = len(looks)

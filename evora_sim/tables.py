@@ -36,6 +36,12 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "turns": res.games[:, col["turns"]].astype(np.int16),
         "end_trigger": pd.Categorical.from_codes(res.games[:, col["end_trigger"]], categories=L.END_NAMES),
         "winner_seat": res.games[:, col["winner_seat"]].astype(np.int8),
+        # tension (batch.round_over): leader after each round by score, the last round's being
+        # the final score
+        "lead_changes": res.games[:, col["lead_changes"]].astype(np.int16),
+        "comeback": res.games[:, col["comeback"]].astype(np.int16),
+        "winner_led_from": res.games[:, col["winner_led_from"]].astype(np.int16),
+        "decided_last_round": res.games[:, col["winner_led_from"]] == res.games[:, col["rounds"]],
     })
     scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
     score = res.seats[:, :, scol["score"]]

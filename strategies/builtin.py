@@ -31,6 +31,8 @@ class Strategy:
     kind: int
     weights: tuple[float, ...] = field(default=(0.0,) * NF)
     description: str = ""
+    search: tuple[float, ...] = ()     # a search player's options (strategies.search_spec)
+    rollout: str = ""                  # ... and its rollout policy's name
 
     def weight_dict(self) -> dict[str, float]:
         return {f: w for f, w in zip(FEATURES, self.weights) if w}

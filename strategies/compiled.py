@@ -28,6 +28,7 @@ from evora_sim.rng import randbelow
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1     # plan=action: each decision valued on its own (this module)
 KIND_PLANNER = 2       # plan=turn: each decision valued by the best end of the turn (planner.py)
+KIND_MCTS = 3          # a search player (mcts.py)
 FEATURES = ("vp", "column", "h1", "h2", "h3", "h4", "capitals", "emperor", "tiles", "cards",
             "parts", "denial", "empty_stack", "secured", "win")
 NF = len(FEATURES)

@@ -1,32 +1,26 @@
 """The compiled decision of a built-in seat, whatever its kind, and the buffers it works in.
 
 One place dispatches on the strategy kind, so the game loop (``evora_sim.batch.advance``)
-knows nothing of how a seat decides, and the evaluation model (``compiled``) and the turn
-planner (``planner``) do not import each other in a circle.
+knows nothing of how a seat decides.
 """
-import numpy as np
 from numba import njit
 
-from evora_sim.layout import STATE_SIZE
-from evora_sim.rng import randbelow
-
-from .compiled import KIND_HEURISTIC, KIND_PLANNER, heuristic, new_work
-from .planner import new_plan_work, plan_choose
+from .compiled import KIND_MCTS
+from .mcts import mcts_choose, new_search_work
+from .policy import new_policy_work, policy_choose
 
 
-def new_buffers():
-    """Every seat's scratch work, allocated once per batch and shared by the seats (each kind
-    checks that what it finds there belongs to the decision at hand)."""
-    return tuple(new_work(STATE_SIZE)) + new_plan_work()
+def new_buffers(tree_nodes: int = 1):
+    """Every seat's scratch work, allocated once per batch: a policy's, and the search's with
+    room for ``tree_nodes`` nodes (the largest search budget at the table, plus one)."""
+    return new_policy_work(), new_search_work(tree_nodes)
 
 
 @njit(cache=True, inline="always")
 def choose(kind, W, p, s, R, legal, n, rs, work):
-    """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = work
-    if kind == KIND_PLANNER:
-        return plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan,
-                           meta)
-    if kind == KIND_HEURISTIC:
-        return heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo)
-    return np.int64(legal[randbelow(rs, n)])
+    """The action of seat ``p``'s compiled strategy of ``kind`` (weights and options: row ``p``
+    of ``W``)."""
+    policy_work, search_work = work
+    if kind == KIND_MCTS:
+        return mcts_choose(s, R, W, p, legal, n, rs, search_work)
+    return policy_choose(kind, W, p, s, R, legal, n, rs, policy_work)

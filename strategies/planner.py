@@ -366,6 +366,13 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
             _offer(rs, bk, bv, line, d, a, v, True)
 
 
+@njit(cache=True, inline="always")
+def forget_plan(meta):
+    """Drop the plan being followed: the next decision searches afresh (a search player's
+    rollouts reach one turn in many different positions, so no plan carries over)."""
+    meta[M_LEN] = 0
+
+
 @njit(cache=True, _nrt=False)
 def planned_action(s, legal, n, plan, meta):
     """This decision's action from the current plan, or -1 if there is none: another turn or

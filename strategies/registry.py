@@ -38,17 +38,20 @@ from pathlib import Path
 import numpy as np
 
 from .builtin import BUILTINS, DEFAULT_PLAN, NAMES, PLANS, Strategy
-from .compiled import FEATURES, KIND_RANDOM, NF
+from .compiled import FEATURES, KIND_RANDOM
 from .custom import CustomStrategy, entry_points, from_entry_point, from_file
 from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
+from .mcts import WIDTH
+from .search_spec import NAME as SEARCH_NAME
+from .search_spec import from_resolved_search, parse_mcts, resolved_search, search_row
 
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _FILE_KEYS = {"weights", "description", "base", "plan"}
-FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME"
+FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME, mcts(option=value, ...)"
 _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, h4 and capitals",
           "capital": "capitals", "card": "cards", "tile": "tiles", "part": "parts"}
 
@@ -56,7 +59,7 @@ _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, 
 def known_names() -> str:
     """The built-in names, then any installed entry-point strategies."""
     extra = sorted(n for n in _entry_point_names() if n not in STRATEGY_IDS)
-    return ", ".join(sorted(STRATEGY_IDS) + extra)
+    return ", ".join(sorted(list(STRATEGY_IDS) + [SEARCH_NAME]) + extra)
 
 
 def _entry_point_names() -> list[str]:
@@ -242,6 +245,11 @@ def parse_spec(text: str):
     spec = text.strip()
     if not spec:
         raise StrategyError(f"empty strategy name (known strategies: {known_names()})")
+    head = spec.split("(", 1)[0].strip()
+    if head.lower() == SEARCH_NAME:
+        if "(" in spec and not spec.endswith(")"):
+            raise StrategyError(f"strategy {spec!r}: options are written mcts(option=value, ...)")
+        return parse_mcts(spec, spec[spec.index("(") + 1:-1] if "(" in spec else None, parse_spec)
     base_text, body = _split_call(spec)
     if not base_text:
         raise StrategyError(f"strategy {spec!r}: no strategy name before '('")
@@ -328,6 +336,8 @@ def resolved(strategy) -> dict:
         return strategy.resolved()
     if strategy.kind == KIND_RANDOM:
         return {"kind": "random"}
+    if strategy.search:
+        return resolved_search(strategy, resolved)
     return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
 
@@ -338,6 +348,8 @@ def from_resolved(name: str, info: dict):
         return _custom_from_resolved(name, info)
     if kind == "random":
         return Strategy(name, KIND_RANDOM)
+    if kind == "mcts":
+        return from_resolved_search(name, info, from_resolved)
     if kind == "heuristic":
         weights = info["weights"]
         plan = info.get("plan", "action")        # written before turn planning: plan=action
@@ -378,14 +390,21 @@ def as_strategy(item):
 
 
 def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
-    """(kinds int64[n], weights float64[n, NF]) for the compiled driver, one row per seat (a
-    custom Python strategy's row is never read by compiled code)."""
+    """(kinds int64[n], W float64[n, WIDTH]) for the compiled driver, one row per seat: the
+    feature weights, then a search player's options (a custom Python strategy's row is never
+    read by compiled code)."""
     strategies = [as_strategy(x) for x in items]
     kinds = np.array([s.kind for s in strategies], dtype=np.int64)
-    weights = np.array([s.weights for s in strategies], dtype=np.float64).reshape(len(strategies), NF)
-    return kinds, weights
+    rows = [list(s.weights) + search_row(s) if isinstance(s, Strategy) else [0.0] * WIDTH for s in strategies]
+    return kinds, np.array(rows, dtype=np.float64).reshape(len(strategies), WIDTH)
 
 
-__all__ = ["StrategyError", "as_strategy", "seat_arrays", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
+def tree_nodes(items) -> int:
+    """The most search-tree nodes a decision of these seats needs (iterations + 1; 1 without a
+    search player)."""
+    return 1 + max([int(s.search[0]) for s in map(as_strategy, items) if getattr(s, "search", ())] or [0])
+
+
+__all__ = ["StrategyError", "as_strategy", "seat_arrays", "tree_nodes", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
            "parse_strategies", "resolved", "from_resolved", "describe", "format_weights",
            "format_number"]

@@ -407,32 +407,42 @@ def test_report_builds_with_every_section(real_runs, tmp_path):
     assert res.exit_code == 0, res.output
     html = (out / "report.html").read_text(encoding="utf-8")
     md = (out / "report.md").read_text(encoding="utf-8")
-    sections = ["Findings", "Seat advantage", "Strategy match-ups", "Card value", "Construction Site spaces",
-                "Majority scoring", "Game shape", "Runs"]
+    sections = ["The answer", "Findings", "Seat advantage", "Strategy match-ups", "Card value",
+                "Construction Site spaces", "Majority scoring", "Game shape", "A sample game", "Runs"]
     for s in sections:
         assert f"## {s}" in md and f">{s}</h2>" in html
-    # findings first, the manifest last (command, seed, versions, rules hash)
-    assert md.index("## Findings") < md.index("## Seat advantage") < md.index("## Runs")
+    # the answer first, the manifests last (command, seed, versions, rules hash), folded in the page
+    assert md.index("## The answer") < md.index("## Findings") < md.index("## Seat advantage") < md.index("## Runs")
     runs_part = md[md.index("## Runs"):]
     for key in ("test p4", '"seed": 3', "package_version", "rules_hash", "numpy", "pandas", "python"):
         assert key in runs_part
-    # the estimate with its interval: ± when symmetric at the digits shown, else both ends
-    assert re.search(r"Seat 0 \(the first player\) wins \d+\.\d% (± \d+\.\d%|\(95% CI \d+\.\d% to "
-                     r"\d+\.\d%\)) of 4-player games", md)
-    assert "± 0.00" not in md and "Seat unfairness (root mean square" in md
-    assert "seat rotation was used" in md.lower() and "KNOWN BIAS" in md and "white or unclaimed" in md
-    # self-contained: every image is a data URI, nothing is fetched
+    assert html.count("<details><summary>") >= 2 and html.index("<details><summary>/") > html.index("id='runs'")
+    # a designer's first screen: the first player's rate, its range, the fair share, the players
+    assert re.search(r"The first player wins \d+\.\d% of 4-player games \(95% range \d+\.\d+–\d+\.\d+\) "
+                     r"instead of 25%", md)
+    assert "Measured among these bots, not people." in md and "Is it fair? Seat unfairness" in md
+    assert "greedy (turn planner)" in md and "default rules" in md
+    # the invented board: said in the header and in the space section
+    assert md.count("reconstruction (decision D1)") >= 2 and "KNOWN BIAS" in md
+    # readable tables: human names, estimates with their ranges, p-values in words, rulebook names
+    assert "Win rate (95% range)" in md and "p (Holm)" in md
+    assert "Governor: score a height majority" in md and "Space 0 (Architect): 2 stones" in md
+    cards = pd.read_csv(out / "card_value.csv")
+    assert {"card", "name"} <= set(cards.columns) and "gov_height" in set(cards["card"])
+    # self-contained: every image is a data URI, nothing is fetched; the sample game's log beside it
     assert "<img" in html and not re.search(r"src=['\"](?!data:)", html) and "<link" not in html
-    figures = ["seat_win_rates", "score_by_seat", "score_breakdown", "card_value", "space_value", "matchups",
-               "majority_outcomes", "game_length", "victory_margin"]
+    figures = ["seat_deviation", "score_by_seat", "score_breakdown", "card_value", "space_value", "matchups",
+               "majority_outcomes", "game_length", "victory_margin", "tension", "sample_game"]
     for f in figures:
         assert (out / f"{f}.png").stat().st_size > 0 and (out / f"{f}.svg").stat().st_size > 0
         assert f"({f}.png)" in md
-    assert html.count("data:image/png;base64,") == len(figures)
+    log = (out / "sample_game.txt").read_text(encoding="utf-8")
+    assert log.startswith("$ evora replay -n 4 --seed ") and "Final scoring" in log
+    assert "href='sample_game.txt'" in html
     csvs = {p.stem for p in out.glob("*.csv")}
     assert {"seat_advantage", "seat_test", "strategy_win_rates", "matchups", "ratings", "card_value",
             "space_value", "vp_by_category", "majority_outcomes", "columns_held", "majority_share",
-            "victory_margin", "game_shape", "end_triggers"} <= csvs
+            "victory_margin", "game_shape", "end_triggers", "tension"} <= csvs
     for c in csvs:
         assert len(pd.read_csv(out / f"{c}.csv")) > 0
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())     # no temporary left

@@ -6,6 +6,7 @@ traceback and nothing on stdout.
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from evora_sim.position import position_state, scoring_table
 from evora_sim.replay import scoring_lines
 from evora_sim.rules import load_rules
 from strategies.builtin import BUILTINS, GREEDY, NAMES, RANDOM
-KNOWN = ", ".join(sorted(NAMES))
+KNOWN = ", ".join(sorted(NAMES + ("mcts",)))
 from strategies.registry import StrategyError, parse_strategies
 from cli_results import ok
 
@@ -164,6 +165,25 @@ def test_replay_is_deterministic_and_ends_with_the_scoring_table(runner):
     assert len(fired) == 1 and trigger in fired[0]
     assert any(line.startswith("Game over after round ") and f"end trigger {trigger}" in line
                for line in lines)
+
+
+def test_replay_keeps_events_in_order_says_when_a_site_action_does_nothing_and_scores_each_round(runner):
+    texts = [ok(runner.invoke(main, ["replay", "-n", "4", "--seed", str(seed), "--strategies", "random"]))
+             for seed in range(1, 7)]
+    lines = texts[0].splitlines()
+    rounds = [x for x in lines if x.startswith("  Scores after round ")]
+    final_round = int(next(x for x in lines if x.startswith("Game over after round ")).split()[4].rstrip(":"))
+    assert len(rounds) == final_round - 1 and rounds[0].startswith("  Scores after round 1: seat 0 ")
+    assert all(re.fullmatch(r"  Scores after round \d+: (seat \d \d+, ){3}seat 3 \d+", x) for x in rounds)
+    # drawn cards join the hand when the turn ends: the last event of a turn, never inside a build
+    for text in texts:
+        turn_lines = text.split("\nRound ")
+        for turn in turn_lines:
+            events = [x for x in turn.splitlines() if x.startswith("    ")]
+            joined = [i for i, x in enumerate(events) if "join the hand" in x]
+            assert all(not events[i + 1:] or all("join the hand" in y or "END TRIGGER" in y for y in events[i + 1:])
+                       for i in joined), turn
+    assert any("does nothing: nothing it offers can be done now" in t for t in texts)
 
 
 def test_replay_single_strategy_name_fills_every_seat(runner):

@@ -19,14 +19,15 @@ from evora_sim.runlock import folder_lock
 from evora_sim.runner import RunError, open_run, simulate
 from cli_results import ok, one_error_line
 
-RUN = dict(players=2, games=40, strategies="greedy,random", seed=3, chunk_size=10, jobs=1)
+RUN = dict(players=2, games=40, strategies="greedy,random", seed=3, chunk_size=10, jobs=1, seat_rotation=False)
 
 
 def sim_args(out, **kw):
     cfg = {**RUN, **kw}
     return ["simulate", "--players", str(cfg["players"]), "--games", str(cfg["games"]),
             "--strategies", cfg["strategies"], "--seed", str(cfg["seed"]),
-            "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet"]
+            "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet",
+            "--no-seat-rotation"]
 
 
 @pytest.fixture(scope="module")

@@ -1133,3 +1133,35 @@ def test_v1_start_vp_in_played_games_and_its_values():
     for bad in ("0,0,0,0,1", "-1", "1000", "x", ""):
         with pytest.raises(RulesError, match="players.start_vp"):
             load_rules(overrides=[f"players.start_vp={bad}"])
+
+
+def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():
+    """P10: both kinds of strategy decide the same when only the order below the tops differs."""
+    from evora_sim.batch import buffers, play_game
+    from strategies.decide import choose
+    from strategies.registry import parse_spec, seat_arrays
+
+    rules = load_rules()
+    final, log = play_game(rules, 3, 77, ["balanced"] * 3)
+    state = api.new_game(rules, 3, 77)
+    for a in log[:40]:
+        api.apply_action(state, int(a))
+    while len(api.legal_actions(state)) < 2:
+        api.apply_action(state, api.legal_actions(state)[0])
+    other = state.clone()
+    for t in range(L.NTYPES):                  # reverse every stack below its top card
+        base = L.STACK_CARDS + t * L.MAXSTACK
+        lo, hi = other.arr[L.STACK_TOP + t] + 1, other.arr[L.STACK_LEN + t]
+        other.arr[base + lo:base + hi] = other.arr[base + lo:base + hi][::-1].copy()
+    assert (other.arr != state.arr).any()
+    legal = np.array(api.legal_actions(state), dtype=np.int32)
+    for spec in ("balanced", "mcts(iterations=50, rollout=greedy(plan=action), horizon=3)"):
+        s = parse_spec(spec)
+        picks = []
+        for st in (state, other):
+            kinds, W = seat_arrays([s] * 3)
+            _, _, rs, work, _ = buffers(3, [s])
+            rs[0] = np.uint64(5)
+            p = int(st.arr[L.G_CUR])
+            picks.append(int(choose(kinds[p], W, p, st.arr.copy(), rules.packed, legal, len(legal), rs, work)))
+        assert picks[0] == picks[1], spec

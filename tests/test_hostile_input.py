@@ -109,7 +109,7 @@ def test_decision_timeout_must_be_positive(tmp_path, cli, value):
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("args, named", [
     (["--games", "1000000000000"], "more than a run holds"),
-    (["--games", "4000000000", "--seat-rotation"], "rotations is more than a run holds"),
+    (["--games", "40000000000", "--seat-rotation"], "seeds x 3 rotations) is more than a run holds"),
     (["--games", "1000000", "--chunk-size", "3"], "give a --chunk-size of at least 10"),
     (["--games", "10", "--chunk-size", "100000000"], "would not fit in memory"),
     (["--games", "10", "--jobs", "99999999999999999999"], "--jobs"),

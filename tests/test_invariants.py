@@ -50,6 +50,8 @@ RANDOM, GREEDY = "random", "greedy"
 FIELD = ["balanced", "cards", "emperor", "greedy"]          # turn planners of every kind
 OTHERS = ["builder", "heights", "majority", "blocker"]
 ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", "random"]
+SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4)", "balanced",
+          "mcts(iterations=25, reward=win)", "greedy(plan=action)"]
 
 
 def _label(sids) -> str:
@@ -79,6 +81,9 @@ BATCH_PLAN = [
     (4, OTHERS, 600),
     (4, ACTION, 600),
     (2, ACTION[:2], 400),
+    (4, SEARCH, 40),
+    (2, SEARCH[:2], 40),
+    (3, SEARCH[1:], 30),
 ]
 BATCH_GAMES = sum(g for _, _, g in BATCH_PLAN)
 
@@ -192,6 +197,7 @@ for _n in (2, 3, 4):
         (_n, FIELD[:_n], 20),
         (_n, OTHERS[:_n], 15),
         (_n, ACTION[:_n], 15),
+        (_n, SEARCH[:_n], 4),
     ]
 GAME_END = L.STATS + L.MAXP * L.SSTRIDE   # the game and its statistics (no scratch slots)
 REPLAY_CHECKS = ("log_replays", "log_reaches_terminal", "replay_matches_play_game")
@@ -249,7 +255,7 @@ def step_sweep():
 def test_step_sweep_covers_all_setups(step_sweep):
     assert step_sweep.games >= 500
     assert {n for n, _, _ in STEP_PLAN} == {2, 3, 4}
-    assert {s for _, sids, _ in STEP_PLAN for s in sids} == {RANDOM, GREEDY} | set(FIELD + OTHERS + ACTION)
+    assert {s for _, sids, _ in STEP_PLAN for s in sids} == {RANDOM, GREEDY} | set(FIELD + OTHERS + ACTION + SEARCH)
     assert step_sweep.steps > 100_000
 
 

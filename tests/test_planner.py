@@ -19,7 +19,7 @@ from evora_sim.rng import new_stream
 from evora_sim.rules import load_rules
 from strategies import planner as P
 from strategies.compiled import evaluate
-from strategies.decide import new_buffers
+from strategies.policy import new_policy_work as new_buffers
 from strategies.registry import parse_spec
 
 RULES = load_rules()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -37,10 +38,11 @@ from cli_results import one_error_line
 RULES = load_rules()
 
 # the reference run: 3 chunks of 100 seeds, one greedy seat
-REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=5, chunk_size=100)
+REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=5, chunk_size=100,
+           seat_rotation=False)
 
 GAMES_COLUMNS = ["game_id", "seed", "n_players", "rotation", "rounds", "turns", "end_trigger",
-                 "winner_seat"]
+                 "winner_seat", "lead_changes", "comeback", "winner_led_from", "decided_last_round"]
 SEATS_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", "vp_build", "vp_white",
                  "vp_empty_stack", "vp_cards", "vp_emperor", "vp_column_majority", "vp_height_1",
                  "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals", "parts_left"]
@@ -81,7 +83,7 @@ def cli_args(out, **kw) -> list[str]:
     args = ["simulate", "--players", str(cfg["players"]), "--games", str(cfg["games"]),
             "--strategies", cfg["strategies"], "--seed", str(cfg["seed"]),
             "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet"]
-    return args
+    return args + ([] if cfg["seat_rotation"] else ["--no-seat-rotation"])
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +230,8 @@ def test_seat_rotation_plays_each_seed_under_every_rotation(tmp_path):
     # rotation r is exactly a plain run of the rotated strategy list on the same seeds
     for r in range(n):
         rotated = ",".join(names[(seat - r) % n] for seat in range(n))
-        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", chunk_size=40)
+        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", chunk_size=40,
+                         seat_rotation=False)
         mine = g[g["rotation"] == r].sort_values("game_id").reset_index(drop=True)
         theirs = plain.games.sort_values("game_id").reset_index(drop=True)
         cols = ["seed", "rounds", "turns", "end_trigger", "winner_seat"]
@@ -552,3 +555,14 @@ def test_cli_quiet_prints_only_the_summary(tmp_path, cli):
     assert result.stderr == ""
     assert result.stdout.strip() == f"20 games in {out} (tables: games, seats, cards, spaces)"
     assert open_run(out).n_games == 20
+
+
+def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
+    monkeypatch.setattr(R, "PROGRESS_SECONDS", 0.0)          # a line at every chunk but the last
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    simulate(**{**REF, "games": 30, "chunk_size": 10}, out=tmp_path / "run", quiet=False)
+    monkeypatch.undo()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and all(re.fullmatch(r"evora: \d+ of 30 games \(\d+%\), [\d,]+ games/s, about .+ left", x)
+                                   for x in lines), lines

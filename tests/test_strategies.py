@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from evora_sim import api
 from evora_sim import layout as L
-from evora_sim.batch import SEAT_COLUMNS, play_batch, play_game
+from evora_sim.batch import GAME_COLUMNS, SEAT_COLUMNS, play_batch, play_game
 from evora_sim.cli import main
 from evora_sim.mixed import play_mixed_batch
 from evora_sim.rules import load_rules
@@ -212,7 +212,7 @@ def test_weight_sets_from_a_designers_file(tmp_path):
     assert weights(more)["column"] == 3.5
     # relative to the working directory, as typed
     res = play_batch(RULES, 2, np.arange(10), [f"{path}:aggressive", "random"])
-    assert res.games.shape == (10, 5)
+    assert res.games.shape == (10, len(GAME_COLUMNS))
 
 
 @pytest.mark.parametrize("text, spec, message", [
@@ -308,7 +308,7 @@ def test_entry_point_strategies(entry_point, cli):
     ref = play_batch(RULES, 2, np.arange(4), [CAUTIOUS, "random"])
     assert (res.seats == ref.seats).all()            # the same class, however it is named
     assert "known strategies: balanced, blocker, builder, cardheights, cards, emperor, greedy, heights, " \
-           "majority, random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
+           "majority, mcts, random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
     out = ok(cli.invoke(main, ["strategies"]))
     assert "cautious_ep  = strategies.examples.cautious:Cautious" in out
     with pytest.raises(StrategyError, match="a Python strategy takes no weights"):
@@ -592,7 +592,7 @@ def test_bad_strategy_input_on_the_command_line(tmp_path, cli, args, message):
 def test_run_manifest_holds_specs_and_weights_and_resume_checks_them(tmp_path, cli):
     wfile = write(tmp_path, "mine.toml", "[calm]\nbase = 'greedy'\nweights = { denial = 0.5 }\n")
     spec = f"balanced(column=2),{wfile}:calm"
-    run = simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3)
+    run = simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3, seat_rotation=False)
     m = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
     names = ["balanced(column=2)", f"{wfile}:calm"]
     assert m["config"]["strategies"] == names
@@ -604,15 +604,15 @@ def test_run_manifest_holds_specs_and_weights_and_resume_checks_them(tmp_path, c
     assert m["strategies"]["balanced(column=2)"]["description"] == builtin("balanced").description
     assert sorted(run.seats["strategy"].astype(str).unique()) == sorted(names)
     # the same command again: nothing to do
-    again = simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3)
+    again = simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3, seat_rotation=False)
     assert again.n_games == 6
     # the weight file edited: the run is a different run
     wfile.write_text("[calm]\nbase = 'greedy'\nweights = { denial = 0.7 }\n", encoding="utf-8")
     with pytest.raises(RunError, match=r"different run \(resolved_strategies\..*calm\.weights\.denial: 0\.5 -> 0\.7\)"):
-        simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3)
+        simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3, seat_rotation=False)
     line = one_error_line(cli.invoke(main, ["simulate", "-n", "2", "--games", "6", "--strategies", spec,
                                             "--seed", "3", "--chunk-size", "3", "--jobs", "1",
-                                            "--out", str(tmp_path / "run"), "--quiet"]))
+                                            "--out", str(tmp_path / "run"), "--quiet", "--no-seat-rotation"]))
     assert "denial: 0.5 -> 0.7" in line
 
 

@@ -141,7 +141,7 @@ def test_the_manifest_records_the_resulting_rules(cli, tmp_path):
 # ---------------------------------------------------------------------------------------------
 def _run(tmp_path, name, sets=(), games=120, players=4, strategies="greedy,balanced,cards,emperor"):
     rules = load_rules(overrides=list(sets))
-    return simulate(players, games, strategies, seed=3, out=tmp_path / name, rules=rules)
+    return simulate(players, games, strategies, seed=3, out=tmp_path / name, rules=rules, seat_rotation=False)
 
 
 def test_white_stone_vp_2_vs_6_moves_white_vp_and_scores_up(tmp_path):
@@ -173,7 +173,7 @@ FIELD = "greedy,balanced,cards,emperor"
 
 
 def _sim_args(out, *extra, games=100, seed=3):
-    return ["simulate", "-n", "4", "--games", str(games), "--strategies", FIELD, "--seat-rotation",
+    return ["simulate", "-n", "4", "--seeds", str(games), "--strategies", FIELD, "--seat-rotation",
             "--seed", str(seed), "--jobs", "1", "--out", str(out), "-q", *extra]
 
 
@@ -261,7 +261,7 @@ def test_compare_bad_input_is_one_line(cli, pair_runs, tmp_path):
 # ---------------------------------------------------------------------------------------------
 def _sweep_args(out, *params, games=80, extra=()):
     args = ["sweep", "-n", "4", "--strategies", FIELD, "--seat-rotation", "--seed", "5",
-            "--games", str(games), "--jobs", "1", "--out", str(out), "-q"]
+            "--seeds", str(games), "--jobs", "1", "--out", str(out), "-q"]
     for p in params:
         args += ["--param", p]
     return args + list(extra)
@@ -269,7 +269,8 @@ def _sweep_args(out, *params, games=80, extra=()):
 
 def test_a_sweep_over_white_stone_vp_moves_the_expected_metrics(cli, tmp_path):
     out = tmp_path / "sweep"
-    text = ok(cli.invoke(main, _sweep_args(out, "white_stone.vp=2,6")))
+    # the current rule's value (2) listed second: it is still the baseline of the differences
+    text = ok(cli.invoke(main, _sweep_args(out, "white_stone.vp=6,2")))
     assert "mean score" in text and "sweep summary" in text
     folders = sorted(p.name for p in out.iterdir() if p.is_dir())
     assert folders == ["summary", "white_stone.vp=2", "white_stone.vp=6"]
@@ -289,8 +290,10 @@ def test_a_sweep_over_white_stone_vp_moves_the_expected_metrics(cli, tmp_path):
     assert "Seat unfairness" in md and "Holm" in md and "± 0.00" not in md
     assert {"p_holm", "change", "level"} <= set(df.columns) and (df["level"] == 0.95).all()
     assert score.loc[6, "change"] == "moved"
+    assert score.loc[2, "change"] == "baseline" and score.loc[2, "baseline"] and score.loc[2, "diff"] == 0
+    assert "change from the current rule" in md
     # the same command again resumes (nothing to play) and gives the same summary
-    ok(cli.invoke(main, _sweep_args(out, "white_stone.vp=2,6")))
+    ok(cli.invoke(main, _sweep_args(out, "white_stone.vp=6,2")))
     pd.testing.assert_frame_equal(df, pd.read_csv(out / "summary" / "sweep.csv"))
     # another sweep into the same folder is refused
     line = one_error_line(cli.invoke(main, _sweep_args(out, "white_stone.vp=2,4")))
@@ -360,7 +363,7 @@ def test_ci_metric_groups_name_every_headline_metric():
 def test_until_ci_stops_once_the_adjusted_width_is_reached(cli, tmp_path):
     out = tmp_path / "seq"
     text = ok(cli.invoke(main, ["simulate", "-n", "4", "--strategies", FIELD, "--seat-rotation",
-                                "--games", "50", "--jobs", "1", "--out", str(out), "-q",
+                                "--seeds", "50", "--jobs", "1", "--out", str(out), "-q",
                                 "--until-ci", "3", "--max-games", "1600"]))
     assert "width reached" in text
     m = json.loads((out / "manifest.json").read_text())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .group import UserError, check_out_arg, main, min_effect_option
+from .group import UserError, check_out_arg, examples, main, min_effect_option
 
 
 def check_report_dir(out, option="--out") -> None:
@@ -43,7 +43,9 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
         raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
 
 
-@main.command()
+@main.command(epilog=examples("evora report runs/base/p4 --out reports/base",
+                              "evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
+                              "evora report runs/big --out reports/big --players 4 --allow-partial"))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
 @click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
               help="Report folder: created, or replaced if it holds an earlier report and nothing else.")
@@ -60,20 +62,36 @@ def report(runs, out, allow_partial, players, min_effect):
 # ---------------------------------------------------------------------------------------------
 # evora compare
 # ---------------------------------------------------------------------------------------------
-def _open_one(path, allow_partial=False):
+def _open_runs(path, allow_partial=False) -> dict:
+    """The runs of ``path`` by player count: a run folder, or a folder of runs such as an
+    ``evora run`` output folder (p2, p3, p4), whose runs are paired by player count."""
+    from pathlib import Path
+
     from analysis.tables import open_runs
 
+    from ..manifest import MANIFEST
     from ..runner import RunError
 
+    folder = Path(path)
+    subs = sorted(p for p in folder.iterdir() if (p / MANIFEST).is_file()) if folder.is_dir() else []
+    paths = [folder] if (folder / MANIFEST).is_file() or not subs else subs
     try:
-        return open_runs([path], allow_partial=allow_partial)[0]
+        runs = [open_runs([p], allow_partial=allow_partial)[0] for p in paths]
     except RunError as exc:
         raise UserError(str(exc)) from None
+    by_count = {}
+    for r in runs:
+        n = int(r.manifest["config"]["players"])
+        if n in by_count:
+            raise UserError(f"{path} holds two runs of {n} players ({by_count[n].out} and {r.out}); "
+                            "compare run folders one by one")
+        by_count[n] = r
+    return by_count
 
 
-def _write_table(out, df, lines, stem):
-    """Write ``df`` as CSV (``out`` ending in .csv) or into the folder ``out`` (STEM.csv and
-    STEM.txt with the printed lines)."""
+def _write_table(out, df, lines, stem, figure=None):
+    """Write ``df`` as CSV (``out`` ending in .csv; the chart beside it as FILE.png) or into the
+    folder ``out`` (STEM.csv, STEM.txt with the printed lines, STEM.png)."""
     from pathlib import Path
 
     out = Path(out)
@@ -81,41 +99,62 @@ def _write_table(out, df, lines, stem):
         if out.suffix.lower() == ".csv":
             out.parent.mkdir(parents=True, exist_ok=True)
             df.to_csv(out, index=False)
+            if figure is not None:
+                figure.savefig(out.with_suffix(".png"), dpi=110, bbox_inches="tight")
             return out
         if out.exists() and not out.is_dir():
             raise UserError(f"--out {out} exists and is not a folder")
         out.mkdir(parents=True, exist_ok=True)
         df.to_csv(out / f"{stem}.csv", index=False)
         (out / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if figure is not None:
+            figure.savefig(out / f"{stem}.png", dpi=110, bbox_inches="tight")
         return out / f"{stem}.csv"
     except OSError as exc:
         raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-@main.command()
+@main.command(epilog=examples("evora compare runs/base runs/white6 --out compare/",
+                              "evora compare runs/default runs/variant --out variant.csv",
+                              "evora compare runs/base/p4 runs/white6/p4"))
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
 @click.option("--out", default=None, metavar="PATH", callback=check_out_arg,
-              help="Write the table: FILE.csv, or a folder (compare.csv, compare.txt).")
+              help="Write the table and a before/after chart: FILE.csv (and FILE.png), or a folder "
+                   "(compare.csv, compare.txt, compare.png).")
 @click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
 @min_effect_option
 def compare(run_a, run_b, out, allow_partial, min_effect):
     """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
     seed when both runs hold the same seeded games; 'moved' is Holm-corrected over the
-    metrics)."""
+    metrics). RUN_A and RUN_B are run folders, or evora run output folders: their runs are
+    paired by player count."""
+    import pandas as pd
+
     from analysis.variants import compare as compare_runs
+    from analysis.variants import compare_lines, compare_plot
 
     from ..runner import RunError
-    from analysis.variants import compare_lines
 
-    a, b = _open_one(run_a, allow_partial), _open_one(run_b, allow_partial)
-    try:
-        table, info = compare_runs(a, b, min_effect=min_effect / 100)
-    except RunError as exc:                  # AnalysisError, or a chunk that cannot be read
-        raise UserError(str(exc)) from None
-    lines = compare_lines(table, info, run_a, run_b)
+    a, b = _open_runs(run_a, allow_partial), _open_runs(run_b, allow_partial)
+    counts = sorted(set(a) & set(b))
+    if not counts:
+        raise UserError(f"{run_a} and {run_b} have no player count in common (runs of "
+                        f"{', '.join(map(str, sorted(a)))} and {', '.join(map(str, sorted(b)))} players); "
+                        "compare runs of the same player counts")
+    tables, lines = [], []
+    for n in counts:
+        try:
+            table, info = compare_runs(a[n], b[n], min_effect=min_effect / 100)
+        except RunError as exc:              # AnalysisError, or a chunk that cannot be read
+            raise UserError(str(exc)) from None
+        if len(counts) > 1:
+            lines += ([""] if lines else []) + [f"== {n} players =="]
+        lines += compare_lines(table, info, str(a[n].out), str(b[n].out))
+        tables.append(table.assign(n_players=n, paired=info["paired"], run_a=str(a[n].out),
+                                   run_b=str(b[n].out)))
     click.echo("\n".join(lines))
     if out:
-        table = table.assign(paired=info["paired"], run_a=str(run_a), run_b=str(run_b))
-        path = _write_table(out, table, lines, "compare")
+        table = pd.concat(tables, ignore_index=True)
+        path = _write_table(out, table, lines, "compare", compare_plot(table))
         click.echo(f"written: {path}")

@@ -5,11 +5,17 @@ import sys
 
 import click
 
-from .group import UserError, check_players_arg, load_rules_arg, main, min_effect_option
-from .runs import _check_until, _until_ci, run_experiment, run_options, until_ci_options
+from .group import UserError, check_players_arg, examples, load_rules_arg, main, min_effect_option
+from .runs import _check_until, _until_ci, run_experiment, run_options, settle_size, until_ci_options
 
 
-@main.command()
+@main.command(epilog=examples(
+    "evora sweep -n 4 --strategies balanced,cards,emperor,greedy --games 20000 "
+    "--param height_majority.h3=10,15,20 --out runs/h3",
+    "evora sweep -n 4 --strategies balanced,cards,emperor,greedy --games 8000 "
+    "--param emperor_tile.values='3,5;4,6' --out runs/tiles",
+    "evora sweep -n 3 --strategies balanced,cards,emperor --games 6000 --until-ci 1 "
+    "--param white_stone.vp=1,2,3 --out runs/white"))
 @run_options
 @click.option("--param", "params", multiple=True, required=True, metavar="KEY=V1,V2,...",
               help="A rules value to sweep (repeatable: every combination is played). List values "
@@ -19,7 +25,8 @@ from .runs import _check_until, _until_ci, run_experiment, run_options, until_ci
 def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=1.0, **kw):
     """Play every combination of the --param values on the same seeds (one run folder each under
     --out, resumable), then write the summary: each headline metric against the values with 95%
-    intervals (--out/summary: sweep.csv, sweep.png, sweep.md, sweep.html)."""
+    intervals, and each combination's difference from the current rule's value (--out/summary:
+    sweep.csv, sweep.png, sweep.md, sweep.html). --games counts games per combination."""
     from pathlib import Path
 
     from strategies.registry import StrategyError
@@ -32,9 +39,10 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
     from ..runner import RunError, check_jobs, check_strategies, make_config
     from ..sweep import plan, prepare_sweep
 
-    _check_until(until_ci, max_games, kw["games"])
     base_rules = load_rules_arg(kw["rules_path"], kw["overrides"])
     check_players_arg(kw["n_players"], base_rules)
+    max_seeds = settle_size(kw, max_games)
+    _check_until(until_ci, max_seeds, kw["seeds"])
     try:
         the_plan = plan(list(params), kw["rules_path"], kw["overrides"])
     except RulesError as exc:
@@ -45,20 +53,20 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
         check_jobs(kw["jobs"])
         check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
         for c in the_plan["combos"]:                    # every argument checked before any game
-            config = make_config(kw["n_players"], max(kw["games"], max_games or 0), kw["spec"], kw["seed"],
+            config = make_config(kw["n_players"], max(kw["seeds"], max_seeds or 0), kw["spec"], kw["seed"],
                                  kw["seat_rotation"], kw["chunk_size"], c["rules"])
         check_strategies(config, c["rules"], kw["decision_timeout"])
         base = {"players": kw["n_players"], "strategies": kw["spec"], "seed": kw["seed"],
                 "seat_rotation": kw["seat_rotation"], "chunk_size": kw["chunk_size"],
                 "rules_file": kw["rules_path"], "set": list(kw["overrides"]),
-                "games": kw["games"], "until_ci": until_ci, "max_games": max_games,
+                "seeds": kw["seeds"], "until_ci": until_ci, "max_seeds": max_seeds,
                 "ci_metrics": ci_metrics if until_ci is not None else None}
         prepare_sweep(out, the_plan, base)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     arms = [(str(out / c["name"]), c["rules"]) for c in the_plan["combos"]]
     if until_ci is not None:
-        _, text = _until_ci(arms, kw, until_ci, max_games, ci_metrics, command)
+        _, text = _until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command)
         click.echo(text)
     else:
         for folder, rules in arms:

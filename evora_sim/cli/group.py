@@ -167,3 +167,19 @@ def min_effect_option(f):
                         help="Smallest difference in win rate that matters, in points: smaller "
                              "findings are marked negligible even when significant.")(f)
 
+
+
+def examples(*commands: str) -> str:
+    """The epilog every command's ``--help`` ends with: one to three examples, printed as
+    written (click's ``\\b`` keeps its lines unwrapped)."""
+    if not 1 <= len(commands) <= 3:
+        raise ValueError("a command's help shows 1 to 3 examples")
+    return "\b\nExamples:\n" + "\n".join(f"  {c}" for c in commands)
+
+
+JOBS_DEFAULT = -1          # one default for every command that plays games: every core
+
+
+def jobs_option(f):
+    return click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True, metavar="N",
+                        help="Processes; -1 = every core.")(f)

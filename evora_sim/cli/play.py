@@ -6,16 +6,18 @@ import json
 import click
 
 from .group import (STRATEGIES_HELP, UserError, check_players_arg, check_seed_arg, decision_timeout_option,
-                    load_rules_arg, main, read_error, set_option)
+                    examples, jobs_option, load_rules_arg, main, read_error, set_option)
 
 
-@main.command()
+@main.command(epilog=examples("evora score position.json", "evora score position.json --json",
+                              "evora score position.json --set white_stone.vp=3"))
 @click.argument("position_file", metavar="FILE.json")
 @click.option("--json", "as_json", is_flag=True, help="Print the scoring as JSON.")
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
 def score(position_file, as_json, rules_path, overrides=()):
-    """Final scoring of the position in FILE.json: per seat, per category, and the winner."""
+    """Final scoring of the position in FILE.json: per seat, per category, and the winner. The
+    file's format is in the README ("Scoring a position")."""
     from ..position import PositionError, load_position, scoring_table
     from ..replay import scoring_lines
 
@@ -33,7 +35,9 @@ def score(position_file, as_json, rules_path, overrides=()):
 
 
 
-@main.command()
+@main.command(epilog=examples(
+    "evora replay -n 4 --seed 7 --strategies balanced,cards,emperor,greedy",
+    "evora replay -n 2 --seed 3 --strategies greedy,random --set white_stone.vp=6"))
 @click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4.")
 @click.option("--seed", type=int, required=True, metavar="S", help="The game's seed.")
 @click.option("--strategies", "spec", required=True, metavar="A,B,...",
@@ -58,7 +62,8 @@ def replay(n_players, seed, spec, rules_path, overrides=(), decision_timeout=Non
     click.echo("\n".join(lines))
 
 
-@main.command(name="strategies")
+@main.command(name="strategies", epilog=examples("evora strategies",
+                                                "evora replay -n 2 --seed 1 --strategies 'balanced(column=2)',greedy"))
 def list_strategies():
     """List the built-in strategies: name, description and weights; then the features."""
     from strategies.builtin import BUILTINS, FEATURE_HELP, PLAN_HELP
@@ -78,6 +83,10 @@ def list_strategies():
             lines.append(f"  {''.ljust(width)}  weights: none (no evaluation)")
     lines += ["", "Plans (the option plan=, e.g. 'greedy(plan=action)'):"]
     lines += [f"  {name.ljust(6)}  {text}" for name, text in PLAN_HELP.items()]
+    from strategies.search_spec import DEFAULTS, DESCRIPTION, HELP, NAME
+    lines += ["", f"The search player: {NAME}(option=value, ...)", f"  {DESCRIPTION}"]
+    ow = max(len(k) for k in DEFAULTS)
+    lines += [f"  {k.ljust(ow)}  {HELP[k]} (default {DEFAULTS[k]})" for k in DEFAULTS]
     fw = max(len(f) for f in FEATURES)
     lines += ["", "Features (weight names), for the player to move:"]
     lines += [f"  {f.ljust(fw)}  {FEATURE_HELP[f]}" for f in FEATURES]
@@ -96,7 +105,10 @@ def list_strategies():
     click.echo("\n".join(lines))
 
 
-@main.command()
+@main.command(epilog=examples(
+    "evora duel majority builder --players 2 --games 2000",
+    "evora duel strategies/examples/cautious.py:Cautious greedy --players 4 --games 2000",
+    "evora duel 'balanced(column=2)',greedy,random,random --games 4000"))
 @click.argument("specs", nargs=-1, required=True, metavar="A B | A,B,B,B")
 @click.option("--players", "-n", "n_players", type=int, default=None, metavar="N",
               help="2, 3 or 4 (default: the field's size, or 2 for A B). With A B and N > 2 the "
@@ -104,7 +116,7 @@ def list_strategies():
 @click.option("--games", type=int, default=2000, show_default=True, metavar="N",
               help="Games in all, rounded up to whole seeds x seat rotations.")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it.")
-@click.option("--jobs", type=int, default=1, show_default=True, help="Processes; -1 = every core.")
+@jobs_option
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")

@@ -7,21 +7,30 @@ import click
 
 from .analyse import check_report_dir, write_report
 from .group import (STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg, decision_timeout_option,
-                    load_rules_arg, main, set_option)
+                    examples, jobs_option, load_rules_arg, main, set_option)
+
+
+GAMES_HELP = ("Games to play in all: seeds x seat rotations, rounded up to whole seeds (with "
+              "seat rotation each seed is played once in every rotation).")
 
 
 def run_options(f):
     """Options shared by the commands that run experiments."""
     for opt in reversed([
         click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4."),
-        click.option("--games", type=int, required=True, metavar="N", help="Seeds to play (each once per rotation)."),
+        click.option("--games", type=int, default=None, metavar="N", help=GAMES_HELP),
+        click.option("--seeds", type=int, default=None, metavar="N",
+                     help="Instead of --games: the seeds to play (games = seeds x seat rotations)."),
         click.option("--strategies", "spec", required=True, metavar="A,B,...", help=STRATEGIES_HELP),
         click.option("--seed", type=int, default=1, show_default=True, help="The run seed; game seeds derive from it."),
-        click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core."),
+        jobs_option,
         click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
                      help="The run folder (created, or resumed)."),
-        click.option("--seat-rotation", is_flag=True,
-                     help="Play every seed once under each cyclic rotation of the strategies."),
+        click.option("--seat-rotation/--no-seat-rotation", "seat_rotation", default=None,
+                     help="Play every seed once under each cyclic rotation of the strategies, so every "
+                          "strategy sits in every seat on the same deals. On by default when the seats "
+                          "hold different strategies (without it a seat's win rate is also its "
+                          "strategy's); --no-seat-rotation turns it off."),
         click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules."),
         click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP),
         click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
@@ -29,14 +38,46 @@ def run_options(f):
         click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786."),
         click.option("--chunk-size", type=int, default=None, metavar="N",
                      help="Seeds per chunk (the unit of parallel work and of resuming)."),
-        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar or progress lines."),
         decision_timeout_option,
     ]):
         f = opt(f)
     return f
 
 
-def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules_path, backend,
+def _whole(value, option: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{option} must be a positive whole number, got {value}")
+    return value
+
+
+def settle_size(kw: dict, max_games=None) -> int | None:
+    """Resolve the seat rotation (None: on when the seats hold different strategies) and turn
+    --games (games in all) or --seeds into ``kw["seeds"]``, the seeds the runner plays. Returns
+    --max-games as seeds (None without it). One meaning of --games on every command: games."""
+    from strategies.registry import StrategyError
+
+    from ..runner import RunError, rotation_for
+
+    games, seeds = kw.pop("games", None), kw.get("seeds")
+    if (games is None) == (seeds is None):
+        raise UserError("give --games N (games in all) or --seeds N (seeds, each played once per "
+                        "seat rotation), not " + ("both" if games is not None else "neither"))
+    try:
+        kw["seat_rotation"] = rotation_for(kw["spec"], kw["n_players"], kw["seat_rotation"])
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    rotations = kw["n_players"] if kw["seat_rotation"] else 1
+    if seeds is None:
+        kw["seeds"] = -(-_whole(games, "--games") // rotations)
+    else:
+        _whole(seeds, "--seeds")
+    if max_games is None:
+        return None
+    return -(-_whole(max_games, "--max-games") // (1 if games is None else rotations))
+
+
+def run_experiment(n_players, seeds, spec, seed, jobs, out, seat_rotation, rules_path, backend,
                    scheduler, chunk_size, quiet, overrides=(), rules=None, decision_timeout=None):
     """Check every argument, then run; user mistakes become one-line errors."""
     from strategies.registry import StrategyError
@@ -48,7 +89,7 @@ def run_experiment(n_players, games, spec, seed, jobs, out, seat_rotation, rules
     check_players_arg(n_players, rules)
     command = "evora " + " ".join(sys.argv[1:])
     try:
-        return simulate(n_players, games, spec, seed=seed, out=out, jobs=jobs,
+        return simulate(n_players, seeds, spec, seed=seed, out=out, jobs=jobs,
                         seat_rotation=seat_rotation, rules=rules, backend=backend,
                         scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command,
                         decision_timeout=decision_timeout)
@@ -69,7 +110,8 @@ def until_ci_options(f):
                           "points for rates, shares and the seat unfairness; VP or rounds for "
                           "means), or --max-games. Report and sweep show these adjusted intervals."),
         click.option("--max-games", type=int, default=None, metavar="N",
-                     help="With --until-ci: the most seeds to play (default 32 x --games)."),
+                     help="With --until-ci: the most games to play (seeds with --seeds; default 32 x "
+                          "--games)."),
         click.option("--ci-metrics", default="seats", show_default=True, metavar="A,B",
                      help="With --until-ci: seats, fairness (the seat unfairness; 'spread' is its old "
                           "name), strategies, score, majority, length."),
@@ -78,7 +120,7 @@ def until_ci_options(f):
     return f
 
 
-def _until_ci(arms, kw, until_ci, max_games, ci_metrics, command):
+def _until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
     """Run ``arms`` ((out, rules) pairs) with --until-ci; user mistakes as one-line errors."""
     from strategies.registry import StrategyError
 
@@ -92,9 +134,9 @@ def _until_ci(arms, kw, until_ci, max_games, ci_metrics, command):
 
     try:
         metrics = parse_ci_metrics(ci_metrics)
-        games = kw["games"]
-        record = run_until_ci(arms, kw["n_players"], kw["spec"], initial_games=games,
-                              max_games=max_games if max_games is not None else 32 * games,
+        seeds = kw["seeds"]
+        record = run_until_ci(arms, kw["n_players"], kw["spec"], initial_games=seeds,
+                              max_games=max_seeds if max_seeds is not None else 32 * seeds,
                               width=until_ci, metrics=metrics, seed=kw["seed"],
                               seat_rotation=kw["seat_rotation"], chunk_size=kw["chunk_size"],
                               jobs=(-1 if kw["jobs"] is None else kw["jobs"]), quiet=kw["quiet"],
@@ -109,54 +151,68 @@ def _until_ci(arms, kw, until_ci, max_games, ci_metrics, command):
     return record, describe(record)
 
 
-def _check_until(until_ci, max_games, games):
+def _check_until(until_ci, max_seeds, seeds):
     if until_ci is None:
-        if max_games is not None:
+        if max_seeds is not None:
             raise UserError("--max-games needs --until-ci WIDTH")
         return
     if not until_ci > 0:
         raise UserError(f"--until-ci must be a positive width, got {until_ci}")
-    if max_games is not None and max_games < games:
-        raise UserError(f"--max-games ({max_games}) must be at least --games ({games})")
+    if max_seeds is not None and max_seeds < seeds:
+        raise UserError(f"--max-games must be at least --games ({max_seeds:,} seeds < {seeds:,})")
 
 
-@main.command()
+@main.command(epilog=examples(
+    "evora simulate -n 4 --games 20000 --strategies balanced,cards,emperor,greedy --out runs/base",
+    "evora simulate -n 4 --games 20000 --strategies balanced,cards,emperor,greedy --out runs/white6 "
+    "--set white_stone.vp=6",
+    "evora simulate -n 2 --seeds 5000 --strategies greedy --no-seat-rotation --out runs/mirror"))
 @run_options
 @until_ci_options
 def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
-    """Play many seeded games in parallel into Parquet tables (resumable)."""
-    _check_until(until_ci, max_games, kwargs["games"])
+    """Play many seeded games in parallel into Parquet tables (resumable). --games counts games
+    in all: with seat rotation (the default for a mixed field) 20000 games are 5000 seeds x 4
+    rotations at 4 players."""
+    rules = load_rules_arg(kwargs["rules_path"], kwargs["overrides"])
+    check_players_arg(kwargs["n_players"], rules)
+    max_seeds = settle_size(kwargs, max_games)
+    _check_until(until_ci, max_seeds, kwargs["seeds"])
     if until_ci is not None:
-        rules = load_rules_arg(kwargs["rules_path"], kwargs["overrides"])
-        check_players_arg(kwargs["n_players"], rules)
-        _, text = _until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_games, ci_metrics,
+        _, text = _until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_seeds, ci_metrics,
                             "evora " + " ".join(sys.argv[1:]))
         click.echo(text)
         from ..runner import open_run
 
         result = open_run(kwargs["out"])
     else:
-        result = run_experiment(**kwargs)
+        result = run_experiment(**kwargs, rules=rules)
     games = result.n_games
     click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
 
 
 
-# The main job's fields: the strongest built-ins of a 2-player round robin (balanced, cards),
-# then emperor and greedy - mid-table, with plans of their own (Emperor tiles; its own total) -
-# so seats are measured in competent, varied play. Seat rotation puts every strategy in every
-# seat on the same seeds, so seat effects are not strategy effects. random and the weakest
-# specialists stay out: a weak seat-mate hands wins to the others and blurs seat effects.
-DEFAULT_FIELD = {2: "balanced,cards", 3: "balanced,cards,emperor", 4: "balanced,cards,emperor,greedy"}
+# The main job's fields: the strongest turn-planning built-ins of a 2-player round robin
+# (1,000 games a pair, seeds 930001..: balanced beat every other; greedy and blocker next, even
+# with each other; then cards), so seats are measured in competent, varied play (its own total;
+# denying the leader; cards and tiles). Seat rotation puts every strategy in every seat on the
+# same seeds, so seat effects are not strategy effects. random and the weakest specialists stay
+# out: a weak seat-mate hands wins to the others and blurs seat effects.
+DEFAULT_FIELD = {2: "balanced,greedy", 3: "balanced,greedy,blocker", 4: "balanced,greedy,blocker,cards"}
 DEFAULT_GAMES = 48_000
 
 
-@main.command()
+@main.command(epilog=examples(
+    "evora run",
+    "evora run --games 4000 --out runs/quick --report-dir reports/quick",
+    "evora run --set white_stone.vp=6 --out runs/white6 --report-dir reports/white6"))
 @click.option("--games", type=int, default=DEFAULT_GAMES, show_default=True, metavar="N",
-              help="Games per player count, rounded up to whole rotations (48,000 keeps every "
-                   "seat's win-rate interval within +-0.5 point).")
+              help="Games per player count, rounded up to whole seeds x seat rotations (48,000 "
+                   "keeps every seat's win-rate interval within +-0.5 point).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed.")
-@click.option("--jobs", type=int, default=-1, show_default=True, help="Processes; -1 = every core.")
+@jobs_option
+@click.option("--seat-rotation/--no-seat-rotation", "seat_rotation", default=True, show_default=True,
+              help="Play every seed under each rotation of the field (the fields are mixed, so a "
+                   "report without it states no seat finding).")
 @click.option("--out", default="runs/default", show_default=True, metavar="DIR", callback=check_out_arg,
               help="Run folders go here.")
 @click.option("--report-dir", default="reports/default", show_default=True, metavar="DIR", callback=check_out_arg,
@@ -164,9 +220,10 @@ DEFAULT_GAMES = 48_000
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()):
+def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=(), seat_rotation=True):
     """The main job: simulate 2, 3 and 4 players, each with a field of built-in strategies under
-    seat rotation, then write the report."""
+    seat rotation, then write the report. Its run folder (--out) can be given to evora compare
+    whole: each player count's runs are paired."""
     from pathlib import Path
 
     from ..runner import RunError, check_folder, check_jobs, make_config
@@ -175,7 +232,8 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
         raise UserError(f"--games must be a positive whole number, got {games}")
     rules = load_rules_arg(rules_path, overrides)
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
-    plan = [(n, spec, str(Path(out) / f"p{n}"), -(-games // n))    # every seed under n rotations
+    rotations = {n: n if seat_rotation else 1 for n in DEFAULT_FIELD}
+    plan = [(n, spec, str(Path(out) / f"p{n}"), -(-games // rotations[n]))   # whole seeds x rotations
             for n, spec in DEFAULT_FIELD.items() if lo <= n <= hi]
     if not plan:
         raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
@@ -183,16 +241,17 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
     try:
         check_jobs(jobs)
         for n, spec, folder, seeds in plan:
-            check_folder(Path(folder), make_config(n, seeds, spec, seed, True, None, rules))
+            check_folder(Path(folder), make_config(n, seeds, spec, seed, seat_rotation, None, rules))
     except RunError as exc:
         raise UserError(str(exc)) from None
     dirs = []
     for n, spec, folder, seeds in plan:
         if not quiet:
-            click.echo(f"{n} players: {seeds * n:,} games ({seeds:,} seeds x {n} seat rotations) "
-                       f"of {spec} -> {folder}", err=True)
-        run_experiment(n_players=n, games=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
-                       seat_rotation=True, rules_path=rules_path, backend="loky", scheduler=None,
+            rot = rotations[n]
+            click.echo(f"{n} players: {seeds * rot:,} games ({seeds:,} seeds x {rot} seat rotation"
+                       f"{'s' if rot > 1 else ''}) of {spec} -> {folder}", err=True)
+        run_experiment(n_players=n, seeds=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
+                       seat_rotation=seat_rotation, rules_path=rules_path, backend="loky", scheduler=None,
                        chunk_size=None, quiet=quiet, rules=rules)
         dirs.append(folder)
     path = write_report(dirs, report_dir, option="--report-dir")

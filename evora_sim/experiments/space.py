@@ -119,7 +119,7 @@ def value_text(value) -> str:
 
 def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
     """The rules keys of ``--param`` with their ranges or values, every value checked alone."""
-    from ..rules import _INT_RANGES, _allowed
+    from ..rules import _INT_RANGES, allowed
     from ..sweep import parse_param
 
     base = base_rules(rules_path, overrides)
@@ -141,15 +141,15 @@ def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
         if bounds is not None:
             if key not in _INT_RANGES:
                 raise RulesError(f"--param {text}: a range needs a key that takes one whole number; "
-                                 f"{key} takes {_allowed(key)}: give its values as a list, "
+                                 f"{key} takes {allowed(key)}: give its values as a list, "
                                  f"{key}=A;B (';' between values)")
             lo_t, hi_t = bounds
             if not (re.fullmatch(r"[+-]?\d+", lo_t) and re.fullmatch(r"[+-]?\d+", hi_t)):
-                raise RulesError(f"--param {text}: {key} takes {_allowed(key)}; give LO..HI as whole numbers")
+                raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI as whole numbers")
             lo, hi = int(lo_t), int(hi_t)
             rlo, rhi = _INT_RANGES[key]
             if not (rlo <= lo < hi <= rhi):
-                raise RulesError(f"--param {text}: {key} takes {_allowed(key)}; give LO..HI with LO < HI "
+                raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI with LO < HI "
                                  f"inside it")
             candidates = [str(v) for v in range(lo, hi + 1)]
             dim = Dim(key, "int", lo, hi, base=int(current))

@@ -1,0 +1,182 @@
+"""The report's first screen, in a designer's words: for each player count, is it fair, by how
+much, how sure, and measured with which players; the strongest card and space findings; and
+what the run was (rules that differ from the default, the strategies, the board).
+
+The seat finding is held back where it would mislead: seats that held different strategies
+without seat rotation measure the strategies as much as the seats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import names
+from .numbers import p_cell, points, ranged
+from .stats import MIN_EFFECT
+
+RECONSTRUCTION = ("The Construction Site layout is a reconstruction (decision D1): the published "
+                  "board's layout is not in the rulebook text, so these 16 spaces satisfy its "
+                  "constraints but are not the printed board. Every Construction Site space finding "
+                  "depends on it; enter the real layout in a rules file ([[board.spaces]], see the "
+                  "README) to measure the real board.")
+OWN_BOARD = ("The Construction Site layout is the one given by the rules (not the shipped "
+             "reconstruction of decision D1).")
+BOTS = "Measured among these bots, not people."
+
+
+def held_back(runs) -> dict[int, str]:
+    """Player counts whose seat finding is held back, with the reason and the way to get one:
+    seats that held different strategies without seat rotation."""
+    out = {}
+    for r in runs:
+        cfg = r.manifest["config"]
+        if len(set(cfg["strategies"])) > 1 and not cfg["seat_rotation"]:
+            n = int(cfg["players"])
+            out[n] = (f"No seat finding for {n} players: the seats held different strategies "
+                      f"({', '.join(cfg['strategies'])}) without seat rotation, so each seat's win rate "
+                      "is also its strategy's. To measure the seats, play the run again with seat "
+                      "rotation (the default of evora simulate; this run was played with "
+                      "--no-seat-rotation or an earlier version).")
+    return out
+
+
+@dataclass
+class Answer:
+    """The first screen of one player count."""
+
+    players: int
+    lead: str                                   # the headline sentence
+    details: list[str] = field(default_factory=list)
+    held: bool = False
+
+
+def _vp_words(vp: float) -> str:
+    if not np.isfinite(vp):
+        return ""
+    if abs(vp) < 0.5:
+        return ", under 1 VP from an average seat's score"
+    return f", about {abs(vp):.0f} VP {'more' if vp > 0 else 'less'} than an average seat"
+
+
+def _seat_name(seat: int, n: int) -> str:
+    if seat == 0:
+        return "The first player"
+    if seat == n - 1:
+        return "The last player"
+    return f"Seat {seat} (player {seat + 1})"
+
+
+def _seat_sentence(row, n: int, min_effect: float) -> str:
+    fair = 1 / n
+    vp = row["mean_score"] - row["avg_score"]
+    who = _seat_name(int(row["seat"]), n)
+    rate = ranged(row["win_rate"], row["ci_lo"], row["ci_hi"])
+    rate, rng = rate.split(" (", 1)
+    text = f"{who} wins {rate} of {n}-player games (95% range {rng[:-1]}) instead of {100 * fair:.3g}%"
+    if not row["significant"]:
+        return text + ": no clear difference from a fair share."
+    size = f"{100 * row['diff']:+.1f} points{_vp_words(vp)}"
+    small = f" (below the {points(min_effect)} that matters)" if row["negligible"] else ""
+    return f"{text}: {size}{small}."
+
+
+def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
+            min_effect: float = MIN_EFFECT) -> list[Answer]:
+    out = []
+    counts = sorted({int(r.manifest["config"]["players"]) for r in runs})
+    for n in counts:
+        if n in held:
+            out.append(Answer(n, held[n], [BOTS], held=True))
+            continue
+        grp = adv[adv["n_players"] == n].copy()
+        grp["avg_score"] = grp["mean_score"].mean()
+        first = grp[grp["seat"] == 0].iloc[0]
+        t = tests[tests["n_players"] == n].iloc[0]
+        details = []
+        worst = grp.loc[grp["diff"].abs().idxmax()]
+        if int(worst["seat"]) != 0 and worst["significant"]:
+            details.append(_seat_sentence(worst, n, min_effect))
+        if np.isfinite(t["unfairness_lo"]):
+            fair = ranged(t["unfairness"], t["unfairness_lo"], t["unfairness_hi"], unit=" points")
+            if not t["significant"]:
+                verdict = (f"consistent with fair seats ({p_text_words(t['p'])}): any unfairness is at most "
+                           f"{100 * t['unfairness_hi']:.2g} points")
+            else:
+                verdict = (f"the seats are not all fair ({p_text_words(t['p'])})"
+                           + (f", but by less than the {points(min_effect)} that matters" if t["negligible"] else ""))
+            details.append(f"Is it fair? Seat unfairness, the typical seat's distance from a fair share: "
+                           f"{fair}; {verdict}.")
+        details.append(f"{BOTS} {int(first['games']):,} games per seat; seeds are the independent units.")
+        out.append(Answer(n, _seat_sentence(first, n, min_effect), details))
+    return out
+
+
+def p_text_words(p: float) -> str:
+    cell = p_cell(p)
+    return "p " + (cell if cell.startswith("<") else f"= {cell}") if cell else "p n/a"
+
+
+def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataFrame:
+    """The ``k`` strongest significant card and space findings per player count (largest
+    adjusted difference in win rate when used), with their rulebook names."""
+    frames = []
+    for t, kind in ((cards, "card"), (spaces, "space")):
+        if t is None or t.empty:
+            continue
+        d = t[t["significant"]].copy()
+        d["label"] = d["name"]
+        d["kind"] = kind
+        frames.append(d[["n_players", "kind", "label", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm", "negligible"]])
+    if not frames:
+        return pd.DataFrame(columns=["n_players", "kind", "label", "adj_diff", "adj_lo", "adj_hi"])
+    d = pd.concat(frames, ignore_index=True)
+    d["size"] = d["adj_diff"].abs()
+    d = d.sort_values(["n_players", "size"], ascending=[True, False])
+    return d.groupby("n_players", group_keys=False).head(k).reset_index(drop=True)
+
+
+def strongest_lines(top: pd.DataFrame, counts) -> list[str]:
+    out = []
+    for n in counts:
+        d = top[top["n_players"] == n]
+        if d.empty:
+            out.append(f"{n} players: no card or space is linked to a significantly different win rate "
+                       "once strategy and seat are adjusted for.")
+            continue
+        items = []
+        for _, r in d.iterrows():
+            verb = "play it" if r["kind"] == "card" else "use it"
+            board = "; reconstructed board" if r["kind"] == "space" else ""
+            small = ", negligible" if r["negligible"] else ""
+            items.append(f"{r['label']}: seats that {verb} win "
+                         f"{ranged(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit=' points', signed=True)} "
+                         f"({p_text_words(r['p_adj_holm'])}{small}{board})")
+        out.append(f"{n} players: " + "; ".join(items) + ".")
+    return out
+
+
+def run_header(runs, rules: dict) -> tuple[str, list[tuple[str, str]]]:
+    """The title and the header's rows: what differs from the default rules, the board, and per
+    player count the strategies (with their plans), the games and the seating."""
+    diffs = names.rules_differences(rules)
+    strategies = list(dict.fromkeys(s for r in runs for s in r.manifest["config"]["strategies"]))
+    title = f"Évora balance report: {names.variant_title(rules)}; {', '.join(strategies)}"
+    if diffs:
+        rules_text = "; ".join(f"{k} = {names.value_text(v)} (default {names.value_text(d)})" for k, d, v in diffs)
+    else:
+        rules_text = "the default rules, unchanged"
+    rows = [("Rules", rules_text),
+            ("Board", RECONSTRUCTION if names.board_is_default(rules) else OWN_BOARD)]
+    for r in sorted(runs, key=lambda r: r.manifest["config"]["players"]):
+        cfg = r.manifest["config"]
+        info = cfg.get("resolved_strategies", {})
+        field_ = ", ".join(names.strategy_title(s, info.get(s)) for s in cfg["strategies"])
+        rot = int(cfg["players"]) if cfg["seat_rotation"] else 1
+        done = sum(min(cfg["games"], (int(k) + 1) * cfg["chunk_size"]) - int(k) * cfg["chunk_size"]
+                   for k in r.done_chunks())
+        seating = (f"{done * rot:,} games: {done:,} seeds x {rot} seat rotations" if rot > 1 else
+                   f"{done:,} games, seats not rotated")
+        rows.append((f"{cfg['players']} players", f"{field_}; {seating}"))
+    return title, rows

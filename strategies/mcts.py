@@ -1,0 +1,359 @@
+"""The search player: Monte Carlo tree search over the compiled engine (``mcts(...)`` specs).
+
+Why this shape:
+
+- **One engine.** Every iteration copies the root position and plays it forward with the
+  engine's own ``step``; nothing here knows a rule. Rollouts play a policy of
+  ``strategies.policy`` (random, or any built-in heuristic, turn planners included).
+- **What a player knows.** The four stacks lie face up and every card drawn is seen (D9), so
+  the only thing hidden is the order of each stack below its top card, and it is hidden from
+  everyone (docs/RULES.md, P10). Each iteration therefore searches one *determinization*: the
+  cards below every top are put in canonical order, then shuffled from the search's random
+  stream (``determinize``). The search never reads the true order, so two positions that
+  differ only there get the same decision from the same stream.
+- **Single-observer information-set search (OpenSpiel's ``is_mcts``, TAG's MCTS).** The tree is
+  keyed by the decisions taken, not by the (sampled) positions. A decision may be legal in one
+  determinization and not another (a Temple card under a drawn card), so a child's exploration
+  term counts the visits of its parent in which it was available, not all of them.
+- **Max^n for any number of seats.** Each node keeps a reward sum per seat, and the seat to
+  move at a node picks the child best for itself.
+- **Bounded and preallocated.** One node is added per iteration, so a search of N iterations
+  needs at most N + 1 nodes: ``new_search_work`` allocates them once per batch (72 bytes a node
+  plus the path; ``tree_bytes`` says how much). Forced decisions (one legal action) get no node
+  and no search.
+- **Reward** (``reward=``): ``win`` (1 for the D18 winner), ``margin`` (0.5 + 0.5 tanh of the
+  seat's lead over the best other seat, in units of ``MARGIN_SCALE`` VP) or ``rank`` (share of
+  the other seats it beats). A rollout cut at ``horizon`` turns is scored on the totals the
+  position would give if the game ended there.
+"""
+import numpy as np
+from numba import njit
+
+from evora_sim import engine as E
+from evora_sim.layout import (
+    A_COLUMN, A_SKIP, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
+    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE,
+)
+from evora_sim.rng import randbelow
+
+from .compiled import KIND_RANDOM, NF, action_signature
+from .policy import forget_plans, new_policy_work, policy_choose
+
+# A search seat's options, in the columns after the features of its row of W (its own feature
+# columns hold the rollout policy's weights).
+X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON = range(5)
+NX = 5
+WIDTH = NF + NX                 # columns of the weights-and-options matrix W
+REWARDS = ("win", "margin", "rank")
+R_WIN, R_MARGIN, R_RANK = 0, 1, 2
+MARGIN_SCALE = 10.0             # VP: a lead of 10 VP is worth tanh(1) = 0.76 of a win
+# what a search leaves for ``evora replay``: per decision, the turn, the seat, how many actions
+# the root searched, then the 3 most visited (action, visits, mean reward of the seat)
+WHY_TOP = 3
+WHY_COLS = 3 + 3 * WHY_TOP
+WHY_ROWS = 4096
+NODE_BYTES = 4 * 6 + 8 * 2 + 8 * MAXP        # six int32, two uint64 masks, a reward per seat
+
+
+def tree_bytes(iterations: int) -> int:
+    """Memory of a search tree of ``iterations`` (nodes, path; the fixed buffers aside)."""
+    return (int(iterations) + 1) * (NODE_BYTES + 4)
+
+
+def new_search_work(tree_nodes: int):
+    """The search's buffers for trees of up to ``tree_nodes`` nodes, allocated once per batch:
+    the tree (parent, action, first child, next sibling, visits, availability, the children's
+    action mask, the reward sums per seat), the path of an iteration, a legal-action list, the
+    iteration's position, the rollout weights, the rewards and totals, the replay's notes and
+    a policy's work for the rollouts (its own, so no plan of the real seats is disturbed)."""
+    m = max(int(tree_nodes), 1)
+    return (np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
+            np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
+            np.zeros((m, 2), dtype=np.uint64), np.zeros((m, MAXP), dtype=np.float64),
+            np.zeros(m + 1, dtype=np.int32), np.zeros(N_ACTIONS, dtype=np.int32),
+            np.zeros(STATE_SIZE, dtype=np.int32), np.zeros((MAXP, WIDTH), dtype=np.float64),
+            np.zeros(MAXP, dtype=np.float64), np.zeros(MAXP, dtype=np.float64),
+            np.zeros((WHY_ROWS, WHY_COLS), dtype=np.float64), np.zeros(1, dtype=np.int64),
+            np.zeros(N_ACTIONS, dtype=np.int64), new_policy_work())
+
+
+@njit(cache=True, _nrt=False)
+def determinize(s, rs):
+    """Put each stack's cards below its top card in canonical order, then shuffle them: one
+    sample of what nobody knows, drawn without reading it."""
+    for t in range(NTYPES):
+        base = STACK_CARDS + t * MAXSTACK
+        lo = s[STACK_TOP + t] + 1
+        hi = s[STACK_LEN + t]
+        for i in range(lo + 1, hi):                    # insertion sort: at most 8 cards
+            x = s[base + i]
+            j = i - 1
+            while j >= lo and s[base + j] > x:
+                s[base + j + 1] = s[base + j]
+                j -= 1
+            s[base + j + 1] = x
+        for i in range(hi - 1, lo, -1):                # Fisher-Yates
+            j = lo + randbelow(rs, i - lo + 1)
+            x = s[base + i]
+            s[base + i] = s[base + j]
+            s[base + j] = x
+
+
+@njit(cache=True, inline="always")
+def distinct(s, leg, k, sigs):
+    """Keep one of each set of interchangeable column choices (columns of equal content,
+    ``compiled.action_signature``) in ``leg[:k]``; return how many actions remain. Equal
+    choices lead to equal positions, so the tree does not split its visits between them."""
+    m = 0
+    seen = 0
+    for i in range(k):
+        a = leg[i]
+        if A_COLUMN <= a < A_SKIP:
+            sig = action_signature(s, a)
+            dup = False
+            for j in range(seen):
+                if sigs[j] == sig:
+                    dup = True
+                    break
+            if dup:
+                continue
+            sigs[seen] = sig
+            seen += 1
+        leg[m] = a
+        m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _bit(a):
+    return np.uint64(1) << np.uint64(a & 63)
+
+
+@njit(cache=True, _nrt=False)
+def seat_rewards(s, R, kind, rew, tot):
+    """Each seat's reward in ``rew`` for the position ``s`` (the game over, or cut short: then
+    scored on the totals it would give if it ended now)."""
+    n = s[G_NPLAYERS]
+    over = s[G_PHASE] == PH_TERMINAL
+    if not over:
+        E.height_majorities(s, R, 0, n)
+    for q in range(n):
+        tot[q] = s[PLAYERS + q * PSTRIDE + P_FINAL] if over else E.seat_total(s, R, q)
+    if kind == R_WIN:
+        winner = s[G_WINNER] if over else -1
+        if not over:                                   # D18 on the totals of now
+            for q in range(n):
+                if winner < 0:
+                    winner = q
+                    continue
+                left_q = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
+                left_w = s[PLAYERS + winner * PSTRIDE + P_STONES] + s[PLAYERS + winner * PSTRIDE + P_CAPS]
+                if tot[q] > tot[winner] or (tot[q] == tot[winner] and left_q <= left_w):
+                    winner = q
+        for q in range(n):
+            rew[q] = 1.0 if q == winner else 0.0
+        return
+    for q in range(n):
+        best_other = -1e18
+        beaten = 0
+        for o in range(n):
+            if o != q:
+                best_other = max(best_other, tot[o])
+                if tot[q] > tot[o]:
+                    beaten += 1
+        if kind == R_MARGIN:
+            rew[q] = 0.5 + 0.5 * np.tanh((tot[q] - best_other) / MARGIN_SCALE)
+        else:
+            rew[q] = beaten / (n - 1)
+
+
+@njit(cache=True, _nrt=False)
+def mcts_choose(s, R, W, p, legal, n, rs, work):
+    """Seat ``p``'s decision at ``s`` (``n`` >= 2 legal actions in ``legal``) by searching
+    ``W[p, NF + X_ITERATIONS]`` iterations."""
+    (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, rew, tot,
+     why, whyn, sigs, rwork) = work
+    iterations = np.int64(W[p, NF + X_ITERATIONS])
+    c = W[p, NF + X_C]
+    rkind = np.int64(W[p, NF + X_ROLLOUT])
+    reward = np.int64(W[p, NF + X_REWARD])
+    horizon = np.int64(W[p, NF + X_HORIZON])
+    players = s[G_NPLAYERS]
+    for q in range(MAXP):
+        for f in range(WIDTH):
+            RW[q, f] = W[p, f]                         # every seat modelled by the rollout policy
+    for i in range(n):
+        leg[i] = legal[i]
+    if distinct(s, leg, n, sigs) == 1:                 # the choices are all alike
+        _note_alike(why, whyn, s, p, n, leg[0])
+        return np.int64(leg[0])
+    root_turns = s[G_NTURNS]
+    parent[0] = -1
+    child[0] = -1
+    sib[0] = -1
+    visits[0] = 0
+    mask[0, 0] = 0
+    mask[0, 1] = 0
+    for q in range(MAXP):
+        value[0, q] = 0.0
+    nodes = 1
+    for _ in range(iterations):
+        E.copy_core(s, st)
+        determinize(st, rs)
+        node = 0
+        depth = 0
+        path[0] = 0
+        for i in range(n):
+            leg[i] = legal[i]
+        k = n
+        # selection and expansion
+        while k > 0:
+            if k == 1:
+                k = E.step(st, R, np.int64(leg[0]), leg)
+                continue
+            k = distinct(st, leg, k, sigs)
+            mover = st[G_CUR]
+            lm0 = np.uint64(0)
+            lm1 = np.uint64(0)
+            for i in range(k):
+                if leg[i] < 64:
+                    lm0 |= _bit(leg[i])
+                else:
+                    lm1 |= _bit(leg[i])
+            untried = 0
+            for i in range(k):
+                a = leg[i]
+                have = (mask[node, 0] & _bit(a)) if a < 64 else (mask[node, 1] & _bit(a))
+                if have == 0:
+                    untried += 1
+            best = -1
+            best_u = -np.inf
+            ch = child[node]
+            while ch >= 0:                             # availability, then UCB among the available
+                a = act[ch]
+                here = (lm0 & _bit(a)) if a < 64 else (lm1 & _bit(a))
+                if here != 0:
+                    avail[ch] += 1
+                    if untried == 0:
+                        u = value[ch, mover] / visits[ch] + c * np.sqrt(np.log(avail[ch]) / visits[ch])
+                        if u > best_u:
+                            best_u = u
+                            best = ch
+                ch = sib[ch]
+            if untried > 0:
+                r = randbelow(rs, untried)
+                a = -1
+                for i in range(k):
+                    x = leg[i]
+                    have = (mask[node, 0] & _bit(x)) if x < 64 else (mask[node, 1] & _bit(x))
+                    if have == 0:
+                        if r == 0:
+                            a = x
+                            break
+                        r -= 1
+                new = nodes
+                nodes += 1
+                parent[new] = node
+                act[new] = a
+                child[new] = -1
+                sib[new] = child[node]
+                child[node] = new
+                visits[new] = 0
+                avail[new] = 1
+                mask[new, 0] = 0
+                mask[new, 1] = 0
+                for q in range(MAXP):
+                    value[new, q] = 0.0
+                if a < 64:
+                    mask[node, 0] |= _bit(a)
+                else:
+                    mask[node, 1] |= _bit(a)
+                k = E.step(st, R, np.int64(a), leg)
+                depth += 1
+                path[depth] = new
+                break
+            k = E.step(st, R, np.int64(act[best]), leg)
+            node = best
+            depth += 1
+            path[depth] = node
+        # rollout
+        forget_plans(rwork)
+        while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
+            if k == 1:
+                a = np.int64(leg[0])
+            elif rkind == KIND_RANDOM:
+                a = np.int64(leg[randbelow(rs, k)])
+            else:
+                a = policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
+            k = E.step(st, R, a, leg)
+        seat_rewards(st, R, reward, rew, tot)
+        for d in range(depth + 1):
+            x = path[d]
+            visits[x] += 1
+            for q in range(players):
+                value[x, q] += rew[q]
+    # the most visited child; equal visits: the better mean for p
+    best = -1
+    ch = child[0]
+    while ch >= 0:
+        if best < 0 or visits[ch] > visits[best] or (
+                visits[ch] == visits[best] and value[ch, p] > value[best, p]):
+            best = ch
+        ch = sib[ch]
+    _note(why, whyn, s, p, child, sib, act, visits, value)
+    return np.int64(act[best])
+
+
+@njit(cache=True, inline="always")
+def _note_row(why, whyn, s, p, count):
+    """The next row of the replay's notes, headed by the turn, the seat and how many actions
+    the root searched (-1 once the notes are full)."""
+    row = whyn[0]
+    if row >= why.shape[0]:
+        return -1
+    whyn[0] = row + 1
+    why[row, 0] = s[G_NTURNS]
+    why[row, 1] = p
+    why[row, 2] = count
+    for j in range(WHY_TOP):
+        why[row, 3 + 3 * j] = -1
+    return row
+
+
+@njit(cache=True, _nrt=False)
+def _note_alike(why, whyn, s, p, n, a):
+    """The note of a decision whose ``n`` choices are all alike: nothing searched."""
+    row = _note_row(why, whyn, s, p, 1)
+    if row >= 0:
+        why[row, 3] = a
+        why[row, 4] = 0
+        why[row, 5] = np.nan
+
+
+@njit(cache=True, _nrt=False)
+def _note(why, whyn, s, p, child, sib, act, visits, value):
+    """Keep the root's most visited actions for ``evora replay``."""
+    count = 0
+    ch = child[0]
+    while ch >= 0:
+        count += 1
+        ch = sib[ch]
+    row = _note_row(why, whyn, s, p, count)
+    if row < 0:
+        return
+    for j in range(WHY_TOP):
+        best = -1
+        ch = child[0]
+        while ch >= 0:
+            taken = False
+            for i in range(j):
+                if why[row, 3 + 3 * i] == act[ch]:
+                    taken = True
+            if not taken and (best < 0 or visits[ch] > visits[best]):
+                best = ch
+            ch = sib[ch]
+        if best < 0:
+            break
+        why[row, 3 + 3 * j] = act[best]
+        why[row, 4 + 3 * j] = visits[best]
+        why[row, 5 + 3 * j] = value[best, p] / max(visits[best], 1)

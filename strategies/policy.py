@@ -1,0 +1,41 @@
+"""The compiled decision of a policy (random, or a heuristic valuing one decision or planning
+its turn), and the buffers it works in.
+
+A policy decides from the position alone; the search player (``mcts``) plays policies in its
+rollouts, and ``decide`` dispatches every kind. Kept apart so that the evaluation model
+(``compiled``), the turn planner (``planner``) and the search do not import each other in a
+circle.
+"""
+import numpy as np
+from numba import njit
+
+from evora_sim.layout import STATE_SIZE
+from evora_sim.rng import randbelow
+
+from .compiled import KIND_HEURISTIC, KIND_PLANNER, heuristic, new_work
+from .planner import forget_plan, new_plan_work, plan_choose
+
+
+def new_policy_work():
+    """A policy's scratch work, allocated once per batch and shared by the seats (each kind
+    checks that what it finds there belongs to the decision at hand)."""
+    return tuple(new_work(STATE_SIZE)) + new_plan_work()
+
+
+@njit(cache=True, inline="always")
+def policy_choose(kind, W, p, s, R, legal, n, rs, work):
+    """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = work
+    if kind == KIND_PLANNER:
+        return plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan,
+                           meta)
+    if kind == KIND_HEURISTIC:
+        return heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo)
+    return np.int64(legal[randbelow(rs, n)])
+
+
+@njit(cache=True, inline="always")
+def forget_plans(work):
+    """No plan of an earlier decision is followed at the next one (see ``planner.forget_plan``)."""
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = work
+    forget_plan(meta)

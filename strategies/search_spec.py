@@ -1,0 +1,150 @@
+"""The spec of the search player, ``mcts(iterations=1000, c=..., rollout=SPEC, reward=...,
+horizon=...)``: parsed, checked and named here, for :mod:`strategies.registry`.
+
+The budget is counted in iterations, never in time, so a game stays a function of its seed.
+"""
+from __future__ import annotations
+
+import math
+
+from .builtin import Strategy
+from .compiled import KIND_MCTS, KIND_RANDOM
+from .errors import StrategyError
+from .mcts import REWARDS, tree_bytes
+
+NAME = "mcts"
+DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8}
+OPTIONS = tuple(DEFAULTS)
+MAX_ITERATIONS = 1_000_000       # a tree of 10**6 nodes takes tree_bytes(10**6) ~ 76 MB
+DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
+               "sample of the unseen stack order, every seat maximising its own reward (max^n).")
+HELP = {
+    "iterations": f"search iterations per decision, 1 to {MAX_ITERATIONS:,} (a decision with one legal "
+                  "action is not searched)",
+    "c": "exploration constant of the tree policy (UCB), a finite number >= 0",
+    "rollout": "the policy that plays a position out: random or a built-in spec, e.g. greedy(plan=action)",
+    "reward": "win (1 for the winner), margin (0.5 + 0.5 tanh(lead / 10 VP)) or rank (share of seats beaten)",
+    "horizon": "turns a rollout plays before it is scored on the totals of then; 0 plays to the end",
+}
+
+
+def split_options(spec: str, body: str) -> list[tuple[str, str]]:
+    """``key=value`` pairs of ``body``, split at its top-level commas (a rollout spec may hold
+    parentheses and commas of its own)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body + ","):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(body[start:i].strip())
+            start = i + 1
+    out = []
+    for part in parts:
+        if not part:
+            if body.strip():
+                raise StrategyError(f"strategy {spec!r}: empty option between commas")
+            continue
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise StrategyError(f"strategy {spec!r}: {part!r} is not option=value "
+                                f"(options: {', '.join(OPTIONS)})")
+        out.append((key.strip().lower(), value.strip()))
+    return out
+
+
+def _whole(spec, key, value, lo, hi) -> int:
+    try:
+        x = int(value)
+    except ValueError:
+        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not a whole number "
+                            f"({key}: {HELP[key]})") from None
+    if not lo <= x <= hi:
+        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is out of range ({key}: {HELP[key]})")
+    return x
+
+
+def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
+    """The search player of ``mcts(...)``; ``parse_spec`` resolves the rollout spec."""
+    given = dict(DEFAULTS)
+    seen = set()
+    for key, value in split_options(spec, body or ""):
+        if key not in DEFAULTS:
+            raise StrategyError(f"strategy {spec!r}: unknown option {key!r} (mcts takes: {', '.join(OPTIONS)})")
+        if key in seen:
+            raise StrategyError(f"strategy {spec!r}: option {key!r} given twice")
+        seen.add(key)
+        given[key] = value
+    iterations = _whole(spec, "iterations", given["iterations"], 1, MAX_ITERATIONS)
+    horizon = _whole(spec, "horizon", given["horizon"], 0, 10_000)
+    try:
+        c = float(given["c"])
+    except ValueError:
+        c = math.nan
+    if not math.isfinite(c) or c < 0:
+        raise StrategyError(f"strategy {spec!r}: c={given['c']!r} is not allowed (c: {HELP['c']})")
+    reward = str(given["reward"]).lower()
+    if reward not in REWARDS:
+        raise StrategyError(f"strategy {spec!r}: reward={given['reward']!r} is not allowed (reward is one "
+                            f"of: {', '.join(REWARDS)})")
+    rollout = _rollout(spec, str(given["rollout"]), parse_spec)
+    options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon}
+    # the full spec, every option written: a table stays readable when the defaults change
+    name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
+    search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon))
+    return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+
+
+def _text(v) -> str:
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else repr(v)
+    return str(v)
+
+
+def _rollout(spec: str, text: str, parse_spec) -> Strategy:
+    """The rollout policy: random or a built-in (with inline weights or plan), never a file,
+    a Python strategy or another search player (a search inside every rollout step would cost
+    iterations squared)."""
+    if not text:
+        raise StrategyError(f"strategy {spec!r}: rollout= needs a spec ({HELP['rollout']})")
+    head = text.split("(", 1)[0].strip().lower()
+    if ":" in text.split("(", 1)[0]:
+        raise StrategyError(f"strategy {spec!r}: rollout={text!r} is not a built-in ({HELP['rollout']})")
+    if head == NAME:
+        raise StrategyError(f"strategy {spec!r}: rollout={text!r} is a search player; a rollout is played "
+                            f"by a policy ({HELP['rollout']})")
+    try:
+        rollout = parse_spec(text)
+    except StrategyError as exc:
+        raise StrategyError(f"strategy {spec!r}: rollout: {exc}") from None
+    if not isinstance(rollout, Strategy) or not (rollout.kind == KIND_RANDOM or rollout.is_heuristic):
+        raise StrategyError(f"strategy {spec!r}: rollout={text!r} is not a built-in ({HELP['rollout']})")
+    return rollout
+
+
+def search_row(strategy: Strategy) -> list[float]:
+    """The options columns of a seat's row of W (zeros for a policy)."""
+    from .mcts import NX
+    return list(strategy.search) if strategy.search else [0.0] * NX
+
+
+def resolved_search(strategy: Strategy, resolved) -> dict:
+    """A search player in plain data for manifests (``resolved`` describes its rollout)."""
+    it, c, _, reward, horizon = strategy.search
+    return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
+            "horizon": int(horizon), "rollout": strategy.rollout,
+            "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": tree_bytes(int(it))}
+
+
+def _rollout_of(strategy: Strategy) -> Strategy:
+    kind = int(strategy.search[2])
+    return Strategy(strategy.rollout, kind, strategy.weights)
+
+
+def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
+    rollout = from_resolved(info["rollout"], info["rollout_resolved"])
+    search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
+              float(REWARDS.index(info["reward"])), float(info["horizon"]))
+    return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+

@@ -1,0 +1,89 @@
+"""The command line without traps: every --help ends with examples, one --jobs default, --games
+counts games on every command (--seeds the other count), seat rotation on by default for a mixed
+field, and `evora rules` lists every key."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from evora_sim.cli import main
+from evora_sim.cli.group import JOBS_DEFAULT
+from evora_sim.runner import open_run
+
+from cli_results import ok, one_error_line
+
+COMMANDS = sorted(main.commands)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_help_ends_with_one_to_three_examples(name):
+    text = ok(CliRunner().invoke(main, [name, "--help"]))
+    tail = text.rstrip().split("Examples:")
+    assert len(tail) == 2, f"evora {name} --help has no Examples block"
+    examples = [x.strip() for x in tail[1].strip().splitlines()]
+    assert 1 <= len(examples) <= 3 and all(x.startswith(f"evora {name}") or x.startswith("evora ")
+                                           for x in examples)
+
+
+def test_one_jobs_default_everywhere():
+    defaults = {name: p.default for name, cmd in main.commands.items() for p in cmd.params if p.name == "jobs"}
+    assert set(defaults) >= {"simulate", "sweep", "run", "duel"} and set(defaults.values()) == {JOBS_DEFAULT}
+
+
+def test_rules_lists_every_key_with_its_value_and_what_it_allows():
+    from evora_sim.rules import rule_keys
+
+    text = ok(CliRunner().invoke(main, ["rules"]))
+    for key in rule_keys():
+        assert re.search(rf"^{re.escape(key)}\s", text, re.M), key
+    line = next(x for x in text.splitlines() if x.startswith("white_stone.vp "))
+    assert re.search(r"\s2\s+a whole number from 0 to 99$", line)
+    changed = ok(CliRunner().invoke(main, ["rules", "--set", "white_stone.vp=6", "--grep", "white_stone"]))
+    assert re.search(r"white_stone\.vp\s+\* 6\s", changed)
+    assert "evora: error:" in one_error_line(CliRunner().invoke(main, ["rules", "--set", "white_stone.vp=x"]))
+
+
+def test_games_counts_games_seeds_counts_seeds_and_a_mixed_field_rotates(tmp_path):
+    cli = CliRunner()
+    base = ["simulate", "-n", "4", "--strategies", "greedy(plan=action),random,random,random", "--jobs", "1", "-q"]
+    ok(cli.invoke(main, base + ["--games", "10", "--out", str(tmp_path / "a")]))
+    a = open_run(tmp_path / "a")
+    assert a.manifest["config"]["seat_rotation"] and a.n_games == 12        # 3 seeds x 4 rotations
+    ok(cli.invoke(main, base + ["--seeds", "2", "--out", str(tmp_path / "b")]))
+    assert open_run(tmp_path / "b").n_games == 8
+    ok(cli.invoke(main, base + ["--games", "5", "--no-seat-rotation", "--out", str(tmp_path / "c")]))
+    c = open_run(tmp_path / "c")
+    assert not c.manifest["config"]["seat_rotation"] and c.n_games == 5
+    ok(cli.invoke(main, ["simulate", "-n", "2", "--strategies", "random", "--games", "4", "--jobs", "1", "-q",
+                         "--out", str(tmp_path / "d")]))
+    assert not open_run(tmp_path / "d").manifest["config"]["seat_rotation"]   # a mirror field: no rotation
+    line = one_error_line(cli.invoke(main, base + ["--games", "4", "--seeds", "1", "--out", str(tmp_path / "e")]))
+    assert "--games" in line and "--seeds" in line and not (tmp_path / "e").exists()
+    line = one_error_line(cli.invoke(main, base + ["--out", str(tmp_path / "e")]))
+    assert "--games N (games in all) or --seeds N" in line
+
+
+def test_compare_pairs_the_player_counts_of_two_run_folders_and_draws_the_change(tmp_path):
+    from evora_sim.rules import load_rules
+    from evora_sim.runner import simulate
+
+    for name, sets in (("base", []), ("white6", ["white_stone.vp=6"])):
+        for n in (2, 3):
+            simulate(n, 20, "greedy(plan=action)," + ",".join(["random"] * (n - 1)), seed=4,
+                     out=tmp_path / name / f"p{n}", chunk_size=20, rules=load_rules(overrides=sets))
+    out = ok(CliRunner().invoke(main, ["compare", str(tmp_path / "base"), str(tmp_path / "white6"),
+                                       "--out", str(tmp_path / "cmp")]))
+    assert "== 2 players ==" in out and "== 3 players ==" in out and "white_stone.vp: 2 -> 6" in out
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "cmp" / "compare.csv")
+    assert set(table["n_players"]) == {2, 3} and table["paired"].all()
+    assert (tmp_path / "cmp" / "compare.png").stat().st_size > 5_000
+    ok(CliRunner().invoke(main, ["compare", str(tmp_path / "base" / "p2"), str(tmp_path / "white6" / "p2"),
+                                 "--out", str(tmp_path / "one.csv")]))
+    assert (tmp_path / "one.png").is_file()
+    line = one_error_line(CliRunner().invoke(main, ["compare", str(tmp_path / "base" / "p2"),
+                                                    str(tmp_path / "white6" / "p3")]))
+    assert "no player count in common" in line

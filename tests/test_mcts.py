@@ -1,0 +1,185 @@
+"""The search player (``mcts(...)``, strategies/mcts.py): its spec, what it may know, and that
+it plays through every part of the toolkit like any strategy."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from evora_sim import api
+from evora_sim import layout as L
+from evora_sim.batch import buffers, play_batch, play_game
+from evora_sim.cli import main
+from evora_sim.replay import replay_lines
+from evora_sim.rules import load_rules
+from evora_sim.runner import simulate
+from strategies.compiled import KIND_MCTS
+from strategies.decide import choose
+from strategies.mcts import determinize, tree_bytes
+from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays
+from cli_results import one_error_line
+
+RULES = load_rules()
+SMALL = "mcts(iterations=60, rollout=greedy(plan=action), horizon=4)"
+
+
+# ---------------------------------------------------------------------------------------------
+# the spec
+# ---------------------------------------------------------------------------------------------
+def test_the_spec_and_its_name():
+    s = parse_spec("mcts")
+    assert s.kind == KIND_MCTS and s.search[0] == 1000
+    # tables and manifests name the full spec, every option in a fixed order
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8)"
+    t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8)"
+    assert parse_spec(t.name) == t and parse_spec(s.name) == s
+    assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
+    # a manifest's description reads back to the same player
+    info = resolved(t)
+    assert info["kind"] == "mcts" and info["iterations"] == 250 and info["rollout"] == "balanced(plan=action)"
+    assert info["tree_bytes"] == tree_bytes(250)
+    assert from_resolved(t.name, json.loads(json.dumps(info))) == t
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("mcts(iterations=0)", "iterations='0' is out of range"),
+    ("mcts(iterations=-5)", "iterations='-5' is out of range"),
+    ("mcts(iterations=many)", "iterations='many' is not a whole number"),
+    ("mcts(iterations=10000000)", "is out of range (iterations: search iterations per decision, 1 to 1,000,000"),
+    ("mcts(c=nan)", "c='nan' is not allowed (c: exploration constant"),
+    ("mcts(c=inf)", "c='inf' is not allowed"),
+    ("mcts(c=-1)", "c='-1' is not allowed"),
+    ("mcts(reward=points)", "reward='points' is not allowed (reward is one of: win, margin, rank)"),
+    ("mcts(rollout=mcts)", "rollout='mcts' is a search player"),
+    ("mcts(rollout=mcts(iterations=5))", "is a search player"),
+    ("mcts(rollout=bots.py:Bot)", "rollout='bots.py:Bot' is not a built-in"),
+    ("mcts(rollout=nonesuch)", "rollout: unknown strategy 'nonesuch'"),
+    ("mcts(rollout=)", "rollout= needs a spec"),
+    ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon)"),
+    ("mcts(iterations=5, iterations=6)", "option 'iterations' given twice"),
+    ("mcts(horizon=-1)", "horizon='-1' is out of range"),
+])
+def test_bad_search_specs(spec, message):
+    with pytest.raises(StrategyError) as info:
+        parse_spec(spec)
+    assert message in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["duel", "mcts(iterations=0)", "greedy"], "iterations='0' is out of range"),
+    (["simulate", "-n", "2", "--games", "2", "--strategies", "mcts(c=x),greedy", "--out", "{tmp}/r"],
+     "c='x' is not allowed"),
+    (["replay", "-n", "2", "--seed", "1", "--strategies", "mcts(rollout=mcts),greedy"], "is a search player"),
+])
+def test_bad_search_specs_on_the_command_line(tmp_path, args, message):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    line = one_error_line(CliRunner().invoke(main, args))
+    assert message in line
+    assert not (tmp_path / "r").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# what the search may know
+# ---------------------------------------------------------------------------------------------
+def _hidden(arr, t):
+    base = L.STACK_CARDS + t * L.MAXSTACK
+    return arr[base + arr[L.STACK_TOP + t] + 1:base + arr[L.STACK_LEN + t]]
+
+
+def test_determinize_shuffles_only_below_the_tops():
+    state = api.new_game(RULES, 3, 5)
+    rs = np.array([7], dtype=np.uint64)
+    orders = set()
+    for _ in range(20):
+        arr = state.arr.copy()
+        determinize(arr, rs)
+        same = np.ones(L.STATE_SIZE, bool)
+        for t in range(L.NTYPES):
+            base = L.STACK_CARDS + t * L.MAXSTACK
+            lo, hi = arr[L.STACK_TOP + t] + 1, arr[L.STACK_LEN + t]
+            same[base + lo:base + hi] = False
+            assert sorted(_hidden(arr, t)) == sorted(_hidden(state.arr, t))   # the same cards
+        assert (arr[same] == state.arr[same]).all()                          # tops and all else kept
+        orders.add(tuple(arr[L.STACK_CARDS:L.STACK_CARDS + L.NTYPES * L.MAXSTACK]))
+    assert len(orders) > 10
+
+
+def _reorder_hidden(state, rng):
+    other = state.clone()
+    for t in range(L.NTYPES):
+        base = L.STACK_CARDS + t * L.MAXSTACK
+        lo, hi = other.arr[L.STACK_TOP + t] + 1, other.arr[L.STACK_LEN + t]
+        seg = other.arr[base + lo:base + hi].copy()
+        rng.shuffle(seg)
+        other.arr[base + lo:base + hi] = seg
+    return other
+
+
+@pytest.mark.parametrize("players, seed", [(2, 11), (4, 12)])
+def test_no_peeking_at_the_hidden_order(players, seed):
+    """Two states that differ only in the order below the stacks' tops get the same decision
+    from the same random stream, at decisions all through a game."""
+    spec = parse_spec("mcts(iterations=80, rollout=greedy(plan=action), horizon=4)")
+    final, log = play_game(RULES, players, seed, ["balanced"] * players)
+    state = api.new_game(RULES, players, seed)
+    rng = np.random.default_rng(seed)
+    compared = differed = 0
+    for i, a in enumerate(log):
+        legal = api.legal_actions(state)
+        if i % 9 == 0 and len(legal) > 1:
+            other = _reorder_hidden(state, rng)
+            differed += bool((other.arr != state.arr).any())
+            picks = []
+            for s in (state, other):
+                kinds, W = seat_arrays([spec] * players)
+                _, _, rs, work, _ = buffers(players, [spec])
+                rs[0] = np.uint64(99)
+                picks.append(int(choose(kinds[0], W, int(s.arr[L.G_CUR]), s.arr.copy(), RULES.packed,
+                                        np.array(legal, dtype=np.int32), len(legal), rs, work)))
+            assert picks[0] == picks[1], f"decision {i}: {picks}"
+            compared += 1
+        api.apply_action(state, int(a))
+    assert compared >= 10 and differed >= 8
+
+
+# ---------------------------------------------------------------------------------------------
+# like any strategy
+# ---------------------------------------------------------------------------------------------
+def test_search_games_are_reproducible_and_pass_through_the_runner(tmp_path):
+    field = [SMALL, "balanced", "greedy(plan=action)", "random"]
+    a = play_batch(RULES, 4, np.arange(3), field)
+    b = play_batch(RULES, 4, np.arange(3), field)
+    assert (a.seats == b.seats).all() and (a.games == b.games).all()
+    one = simulate(4, 4, field, seed=3, out=tmp_path / "one", jobs=1, chunk_size=2, seat_rotation=True)
+    two = simulate(4, 4, field, seed=3, out=tmp_path / "two", jobs=2, chunk_size=2, seat_rotation=True)
+    assert one.seats.equals(two.seats)
+    names = set(one.seats["strategy"].astype(str))
+    assert parse_spec(SMALL).name in names
+    m = json.loads((tmp_path / "one" / "manifest.json").read_text(encoding="utf-8"))
+    entry = m["config"]["resolved_strategies"][parse_spec(SMALL).name]
+    assert entry["kind"] == "mcts" and entry["iterations"] == 60 and entry["horizon"] == 4
+
+
+def test_replay_shows_what_the_search_saw():
+    lines = replay_lines(RULES, 2, 4, [SMALL, "balanced"])
+    searched = [x for x in lines if x.strip().startswith("search")]
+    assert len(searched) >= 20
+    assert any("distinct actions, most visited:" in x and "visits, mean reward" in x for x in searched)
+    # one note per decision of the search seat that had a choice, none for the other seat
+    final, log = play_game(RULES, 2, 4, [SMALL, "balanced"])
+    state = api.new_game(RULES, 2, 4)
+    choices = 0
+    for a in log:
+        choices += state.get(L.G_CUR) == 0 and len(api.legal_actions(state)) > 1
+        api.apply_action(state, int(a))
+    assert len(searched) == choices
+
+
+def test_a_forced_decision_is_not_searched():
+    notes = []
+    play_game(RULES, 4, 9, [SMALL] + ["greedy"] * 3, notes=notes)
+    assert notes and all(n["actions"] >= 1 for n in notes)
+    assert all(n["seat"] == 0 for n in notes)
