@@ -162,10 +162,40 @@ def _site(s, n, nsp, cent, workers, phase) -> None:
             if not 0 <= x < nsp or expected[x] != L.EMPTY:
                 raise _Bad(f"seat {p}'s worker {k} stands on space {x}, which is not a free space")
             expected[x] = p * 2 + k
+    _setup_progress(s, n, workers, phase)
     got = s[L.SITE:L.SITE + nsp]
     if not np.array_equal(got, expected):
         x = int(np.nonzero(got != expected)[0][0])
         raise _Bad(f"site space {x} holds {int(got[x])}, but the workers and the Centurion say {int(expected[x])}")
+
+
+def _setup_progress(s, n, workers, phase) -> None:
+    """Setup places workers in seat order, first workers first, and no worker ever leaves the site:
+    so the count of placed workers fixes which workers stand, whose turn it is, and the phase."""
+    done, total = int(s[L.G_SETUP_DONE]), n * workers
+    if phase == L.PH_SETUP:
+        if done >= total:
+            raise _Bad(f"the game is in setup, but all {total} workers are placed")
+        if int(s[L.G_CUR]) != done % n:
+            raise _Bad(f"setup has placed {done} workers, so seat {done % n} places next, not seat {int(s[L.G_CUR])}")
+        if int(s[L.G_ROUND]) != 0:
+            raise _Bad(f"the game is in setup, but the round is {int(s[L.G_ROUND])}")
+    elif done != total:
+        raise _Bad(f"the game is past setup, but {done} of {total} workers were placed")
+    moved = int(s[L.G_MOVED])
+    if phase == L.PH_CHOOSE_WORKER and workers < 2:
+        raise _Bad(f"the game waits for a choice of worker, but each seat has {workers} worker here")
+    if phase in (L.PH_SETUP, L.PH_CHOOSE_WORKER) and moved != -1:
+        raise _Bad(f"no worker has moved yet in the {L.PHASE_NAMES[phase]} phase, but the worker moved is {moved}")
+    if phase in (L.PH_MOVE, L.PH_MAIN, L.PH_AFTER) and moved == -1:
+        raise _Bad(f"the {L.PHASE_NAMES[phase]} phase needs the worker that moves, but none is set")
+    for p in range(n):
+        for k in range(workers):
+            placed = k * n + p < done
+            stands = int(s[L.PLAYERS + p * L.PSTRIDE + L.P_WPOS + k]) != -1
+            if placed != stands:
+                raise _Bad(f"seat {p}'s worker {k} {'stands' if stands else 'is missing'}, but setup has "
+                           f"placed {done} workers")
 
 
 def _players(s, n, ncol, nsp, workers, copies, sup, d) -> None:
@@ -213,7 +243,7 @@ _FRAME_ARGS = {   # kind -> allowed (a, b, c) ranges; c of a build is a bitmask 
     L.F_CENT: ((0, 2), (0, 1), (0, 0)),
     L.F_GOV_COLUMN: ((0, 0), (0, 0), (0, 0)),
     L.F_GOV_HEIGHT: ((0, 0), (0, 0), (0, 0)),
-    L.F_DISCARD: ((0, 3), (0, L.NEFF), (0, 0)),
+    L.F_DISCARD: ((1, 3), (0, L.NEFF), (0, 0)),     # a frame with nothing left to pay is popped
     L.F_ITILE: ((0, L.NITILE - 1), (0, 0), (0, 0)),
     L.F_DRAW: ((0, 0), (0, 0), (0, 0)),
 }

@@ -23,7 +23,7 @@ searched exactly, with no sampling:
   64-bit hash of the state and searched once. Other orders that meet again (a card played
   before or after the option) meet at the end of the turn, where only the evaluation repeats;
   hashing every position to catch them cost more than it saved (profiled). So the work stays
-  near the number of distinct end-of-turn positions, which ``PLAN_STATS`` counts for the
+  near the number of distinct end-of-turn positions, which ``batch.plan_census`` counts for the
   benchmark.
 - **Values are reused across the turn's decisions.** The search keeps its best line (the
   principal variation); the later decisions of the turn follow it without searching, as long
@@ -79,7 +79,6 @@ M_LEAVES = M_NODES + 1           # end-of-turn positions evaluated
 M_HITS = M_LEAVES + 1            # positions found in the table instead of searched
 M_DISTINCT = M_HITS + 1          # distinct end-of-turn positions (with M_COUNT)
 NMETA = M_DISTINCT + 1
-PLAN_STATS = ("searches", "nodes", "leaves", "hits", "distinct")
 
 _FRAMES_END = FRAMES + MAXDEPTH * FW
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evora_sim import api, savegame
@@ -78,6 +78,7 @@ def saved_states():
                                                           st.integers(-2**31, 2**31 - 1) | st.integers(-3, 30)),
                                                 min_size=1, max_size=3),
        seed=st.integers(0, 2**32 - 1))
+@example(which=1, edits=[(3, 0)], seed=0)   # found by CI: back in setup with every worker placed
 def test_every_save_file_loads_into_a_playable_state_or_is_refused(tmp_path, saved_states, which, edits, seed):
     f = tmp_path / "game.json"
     savegame.save_state(saved_states[which], f)
@@ -164,3 +165,46 @@ def test_every_manifest_opens_as_a_valid_run_or_is_refused_in_one_line(tmp_path,
         assert "\n" not in str(exc)
         return
     assert len(data.games) == len(set(data.games["game_id"]))
+
+
+def _first_state(rules, test):
+    """The first position of random play (fixed seeds) that passes ``test``."""
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        state = api.new_game(rules, 3, seed)
+        while not api.is_terminal(state):
+            if test(state.arr):
+                return state
+            legal = api.legal_actions(state)
+            api.apply_action(state, legal[rng.integers(len(legal))])
+    raise AssertionError("no such position in 200 games")
+
+
+def test_states_the_engine_could_not_play_on_are_refused():
+    """Edits that passed every range check yet left the engine without a legal action a few moves
+    later (found by CI and by a random search over edits): each is now refused by its own check."""
+    from evora_sim import layout as L
+    rules = load_rules()
+    placed = _first_state(rules, lambda s: s[L.G_PHASE] == L.PH_MAIN)
+    placed.arr[L.G_PHASE] = L.PH_SETUP                    # back in setup with every worker placed
+    assert "setup" in state_problem(placed.arr, rules)
+    moving = _first_state(rules, lambda s: s[L.G_PHASE] == L.PH_MAIN)
+    moving.arr[L.G_MOVED] = -1                             # the main phase without the worker that moved
+    assert "worker that moves" in state_problem(moving.arr, rules)
+    paying = _first_state(rules, lambda s: s[L.G_SP] > 0 and s[L.FRAMES + (s[L.G_SP] - 1) * L.FW] == L.F_DISCARD)
+    paying.arr[L.FRAMES + (paying.arr[L.G_SP] - 1) * L.FW + 1] = 0   # a price with nothing left to pay
+    assert "pending effect" in state_problem(paying.arr, rules)
+
+
+def test_every_position_of_play_passes_the_check():
+    """The other side of the checks above: no position a game reaches is refused."""
+    rules = load_rules()
+    for g in range(30):
+        rng = np.random.default_rng(g)
+        state = api.new_game(rules, 2 + g % 3, g)
+        while True:
+            assert state_problem(state.arr, rules) is None, (g, state_problem(state.arr, rules))
+            if api.is_terminal(state):
+                break
+            legal = api.legal_actions(state)
+            api.apply_action(state, legal[rng.integers(len(legal))])
