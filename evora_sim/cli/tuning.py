@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .group import (STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg, check_players_arg, check_seed_arg,
-                    load_rules_arg, main)
+from .group import (JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg, check_players_arg,
+                    check_seed_arg, examples, load_rules_arg, main)
 
 TUNE_DEFAULTS = {"batch": 8, "seeds": 50, "finalists": 3, "confirm_seeds": 2000}
 BALANCE_DEFAULTS = {"batch": 8, "seeds": 500, "finalists": 3, "confirm_seeds": 10_000}
@@ -31,7 +31,7 @@ def search_options(f):
                      help="Fresh seeds of the confirmation (default: tune 2,000, balance 10,000); each is "
                           "played under every seat rotation."),
         click.option("--seed", type=int, default=1, show_default=True, help="The search seed."),
-        click.option("--jobs", type=int, default=1, show_default=True,
+        click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True,
                      help="Processes playing the candidates of a rung at once; -1 = every core."),
         click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
                      help="loky: processes on this machine; dask: a dask.distributed cluster."),
@@ -108,12 +108,14 @@ def _run(problem, settings, kw):
     click.echo(f"search summary: {result.summary / 'report.md'}")
 
 
-@main.group(cls=_Group)
+@main.group(cls=_Group, epilog=examples("evora tune strategy balanced --against self --players 2 --budget 200000 --out runs/tune",
+                  "evora tune strategy greedy --against balanced --players 4 --budget 100000 --out runs/tune4"))
 def tune():
     """Search a strategy's weights (tune strategy)."""
 
 
-@tune.command("strategy")
+@tune.command("strategy", epilog=examples("evora tune strategy balanced --against self --players 2 --budget 200000 --out runs/tune",
+                  "evora tune strategy greedy --against balanced --players 4 --budget 100000 --out runs/tune4"))
 @click.argument("base")
 @click.option("--against", required=True, metavar="FIELD|self",
               help="The other seats: 'self' (BASE itself), one strategy for all, or one per other seat.")
@@ -177,7 +179,9 @@ def _fields(specs, counts: list[int]) -> dict[int, str]:
     return fields
 
 
-@main.command()
+@main.command(epilog=examples(
+    "evora balance --players 4 --param temple.columns.4=12..16 --param supply.stones=12..16 --budget 480000 --out runs/bal",
+    "evora balance --compensation --players 4 --budget 160000 --out runs/comp"))
 @click.option("--param", "params", multiple=True, metavar="KEY=LO..HI|A,B,C",
               help="A rules key to search (repeatable): a range of whole numbers, or values (';' between "
                    "the values of a list-valued key, as in sweep).")

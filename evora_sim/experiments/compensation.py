@@ -199,6 +199,12 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
     return final_dir
 
 
+def _bars(value, lo, hi):
+    """Error-bar lengths; an interval ending at its estimate (a seat that won every game) may end a
+    rounding error short of it, which matplotlib refuses as a negative length."""
+    return [np.clip(value - lo, 0, None), np.clip(hi - value, 0, None)]
+
+
 def _figure(estimates, confirmation, players):
     import matplotlib
 
@@ -209,8 +215,8 @@ def _figure(estimates, confirmation, players):
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
     e = estimates
-    ax.errorbar(e["seat"], e["start_vp_over_seat0"], yerr=[e["start_vp_over_seat0"] - e["lo"],
-                e["hi"] - e["start_vp_over_seat0"]], fmt="o", capsize=4, color=COLOURS[0], label="estimate")
+    ax.errorbar(e["seat"], e["start_vp_over_seat0"], yerr=_bars(e["start_vp_over_seat0"], e["lo"], e["hi"]),
+                fmt="o", capsize=4, color=COLOURS[0], label="estimate")
     ax.scatter(e["seat"], e["whole_vp"] - e["whole_vp"].iloc[0], marker="x", color=COLOURS[1], zorder=3,
                label="whole VP played")
     ax.set_xlabel("seat")
@@ -221,7 +227,7 @@ def _figure(estimates, confirmation, players):
     for j, arm in enumerate(("baseline", "compensated")):
         c = confirmation[(confirmation["arm"] == arm) & (confirmation["measure"] == "win rate")]
         x = c["seat"].to_numpy() + (j - 0.5) * 0.2
-        bx.errorbar(x, 100 * c["value"], yerr=[100 * (c["value"] - c["lo"]), 100 * (c["hi"] - c["value"])],
+        bx.errorbar(x, 100 * c["value"], yerr=_bars(100 * c["value"], 100 * c["lo"], 100 * c["hi"]),
                     fmt="o", capsize=3, color=COLOURS[j], label="base rules" if j == 0 else "compensated")
     bx.axhline(100 / players, color="grey", lw=0.8, ls="--")
     bx.set_xticks(range(players))
