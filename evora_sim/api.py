@@ -120,9 +120,20 @@ def final_scoring(state: State) -> dict:
         b = L.PLAYERS + p * L.PSTRIDE
         row = {name: int(arr[b + L.P_VP_BUILD + i]) for i, name in enumerate(L.BREAKDOWN_NAMES)}
         row["parts_left"] = int(arr[b + L.P_STONES] + arr[b + L.P_CAPS])
+        row.update(start_vp_entry(state.rules, state.n_players, p))
         row["total"] = int(arr[b + L.P_FINAL])
         seats.append(row)
     return {"seats": seats, "winner": int(arr[L.G_WINNER])}
+
+
+def start_vp_entry(rules, n_players: int, seat: int) -> dict:
+    """``{"start_vp": VP}`` when the rules' variant key players.start_vp gives some seat of this
+    game starting VP (they count in the total, in no category); ``{}`` otherwise, so scoring
+    tables of the rulebook game keep their shape."""
+    packed = rules.packed
+    if not packed[L.R_START_VP:L.R_START_VP + n_players].any():
+        return {}
+    return {"start_vp": int(packed[L.R_START_VP + seat])}
 
 
 # ---------------------------------------------------------------------------------------------

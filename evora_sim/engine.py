@@ -44,7 +44,7 @@ from .layout import (
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
     R_GOV_COL, R_GOV_H, R_GOV_H_TIE, R_GOV_WORKER_CAP, R_GOV_WORKER_VP, R_HEIGHT_VP, R_HMAJ,
     R_HMAJ_TIE, R_MAX_ROUNDS, R_MIN_PARTS, R_NCOLS, R_NSPACES, R_SITE_WORKERS, R_SPACE_ACTION,
-    R_SPACE_ARG, R_SPACE_COLOUR, R_STONES, R_WHITE_VP, R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
+    R_SPACE_ARG, R_SPACE_COLOUR, R_START_VP, R_STONES, R_WHITE_VP, R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
     S_SPACE_USES, S_TEMPLE_USES, SA_BUILD, SA_CENTURION, SA_DRAW2, SA_EMPEROR, SA_TEMPLE, SITE,
     SSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, STATS, T_FLIP_BOTH, WHITE,
 )
@@ -811,8 +811,9 @@ def height_points(s, level, p):
 @njit(cache=True, inline="always")
 def seat_total(s, R, p):
     """``p``'s total if the game were scored now (after ``height_majorities``): the
-    strategies' measure of standing, from the same category functions as the final scoring."""
-    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_majority_points(s, R, p)
+    strategies' measure of standing, from the same category functions as the final scoring
+    (the VP the seat started with included: variant key players.start_vp)."""
+    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_majority_points(s, R, p) + R[R_START_VP + p]
     for level in range(1, 6):
         tot += height_points(s, level, p)
     return tot
@@ -832,7 +833,9 @@ def final_scoring(s, R):
     best = -1
     for p in range(n):
         b = pb(p)
-        total = s[b + P_SCORE] + s[b + P_VP_EMPEROR] + s[b + P_VP_COLMAJ]
+        # the starting VP (variant key players.start_vp, V1) count in the total only: the 11
+        # categories stay what was scored during the game and at its end
+        total = s[b + P_SCORE] + s[b + P_VP_EMPEROR] + s[b + P_VP_COLMAJ] + R[R_START_VP + p]
         for k in range(5):
             total += s[b + P_VP_HEIGHT + k]
         s[b + P_FINAL] = total

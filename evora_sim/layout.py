@@ -254,5 +254,6 @@ R_COPIES = _ralloc(1)
 R_NCOLS = _ralloc(MAXP + 1)          # by player count
 R_SITE_WORKERS = _ralloc(MAXP + 1)   # by player count
 R_MAX_ROUNDS = _ralloc(1)
+R_START_VP = _ralloc(MAXP)          # VP each seat starts with (variant key players.start_vp)
 RULES_SIZE = _r
 del _r

@@ -59,6 +59,25 @@ def parse_json_text(raw: bytes, path, error: type[Exception] = RunError):
     return parse_json_bytes(raw, str(path), error)
 
 
+def read_plan(out, name: str, what: str) -> dict | None:
+    """The JSON object ``out/name`` that says what an experiment folder holds (a sweep's
+    sweep.json, a search's search.json); None if it has none. A RunError if ``out`` is a file or
+    the file cannot be read or is not an object."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out} exists and is not a folder")
+    path = out / name
+    if not path.is_file():
+        return None
+    try:
+        doc = parse_json_text(path.read_bytes(), path)
+    except OSError as exc:
+        raise RunError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    if not isinstance(doc, dict):
+        raise RunError(f"{path} is not an evora-sim {what} file")
+    return doc
+
+
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 

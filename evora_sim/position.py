@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import engine as E
 from . import layout as L
-from .api import State, check_players
+from .api import State, check_players, start_vp_entry
 from .jsonfile import read_json
 from .rules import Rules, load_rules
 
@@ -170,6 +170,7 @@ def scoring_table(state: State) -> dict:
             row[f"height_{k + 1}"] = int(arr[b + L.P_VP_HEIGHT + k])
         row["capitals"] = int(arr[b + L.P_VP_HEIGHT + 4])
         row["parts_left"] = int(arr[b + L.P_STONES] + arr[b + L.P_CAPS])
+        row.update(start_vp_entry(state.rules, state.n_players, p))
         row["total"] = int(arr[b + L.P_FINAL])
         seats.append(row)
     return {"seats": seats, "winner": int(arr[L.G_WINNER])}

@@ -43,13 +43,18 @@ TABLE_LEGEND = ("in-game: VP scored during play; emperor: Emperor tile bonus; co
 def scoring_lines(table: dict, strategies: list[str] | None = None) -> list[str]:
     """The final scoring ``table`` (``position.scoring_table`` form) as aligned text lines."""
     seats = table["seats"]
-    header = ["seat"] + (["strategy"] if strategies else []) + [h for h, _ in TABLE_COLUMNS]
+    columns = list(TABLE_COLUMNS)
+    legend = TABLE_LEGEND
+    if seats and "start_vp" in seats[0]:       # a variant's starting VP (players.start_vp)
+        columns.insert(-2, ("start", "start_vp"))
+        legend += "; start: VP the seat started with (variant key players.start_vp)"
+    header = ["seat"] + (["strategy"] if strategies else []) + [h for h, _ in columns]
     rows = []
     for row in seats:
         cells = [str(row["seat"])]
         if strategies:
             cells.append(strategies[row["seat"]])
-        cells += [str(row[key]) for _, key in TABLE_COLUMNS]
+        cells += [str(row[key]) for _, key in columns]
         rows.append(cells)
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     text_cols = {1} if strategies else set()
@@ -58,7 +63,7 @@ def scoring_lines(table: dict, strategies: list[str] | None = None) -> list[str]
         out = [c.ljust(w) if i in text_cols else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(out).rstrip()
 
-    lines = ["Final scoring", fmt(header)] + [fmt(r) for r in rows] + [f"({TABLE_LEGEND})"]
+    lines = ["Final scoring", fmt(header)] + [fmt(r) for r in rows] + [f"({legend})"]
     lines.append(winner_line(table, strategies))
     return lines
 

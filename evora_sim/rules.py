@@ -204,12 +204,41 @@ def _pack(data: dict, spaces: list[tuple[int, int, int]]) -> np.ndarray:
         P[L.R_NCOLS + n] = data["temple"]["columns"][str(n)]
         P[L.R_SITE_WORKERS + n] = data["players"]["workers_on_site"][str(n)]
     P[L.R_MAX_ROUNDS] = data["limits"]["max_rounds"]
+    P[L.R_START_VP:L.R_START_VP + L.MAXP] = data["players"]["start_vp"]
     P.setflags(write=False)
     return P
 
 
+START_VP_MAX = 999
+
+
+def _start_vp(data: dict) -> list[int]:
+    """``players.start_vp``, a variant key (the rulebook gives no starting VP): the VP each seat
+    starts with, seat 0 first. 1 to 4 whole numbers; seats past the list start with 0, and a game
+    of n players reads the first n. Absent (a rules file or run from before the key existed):
+    every seat starts with 0."""
+    players = data.get("players") if isinstance(data.get("players"), dict) else {}
+    values = players.get("start_vp", [0] * L.MAXP)
+    if (not isinstance(values, list) or not 1 <= len(values) <= L.MAXP
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= START_VP_MAX
+                       for v in values)):
+        raise RulesError(f"rules key 'players.start_vp' must be {allowed('players.start_vp')}, got {values!r}")
+    return values + [0] * (L.MAXP - len(values))
+
+
+def _hashed(data: dict) -> dict:
+    """What the rules hash covers: everything, but a variant key at its neutral value is left
+    out, so rules (and run folders) from before the key existed keep their hash."""
+    if any(data["players"]["start_vp"]):
+        return data
+    out = dict(data, players={k: v for k, v in data["players"].items() if k != "start_vp"})
+    return out
+
+
 def validate(data: dict) -> Rules:
     """Check every key of a complete rules table and build the :class:`Rules`."""
+    if isinstance(data.get("players"), dict):
+        data = dict(data, players=dict(data["players"], start_vp=_start_vp(data)))
     for dotted, (lo, hi) in _INT_RANGES.items():
         _check_int(data, dotted, lo, hi)
     values = _get(data, "emperor_tile.values")
@@ -227,7 +256,7 @@ def validate(data: dict) -> Rules:
                 f"board too small: {len(spaces)} spaces, but {n} players put {pieces} pieces on the site "
                 f"(workers + Centurion) and D2 needs at least 3 * {pieces} + 1 = {need}")
     packed = _pack(data, spaces)
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(_hashed(data), sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
     return Rules(data=copy.deepcopy(data), packed=packed, hash=digest)
 
 
@@ -302,6 +331,9 @@ def allowed(dotted: str) -> str:
     if dotted in _INT_RANGES:
         lo, hi = _INT_RANGES[dotted]
         return f"a whole number from {lo} to {hi}"
+    if dotted == "players.start_vp":
+        return (f"1 to {L.MAXP} whole numbers from 0 to {START_VP_MAX}, comma-separated: the VP each seat "
+                "starts with, seat 0 first (seats past the list start with 0), e.g. 0,0,0,8")
     if dotted == "emperor_tile.values":
         return "2 whole numbers from 0 to 99, comma-separated (front,back), e.g. 3,5"
     if generic == "board.spaces.N.colour":
@@ -395,6 +427,9 @@ def apply_overrides(data: dict, assignments) -> dict:
             lo, hi = _INT_RANGES[dotted]
             if not lo <= value <= hi:
                 raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}, got {value}")
+        if dotted == "players.start_vp" and not (1 <= len(value) <= L.MAXP
+                                                 and all(0 <= v <= START_VP_MAX for v in value)):
+            raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}")
         node[leaf] = value
         explicit.add(dotted)
         if dotted.startswith("board.spaces."):
@@ -414,3 +449,53 @@ def apply_overrides(data: dict, assignments) -> dict:
             raise RulesError(f"--set board.spaces.{i}.action={sp['action']} needs {where} too: "
                              f"--set {where}=... ({allowed(where)})")
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# a variant as a rules file
+# ---------------------------------------------------------------------------------------------
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def _leaf_differences(ours: dict, theirs: dict, prefix: str = "") -> list[tuple[str, Any]]:
+    out = []
+    for key, value in ours.items():
+        other = theirs.get(key) if isinstance(theirs, dict) else None
+        if isinstance(value, dict) and isinstance(other, dict):
+            out += _leaf_differences(value, other, f"{prefix}{_toml_key(key)}.")
+        elif value != other:
+            out.append((f"{prefix}{_toml_key(key)}", value))
+    return out
+
+
+def partial_toml(rules: Rules, header: str = "") -> str:
+    """The rules as a partial rules file over the shipped ones: only what differs (the board's
+    spaces whole, as a rules file replaces that list whole), so ``--rules FILE`` gives back rules
+    with the same hash."""
+    default = validate(_read_toml(default_rules_path())).data
+    lines = [f"# {x}" if x else "#" for x in header.splitlines()]
+    for table, value in rules.data.items():
+        if table == "board":
+            if value.get("spaces") != default["board"]["spaces"]:
+                for space in value["spaces"]:
+                    lines += ["", "[[board.spaces]]"] + [f"{k} = {_toml_value(v)}" for k, v in space.items()]
+            continue
+        diffs = _leaf_differences(value, default.get(table, {})) if isinstance(value, dict) else []
+        if diffs:
+            lines += ["", f"[{_toml_key(table)}]"] + [f"{k} = {_toml_value(v)}" for k, v in diffs]
+    return "\n".join(lines).lstrip("\n") + "\n"

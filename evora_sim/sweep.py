@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from .rules import RulesError, load_rules, rule_keys
-from .manifest import MANIFEST, RunError, parse_json_text, write_json_atomic
+from .manifest import MANIFEST, RunError, read_plan, write_json_atomic
 
 SWEEP = "sweep.json"
 FORMAT = "evora-sim sweep"
@@ -103,16 +103,9 @@ def prepare_sweep(out: Path, the_plan: dict, base: dict) -> dict:
     doc = {"format": FORMAT, "version": 1, "params": the_plan["params"], "base": base,
            "combos": [{"name": c["name"], "values": c["values"], "set": c["set"],
                        "rules_hash": c["rules_hash"]} for c in the_plan["combos"]]}
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {out} exists and is not a folder")
     path = out / SWEEP
-    if path.is_file():
-        try:
-            old = parse_json_text(path.read_bytes(), path)
-        except OSError as exc:
-            raise RunError(f"{path} cannot be read: {exc.strerror or exc}") from None
-        if not isinstance(old, dict):
-            raise RunError(f"{path} is not an evora-sim sweep file")
+    old = read_plan(out, SWEEP, "sweep")
+    if old is not None:
         mine = {k: doc[k] for k in ("params", "base", "combos")}
         theirs = {k: old.get(k) for k in ("params", "base", "combos")}
         if mine != theirs:

@@ -422,6 +422,7 @@ def _check_state_core(s, R, X, out, legal):
             full += s[b + P_VP_BUILD + i]
             if s[b + P_VP_BUILD + i] < 0:
                 _flag(out, C_SCORE, p, i, s[b + P_VP_BUILD + i], 2, 0)
+        full += R[L.R_START_VP + p]                       # the variant's starting VP (V1)
         if terminal and full != s[b + P_FINAL]:
             _flag(out, C_SCORE, p, s[b + P_FINAL], full, 3, 0)
         if s[b + P_VP_BUILD] != build_vp[p]:
@@ -588,7 +589,7 @@ def _message(name, d, X):
         if dd == 2:
             return f"seat {a}: category {L.BREAKDOWN_NAMES[b]} negative ({c})"
         if dd == 3:
-            return f"seat {a}: final {b} != sum of 11 categories {c}"
+            return f"seat {a}: final {b} != sum of 11 categories and the starting VP {c}"
         return f"winner {b} not a seat"
     if name == "build_vp":
         if dd == 1:

@@ -1,5 +1,5 @@
 """One test (or more) per rules decision: D1-D20 (shared/rules/DECISIONS.md) and the project's
-P1-P8 (docs/RULES.md). Every test drives the engine through the public API from a position
+P1-P8 and the variant keys V1 (docs/RULES.md). Every test drives the engine through the public API from a position
 written into the state (tests/helpers.py), on the default rules and board.
 """
 import copy
@@ -1091,6 +1091,48 @@ def test_p8_tile_vp_credited_end_value_not():
     act(state, L.A_COLUMN + 0, L.A_COLUMN + 1, L.A_COLUMN + 2)
     assert state.stat(0, L.S_PLAY_VP + L.NEFF + L.T_THREE_STONES) == 9
     assert state.stat(0, L.S_PLAYS + L.NEFF + L.T_THREE_STONES) == 1
+
+
+# =============================================================================================
+# V1 variant keys: players.start_vp (the rulebook gives no starting VP)
+# =============================================================================================
+def test_v1_start_vp_default_is_zero_and_leaves_the_rules_hash_as_before():
+    rules = load_rules()
+    assert rules.data["players"]["start_vp"] == [0, 0, 0, 0]
+    older = copy.deepcopy(rules.data)
+    del older["players"]["start_vp"]                        # rules (and runs) from before the key
+    assert validate(older).hash == rules.hash
+    assert validate(older).data["players"]["start_vp"] == [0, 0, 0, 0]
+    assert load_rules(overrides=["players.start_vp=0,0,0,8"]).hash != rules.hash
+
+
+def test_v1_start_vp_counts_in_the_total_and_decides_the_winner():
+    pos = {"players": 3, "columns": [], "vp": [20, 15, 10], "parts_left": [4, 4, 4]}
+    plain = api.final_scoring(position_state(pos))
+    assert plain["winner"] == 0 and "start_vp" not in plain["seats"][0]
+    rules = load_rules(overrides=["players.start_vp=0,0,11"])
+    state = position_state(pos, rules)
+    assert [api.score_now(state, p) for p in range(3)] == [20, 15, 21]   # the standing counts them
+    result = api.final_scoring(state)
+    assert [s["total"] for s in result["seats"]] == [20, 15, 21]
+    assert [s["start_vp"] for s in result["seats"]] == [0, 0, 11]
+    assert result["seats"][2]["vp_build"] == 0               # in no category: the total only
+    assert result["winner"] == 2
+
+
+def test_v1_start_vp_in_played_games_and_its_values():
+    rules = load_rules(overrides=["players.start_vp=0,0,0,8"])
+    plain = play_batch(load_rules(), 4, np.arange(20), ["greedy"] * 4)
+    given = play_batch(rules, 4, np.arange(20), ["greedy"] * 4)
+    col = L.NBREAK                                            # the total, after the 11 categories
+    assert (given.seats[:, :, col] == given.seats[:, :, :L.NBREAK].sum(axis=2) + [0, 0, 0, 8]).all()
+    assert (plain.seats[:, :, col] == plain.seats[:, :, :L.NBREAK].sum(axis=2)).all()
+    assert (given.games[:, 3] == 3).sum() > (plain.games[:, 3] == 3).sum()   # seat 3 wins more
+    # a shorter list: the seats past it start with 0; a 2-player game reads the first 2
+    assert load_rules(overrides=["players.start_vp=0,3"]).data["players"]["start_vp"] == [0, 3, 0, 0]
+    for bad in ("0,0,0,0,1", "-1", "1000", "x", ""):
+        with pytest.raises(RulesError, match="players.start_vp"):
+            load_rules(overrides=[f"players.start_vp={bad}"])
 
 
 def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():

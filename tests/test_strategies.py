@@ -307,8 +307,8 @@ def test_entry_point_strategies(entry_point, cli):
     res = play_batch(RULES, 2, np.arange(4), ["cautious_ep", "random"])
     ref = play_batch(RULES, 2, np.arange(4), [CAUTIOUS, "random"])
     assert (res.seats == ref.seats).all()            # the same class, however it is named
-    assert "known strategies: balanced, blocker, builder, cards, emperor, greedy, heights, majority, " \
-           "mcts, random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
+    assert "known strategies: balanced, blocker, builder, cardheights, cards, emperor, greedy, heights, " \
+           "majority, mcts, random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
     out = ok(cli.invoke(main, ["strategies"]))
     assert "cautious_ep  = strategies.examples.cautious:Cautious" in out
     with pytest.raises(StrategyError, match="a Python strategy takes no weights"):
@@ -392,6 +392,8 @@ NAMED = [
     ("heights", "builder", "vp_heights"),              # heights wins more height majorities
     ("balanced", "greedy", "vp_emperor"),              # balanced values its Emperor tiles more
     ("blocker", "greedy", "vp_height_1"),              # blocker contests the cheap majorities
+    ("cardheights", "balanced", "cards_played"),       # cardheights plays its cards,
+    ("cardheights", "balanced", "vp_capitals"),        # and takes the top height majorities
 ]
 
 
@@ -414,7 +416,7 @@ def test_every_pair_of_heuristics_plays_differently(versus_random, a, b):
 def test_the_builtin_family_and_its_file():
     assert NAMES[:2] == ("random", "greedy")
     assert set(NAMES) == {"random", "greedy", "builder", "majority", "heights", "emperor", "cards",
-                          "blocker", "balanced"}
+                          "blocker", "balanced", "cardheights"}
     assert builtin("random").kind == KIND_RANDOM
     for s in BUILTINS:
         assert s.description and len(s.description.splitlines()) == 1

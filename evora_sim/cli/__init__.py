@@ -3,10 +3,11 @@
 - ``play``: score, replay, strategies, duel;
 - ``runs``: simulate, run (the main job);
 - ``experiments``: sweep;
+- ``tuning``: tune strategy, balance (searches over parameters);
 - ``analyse``: report, compare;
 - ``rules``: rules (every rules key, its value and what it allows).
 """
-from . import analyse, experiments, play, rules, runs  # noqa: F401  (each registers its commands)
+from . import analyse, experiments, play, rules, runs, tuning  # noqa: F401  (each registers its commands)
 from .group import UserError, main
 from .runs import DEFAULT_FIELD, DEFAULT_GAMES
 

@@ -1,0 +1,105 @@
+"""Arms: rules + strategies + player count, each played into its own run folder on common seeds.
+
+Every arm of a set plays the same game seeds (the same run seed, the same number of seeds, every
+seed under each cyclic seat rotation), so any two arms are compared paired by seed. The games are
+ordinary runs of :func:`evora_sim.runner.simulate`: a set interrupted half way is finished by
+playing it again (the finished chunks are kept), a run grows to more seeds (``extend``) without
+changing the games it holds, and the Dask backend plays the chunks on a cluster.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..rules import Rules
+from ..runner import RunResult, simulate
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One run to play: ``folder`` its run folder; ``strategies`` one spec per seat (rotation 0)."""
+
+    folder: str
+    players: int
+    strategies: tuple[str, ...]
+    rules: Rules
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where the games are played: ``jobs`` local processes (arms in parallel) or a Dask
+    cluster (``backend='dask'``, ``scheduler``: its address)."""
+
+    jobs: int = 1
+    backend: str = "loky"
+    scheduler: str | None = None
+
+
+def derive_seed(seed: int, *labels: int) -> int:
+    """A seed for one purpose (a round, the confirmation, a sampler's draw) from the search seed:
+    numpy's SeedSequence keyed by the labels, so purposes never share game seeds."""
+    state = np.random.SeedSequence(int(seed), spawn_key=tuple(int(x) for x in labels)).generate_state(2, np.uint32)
+    return int((int(state[0]) << 31) ^ int(state[1])) & ((1 << 63) - 1)
+
+
+def params_key(params: dict) -> str:
+    """A short name for a candidate's values: candidates with equal values share their run
+    folders within a round (the same games, played once)."""
+    text = repr(sorted((k, repr(v)) for k, v in params.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+class FirstSeeds:
+    """A run's tables cut to its first ``seeds`` seeds: a search resumed half way finds some runs
+    already grown past the rung it is replaying, and must score the rung on its own seeds."""
+
+    def __init__(self, run: RunResult, seeds: int):
+        self.run, self.seeds = run, seeds
+        self.out, self.manifest = run.out, run.manifest
+
+    def table(self, name: str, columns: list[str] | None = None):
+        cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
+        df = self.run.table(name, cols)
+        df = df[df["game_id"].to_numpy() < self.seeds * int(self.manifest["config"]["players"])]
+        return df.reset_index(drop=True) if columns is None else df[list(columns)].reset_index(drop=True)
+
+
+def _played(folder: str) -> int:
+    """Seeds a run folder was asked for so far (0 if none)."""
+    from ..runner import MANIFEST, read_manifest
+
+    path = Path(folder)
+    return int(read_manifest(path)["config"]["games"]) if (path / MANIFEST).is_file() else 0
+
+
+def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, command: str) -> FirstSeeds:
+    run = simulate(arm.players, max(seeds, _played(arm.folder)), list(arm.strategies), seed=run_seed,
+                   out=arm.folder, jobs=1, seat_rotation=True, rules=arm.rules, chunk_size=chunk, quiet=True,
+                   command=command, backend=backend.backend, scheduler=backend.scheduler, extend=True)
+    return FirstSeeds(run, seeds)
+
+
+def play_arms(arms: list[Arm], seeds: int, run_seed: int, chunk: int, backend: Backend,
+              command: str = "") -> list[FirstSeeds]:
+    """Play (or finish, or grow to ``seeds``) every arm on game seeds ``0 .. seeds - 1`` of
+    ``run_seed``, each under every seat rotation, in chunks of ``chunk`` seeds; the runs (their
+    first ``seeds`` seeds) in the order of ``arms``. Arms sharing a folder are played once."""
+    unique = list({a.folder: a for a in arms}.values())
+    if backend.backend == "dask":
+        from concurrent.futures import ThreadPoolExecutor
+
+        # each arm's chunks go to the cluster; the threads only wait and write the tables
+        with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
+            done = list(pool.map(lambda a: _play(a, seeds, run_seed, chunk, backend, command), unique))
+    elif backend.jobs > 1 and len(unique) > 1:
+        from joblib import Parallel, delayed
+
+        done = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
+            delayed(_play)(a, seeds, run_seed, chunk, backend, command) for a in unique)
+    else:
+        done = [_play(a, seeds, run_seed, chunk, backend, command) for a in unique]
+    by_folder = {str(Path(a.folder)): r for a, r in zip(unique, done)}
+    return [by_folder[str(Path(a.folder))] for a in arms]

@@ -1,0 +1,239 @@
+"""``evora balance --compensation``: the starting VP per seat (``players.start_vp``) that equalise
+the seats' win rates at one player count, the first fix a designer tries for a first-player edge.
+
+Each iteration plays the current rules (first: the base rules) on its own seeds and estimates by
+re-scoring its games the offsets that would equalise the seats (:mod:`analysis.compensation`,
+with an interval per seat); the next iteration plays those offsets, rounded to whole VP, so that
+any change of play they cause is measured too. It stops once an estimate rounds to the starting
+VP its iteration played (converged), or after ``iterations``; the budget is split evenly over
+the most iterations, so a resumed run plays the same games. The last iteration's estimate (its
+offsets over the VP it played) is the reported estimate. Then the base rules and the compensated rules are
+played on fresh seeds: only that confirmation says whether the seats are equal.
+
+The output folder holds the iterations' run folders, ``confirm/``, and ``summary/``:
+``candidates.csv`` (each iteration's start VP and its seats' win rates), ``compensation.csv``
+(the estimate per seat with its interval), ``confirmation.csv``, ``search.png``, ``report.md``
+and ``rules.toml`` (the base rules with the compensation; ``--rules`` reads it).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..fsutil import atomic_folder
+from ..manifest import RunError
+from ..rules import partial_toml
+from .arms import Arm, Backend, derive_seed, play_arms
+from .search import ALPHA, SUMMARY_KIND, _open_folder
+from .space import variant
+
+KIND = "compensation"
+
+
+def _seat_rows(label: str, seats: pd.DataFrame, players: int, alpha: float) -> tuple[list[dict], np.ndarray]:
+    """Per seat: win rate with a Wilson interval clustered by seed, simultaneous over the seats
+    (Bonferroni: 'every seat contains 1/n' is one claim); then the seat unfairness."""
+    from scipy import stats
+
+    from analysis.fairness import seat_fairness
+    from analysis.stats import clustered_wilson
+
+    win = seats.sort_values(["game_id", "seat"])["win"].to_numpy().reshape(-1, players)
+    gid = seats.sort_values(["game_id", "seat"])["game_id"].to_numpy()[::players]
+    seed = gid // players
+    per_seed = np.stack([np.bincount(seed, weights=win[:, k]) for k in range(players)], axis=1)
+    z = stats.norm.isf(alpha / (2 * players))
+    rows = []
+    for k in range(players):
+        lo, hi, _ = clustered_wilson(per_seed[:, k], players, z)
+        rate = per_seed[:, k].sum() / (len(per_seed) * players)
+        rows.append({"arm": label, "seat": k, "measure": "win rate", "value": rate, "lo": lo, "hi": hi,
+                     "level": 1 - alpha / players, "contains_fair_share": bool(lo <= 1 / players <= hi),
+                     "seeds": len(per_seed), "games": len(win)})
+    f = seat_fairness(per_seed, alpha=alpha)
+    rows.append({"arm": label, "seat": -1, "measure": "seat unfairness (points)", "value": 100 * f.rms,
+                 "lo": 100 * f.rms_lo, "hi": 100 * f.rms_hi, "level": 1 - alpha, "p_all_fair": f.p,
+                 "seeds": f.seeds, "games": f.games})
+    return rows, per_seed
+
+
+def check_budget(players: int, budget: int, iterations: int) -> None:
+    need = 2 * players * players * max(iterations, 1)
+    if iterations < 1 or budget < need:
+        raise RunError(f"--budget {budget:,} is too small for {iterations} iteration(s) at {players} players: "
+                       f"give --budget {need:,} or more")
+
+
+def compensation_doc(players: int, field: list[str], budget: int, iterations: int, confirm_seeds: int,
+                     seed: int, rules_path=None, overrides=()) -> dict:
+    """The search file of a compensation: everything that decides its result."""
+    from .space import base_rules
+
+    return {"format": "evora-sim search", "version": 1, "kind": KIND,
+            "config": {"players": players, "field": list(field),
+                       "base_rules_hash": base_rules(rules_path, overrides).hash, "rules_file": rules_path,
+                       "set": list(overrides), "budget": budget, "iterations": iterations,
+                       "confirm_seeds": confirm_seeds, "seed": seed}}
+
+
+def run_compensation(players: int, field: list[str], budget: int, out, *, iterations: int = 4,
+                     confirm_seeds: int = 10_000, seed: int = 1, rules_path=None, overrides=(),
+                     backend: Backend = Backend(), command: str = "", notice=None) -> dict:
+    from analysis.compensation import estimate, games_from_seats, whole_vp
+    from analysis.fairness import compare_fairness
+
+    from .space import base_rules
+
+    out = Path(out)
+    base = base_rules(rules_path, overrides)
+    check_budget(players, budget, iterations)
+    seeds = budget // (iterations * players)
+    start = list(base.data["players"]["start_vp"][:players])
+    doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides)
+    _open_folder(out, doc)
+    current = np.array(start, dtype=np.int64)
+    history, est = [], None
+    for it in range(iterations):
+        rules = _with_start(base, current, rules_path, overrides)
+        run = play_arms([Arm(str(out / "iterations" / f"i{it}"), players, tuple(field), rules)], seeds,
+                        derive_seed(seed, 4, it), min(seeds, 5000), backend, command)[0]
+        games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players)
+        est = estimate(games, ALPHA)
+        relative = current - current[0] + est.offsets
+        history.append({"iteration": it, "start_vp": current.tolist(), "seeds": seeds, "games": seeds * players,
+                        **{f"offset_seat{k}": est.offsets[k] for k in range(players)},
+                        **{f"total_seat{k}": relative[k] for k in range(players)}})
+        if notice is not None:
+            notice(f"iteration {it + 1} of at most {iterations}: start VP {current.tolist()}, further offsets "
+                   f"over seat 0 {np.round(est.offsets, 2).tolist()}")
+        nxt = whole_vp(games, est.offsets) + current
+        nxt = nxt - nxt.min()
+        history[-1]["next_start_vp"] = nxt.tolist()
+        if np.array_equal(nxt, current - current.min()):
+            break                                   # the estimate rounds to what was played: converged
+        current = nxt
+    final = nxt
+    converged = bool(np.array_equal(final, np.asarray(history[-1]["start_vp"]) - min(history[-1]["start_vp"])))
+    estimate_rows = [{"seat": k, "start_vp_over_seat0": history[-1][f"total_seat{k}"],
+                      "lo": history[-1]["start_vp"][k] - history[-1]["start_vp"][0] + est.lo[k],
+                      "hi": history[-1]["start_vp"][k] - history[-1]["start_vp"][0] + est.hi[k],
+                      "level": est.level, "whole_vp": int(final[k]), "base_start_vp": int(start[k]),
+                      "change_from_base": int(final[k]) - int(start[k])} for k in range(players)]
+    if notice is not None:
+        notice(f"confirming the base rules and start VP {final.tolist()} on {confirm_seeds:,} fresh seeds")
+    comp_rules = _with_start(base, final, rules_path, overrides)
+    arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
+            Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
+    runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command)
+    cols = ["game_id", "seat", "win"]
+    rows_b, wins_b = _seat_rows("baseline", runs[0].table("seats", cols), players, ALPHA)
+    rows_c, wins_c = _seat_rows("compensated", runs[1].table("seats", cols), players, ALPHA)
+    cmp = compare_fairness(wins_b, wins_c, paired=True)
+    confirmation = pd.DataFrame(rows_b + rows_c)
+    lines = _lines(players, estimate_rows, confirmation, cmp, final, start)
+    lines.insert(len(estimate_rows) + 2, (
+        f"Converged after {len(history)} iteration(s): the last one played these starting VP and its estimate "
+        "rounds to them." if converged else
+        f"Not converged in {len(history)} iteration(s): the last estimate rounds to other starting VP than it "
+        "played (a larger --iterations or --budget may settle it); the confirmation plays the last estimate."))
+    summary = _write(out, doc, command, pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation,
+                     lines, comp_rules, final, players)
+    return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
+            "comparison": cmp, "lines": lines, "summary": summary}
+
+
+def _with_start(base, start, rules_path, overrides):
+    full = list(start) + list(base.data["players"]["start_vp"][len(start):])
+    return variant(base, [f"players.start_vp={','.join(str(int(v)) for v in full)}"], rules_path, overrides)
+
+
+def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
+    level = 100 * estimate_rows[0]["level"]
+    lines = [f"Starting VP over seat 0's that equalise the seats ({level:.0f}% intervals):"]
+    lines += [f"  seat {r['seat']}: {r['start_vp_over_seat0']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
+              for r in estimate_rows]
+    lines.append(f"As whole VP: players.start_vp={','.join(map(str, final.tolist()))} (base rules: "
+                 f"{','.join(map(str, start))}).")
+    comp = confirmation[(confirmation["arm"] == "compensated") & (confirmation["measure"] == "win rate")]
+    base = confirmation[(confirmation["arm"] == "baseline") & (confirmation["measure"] == "win rate")]
+    sim = 100 * float(comp["level"].iloc[0])
+    lines.append(f"Confirmation on {int(comp['seeds'].iloc[0]):,} fresh seeds x {players} rotations "
+                 f"(win rates with {sim:.4g}% intervals, simultaneous over the {players} seats):")
+    for b, c in zip(base.itertuples(), comp.itertuples()):
+        lines.append(f"  seat {c.seat}: base rules {100 * b.value:.2f}% [{100 * b.lo:.2f}, {100 * b.hi:.2f}] -> "
+                     f"compensated {100 * c.value:.2f}% [{100 * c.lo:.2f}, {100 * c.hi:.2f}]"
+                     f"{'' if c.contains_fair_share else ' (excludes the fair share)'}")
+    every = bool(comp["contains_fair_share"].all())
+    lines.append(f"Every seat's interval contains the fair share {100 / players:.1f}%: {'yes' if every else 'no'}; "
+                 f"seat unfairness {cmp.a.rms * 100:.2f} -> {cmp.b.rms * 100:.2f} points (change in its mean "
+                 f"square {cmp.diff * 1e4:+.2f} points squared [{cmp.lo * 1e4:+.2f}, {cmp.hi * 1e4:+.2f}], paired "
+                 f"by seed, p {cmp.p:.3g}; all seats fair after compensation: p {cmp.b.p:.3g}).")
+    return lines
+
+
+def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players) -> Path:
+    from analysis.plots import save
+
+    final_dir = Path(out) / "summary"
+    with atomic_folder(final_dir, SUMMARY_KIND) as tmp:
+        history.to_csv(tmp / "candidates.csv", index=False)
+        estimates.to_csv(tmp / "compensation.csv", index=False)
+        confirmation.to_csv(tmp / "confirmation.csv", index=False)
+        png = save(_figure(estimates, confirmation, players), tmp, "search")
+        header = (f"Written by evora balance --compensation: starting VP that equalise the seats at {players} "
+                  f"players (use it with --rules rules.toml).")
+        (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
+        md = ["## Seat compensation", "", f"Command: `{command}`" if command else "", "",
+              f"![compensation]({png.name})", "", *lines, "",
+              "Estimates re-score the last iteration's games (analysis/compensation.py: a fractional VP "
+              "is a coin flip for one more; sandwich interval with seeds as the units). Only the "
+              "confirmation on fresh seeds is a result.", "",
+              estimates.to_markdown(index=False), "", confirmation.to_markdown(index=False), "",
+              "Use it: `--rules summary/rules.toml` or `--set players.start_vp="
+              + ",".join(map(str, final.tolist())) + "`.", "",
+              "```json", json.dumps(doc["config"], indent=1), "```", ""]
+        (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
+    return final_dir
+
+
+def _bars(value, lo, hi):
+    """Error-bar lengths; an interval ending at its estimate (a seat that won every game) may end a
+    rounding error short of it, which matplotlib refuses as a negative length."""
+    return [np.clip(value - lo, 0, None), np.clip(hi - value, 0, None)]
+
+
+def _figure(estimates, confirmation, players):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analysis.plots import COLOURS
+
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
+    e = estimates
+    ax.errorbar(e["seat"], e["start_vp_over_seat0"], yerr=_bars(e["start_vp_over_seat0"], e["lo"], e["hi"]),
+                fmt="o", capsize=4, color=COLOURS[0], label="estimate")
+    ax.scatter(e["seat"], e["whole_vp"] - e["whole_vp"].iloc[0], marker="x", color=COLOURS[1], zorder=3,
+               label="whole VP played")
+    ax.set_xlabel("seat")
+    ax.set_ylabel("starting VP over seat 0")
+    ax.set_xticks(range(players))
+    ax.legend(fontsize=8)
+    ax.set_title("Compensation per seat (95% intervals)", fontsize=9)
+    for j, arm in enumerate(("baseline", "compensated")):
+        c = confirmation[(confirmation["arm"] == arm) & (confirmation["measure"] == "win rate")]
+        x = c["seat"].to_numpy() + (j - 0.5) * 0.2
+        bx.errorbar(x, 100 * c["value"], yerr=_bars(100 * c["value"], 100 * c["lo"], 100 * c["hi"]),
+                    fmt="o", capsize=3, color=COLOURS[j], label="base rules" if j == 0 else "compensated")
+    bx.axhline(100 / players, color="grey", lw=0.8, ls="--")
+    bx.set_xticks(range(players))
+    bx.set_xlabel("seat")
+    bx.set_ylabel("win rate (%)")
+    bx.legend(fontsize=8)
+    bx.set_title("Confirmation on fresh seeds (simultaneous intervals)", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,225 @@
+"""The search engine and its recipes (issue 13): evora tune strategy, evora balance and
+evora balance --compensation. Small budgets: seconds each.
+
+- the rounds' arithmetic (successive halving) and the budget;
+- a search interrupted at several points and resumed gives the same candidates, confirmation
+  and result files as one run straight through;
+- the Dask backend gives the local result;
+- the outputs: every candidate in candidates.csv, a figure, the result as a file the toolkit
+  reads (strategy.toml:NAME, --rules rules.toml);
+- bad input: one line naming the key and what it allows, exit 2, nothing written;
+- the intervals of the confirmation and of the compensation cover at their nominal rate, at
+  and away from "no effect" (by simulation).
+"""
+from __future__ import annotations
+
+import filecmp
+import json
+import tomllib
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from evora_sim.cli import main
+from evora_sim.experiments.arms import Backend
+from evora_sim.experiments.balance import BalanceProblem
+from evora_sim.experiments.search import Settings, run_search
+from evora_sim.experiments.tune import TuneProblem
+from evora_sim.rules import load_rules, partial_toml
+from strategies.registry import parse_spec
+
+SMALL = dict(batch=4, seeds=6, finalists=2, confirm_seeds=12, seed=5)
+
+
+def small(rounds: int, games_per_seed: int) -> Settings:
+    s = Settings(budget=1, **SMALL)
+    return Settings(budget=rounds * s.round_seeds() * games_per_seed, **SMALL)
+
+
+def test_rounds_halve_the_candidates_and_double_the_seeds():
+    s = Settings(budget=0, batch=8, seeds=50)
+    assert s.rungs() == [(8, 50), (4, 100), (2, 200), (1, 400)]
+    assert s.round_seeds() == 8 * 50 + 4 * 50 + 2 * 100 + 1 * 200
+    assert Settings(budget=0, batch=5, seeds=10).rungs() == [(5, 10), (3, 20), (2, 40), (1, 80)]
+
+
+def _tune_problem():
+    return TuneProblem("balanced", "self", 2, load_rules(), params=["cards=0..6", "column=0..3"])
+
+
+def test_an_interrupted_search_resumes_to_the_same_result(tmp_path):
+    problem = _tune_problem()
+    settings = small(2, 2)
+    straight = run_search(problem, settings, tmp_path / "a")
+    calls = [0]
+
+    def stop(line):                     # Ctrl-C inside round 1, inside round 2, before the confirmation
+        calls[0] += 1
+        if calls[0] in (2, 6, 10):
+            raise KeyboardInterrupt
+
+    for _ in range(4):
+        try:
+            resumed = run_search(problem, settings, tmp_path / "b", notice=stop)
+            break
+        except KeyboardInterrupt:
+            pass
+    assert calls[0] > 10
+    for name in ("candidates.csv", "confirmation.csv", "strategy.toml"):
+        assert filecmp.cmp(tmp_path / "a" / "summary" / name, tmp_path / "b" / "summary" / name, shallow=False), name
+    assert resumed.chosen == straight.chosen
+    trials = pd.read_csv(tmp_path / "a" / "summary" / "candidates.csv")
+    assert len(trials) == 2 * 4 and trials["round_winner"].sum() == 2
+    assert sorted(trials["seeds"].unique()) == [6, 12, 24]           # halving: 4 x 6, 2 x 12, 1 x 24
+    # a candidate's rungs share the round's seeds: all of a round's run folders hold its run seed
+    seeds = {json.loads(p.read_text())["config"]["seed"] for p in (tmp_path / "a" / "rounds" / "r0000").glob("*/manifest.json")}
+    assert len(seeds) == 1
+
+
+def test_the_result_is_a_weight_set_the_registry_reads(tmp_path):
+    problem = _tune_problem()
+    result = run_search(problem, small(1, 2), tmp_path / "s")
+    path = tmp_path / "s" / "summary" / "strategy.toml"
+    entry = tomllib.loads(path.read_text())[problem.name]
+    assert entry["base"] == "balanced"
+    tuned = parse_spec(f"{path}:{problem.name}")
+    assert tuned.weights == parse_spec(problem.spec(result.chosen)).weights
+    conf = pd.read_csv(tmp_path / "s" / "summary" / "confirmation.csv")
+    assert list(conf["arm"]) == ["baseline", "finalist 1"] and conf["chosen"].sum() == 1
+    assert (tmp_path / "s" / "summary" / "search.png").stat().st_size > 0
+    assert "Confirmation on fresh seeds" in (tmp_path / "s" / "summary" / "report.md").read_text()
+
+
+def test_a_search_on_dask_equals_the_local_one(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    problem = _tune_problem()
+    settings = small(1, 2)
+    local = run_search(problem, settings, tmp_path / "local")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = run_search(problem, settings, tmp_path / "dask", Backend(1, "dask", cluster.scheduler_address))
+    assert remote.chosen == local.chosen
+    for name in ("candidates.csv", "confirmation.csv"):
+        assert filecmp.cmp(tmp_path / "local" / "summary" / name, tmp_path / "dask" / "summary" / name, shallow=False)
+
+
+def test_balance_writes_a_rules_file_that_gives_the_chosen_variant(tmp_path):
+    problem = BalanceProblem([2], {2: "balanced,cards"}, ["temple.columns.2=9..11", "majority.column_vp=4,5"],
+                             targets=["length=10..14"], penalty=0.25)
+    result = run_search(problem, small(1, 2), tmp_path / "b")
+    rules = load_rules(tmp_path / "b" / "summary" / "rules.toml")
+    assert rules.hash == problem.rules_for(result.chosen).hash
+    trials = pd.read_csv(tmp_path / "b" / "summary" / "candidates.csv")
+    assert {"temple.columns.2", "majority.column_vp", "unfairness_p2", "length_p2", "score"} <= set(trials)
+    conf = pd.read_csv(tmp_path / "b" / "summary" / "confirmation.csv")
+    assert set(conf["measure"]) == {"seat unfairness (points)", "length (target 10..14)"}
+
+
+def test_partial_rules_files_read_back_to_the_same_rules(tmp_path):
+    rules = load_rules(overrides=["players.start_vp=0,0,0,8", "temple.columns.4=15", "governor.column_vp.h1=4",
+                                  "board.spaces.5.action=draw2", "board.spaces.5.stacks=governor,emperor"])
+    path = tmp_path / "v.toml"
+    path.write_text(partial_toml(rules, "a variant"))
+    assert load_rules(path).hash == rules.hash
+    assert partial_toml(load_rules()).strip() == ""
+
+
+def test_compensation_recovers_a_planted_edge_through_the_command(tmp_path):
+    out = tmp_path / "c"
+    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--set", "players.start_vp=0,30",
+                                    "--budget", "1200", "--iterations", "1", "--confirm-seeds", "40", "--out", str(out),
+                                    "--quiet"])
+    assert res.exit_code == 0, res.output
+    est = pd.read_csv(out / "summary" / "compensation.csv")
+    cancel = est.loc[1, "change_from_base"] - est.loc[0, "change_from_base"]
+    assert -36 < cancel < -26                                       # seat 1's planted 30 VP taken back
+    assert est.loc[1, "lo"] < est.loc[1, "start_vp_over_seat0"] < est.loc[1, "hi"]
+    assert abs(est.loc[1, "start_vp_over_seat0"]) < 6               # what is left: the seats' own edge
+    assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(est["whole_vp"])
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input: one line naming the key and what it allows, exit 2, nothing written
+# ---------------------------------------------------------------------------------------------
+BAD = [
+    (["balance", "--param", "tempel.columns.4=13..15"], "nearest valid keys: temple.columns.4"),
+    (["balance", "--param", "players.workers_on_site.4=1..2"], "D2 needs at least"),
+    (["balance", "--param", "majority.min_parts=0..3"], "a whole number from 1 to 5"),
+    (["balance", "--param", "emperor_tile.values=1..3"], "a range needs a key that takes one whole number"),
+    (["balance", "--param", "temple.columns.4=13..15", "--target", "spread=0..5", "--strategies", "greedy"],
+     "cannot be computed"),
+    (["balance", "--param", "temple.columns.4=13..15", "--target", "trigger.none=0..5"], "unknown target"),
+    (["balance", "--param", "temple.columns.4=13..15", "--budget", "10"], "too small for one round"),
+    (["balance", "--param", "temple.columns.4=13..15", "--set", "temple.columns.4=14"], "also fixed by --set"),
+    (["balance", "--compensation", "--players", "2,3"], "give one --players"),
+    (["balance", "--compensation", "--players", "2", "--param", "temple.columns.2=9..11"], "drop --param"),
+    (["tune", "strategy", "random", "--against", "self", "-n", "2"], "no weights to tune"),
+    (["tune", "strategy", "balanced", "--against", "self", "-n", "2", "--param", "foo=1..2"], "unknown weight 'foo'"),
+    (["tune", "strategy", "balanced", "--against", "self", "-n", "2", "--budget", "10"], "too small for one round"),
+    (["tune", "strategy", "balanced", "--against", "greedy,greedy", "-n", "2"], "--against"),
+]
+
+
+@pytest.mark.parametrize("args,words", BAD, ids=[" ".join(a[:3]) + " " + w for a, w in BAD])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, words):
+    out = tmp_path / "out"
+    if "--budget" not in args:
+        args = args + ["--budget", "1000000"]
+    res = CliRunner().invoke(main, args + ["--out", str(out)])
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evora: error: ") and words in lines[0], res.output
+    assert not out.exists()
+
+
+def test_another_search_in_the_same_folder_is_refused(tmp_path):
+    out = tmp_path / "s"
+    run_search(_tune_problem(), small(1, 2), out)
+    args = ["tune", "strategy", "balanced", "--against", "self", "-n", "2", "--budget", "10000", "--out", str(out)]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2 and "holds a different search" in res.output
+
+
+# ---------------------------------------------------------------------------------------------
+# intervals cover at their nominal rate (simulation)
+# ---------------------------------------------------------------------------------------------
+def test_paired_win_rate_interval_covers_at_and_away_from_no_effect():
+    from analysis.search import paired_rate_difference
+
+    rng = np.random.default_rng(3)
+    for effect in (0.0, 0.08):
+        hits, reps = 0, 400
+        for _ in range(reps):
+            deal = rng.random(300)[:, None]                     # a seed's stacks help both arms alike
+            a = rng.binomial(2, np.clip(0.5 + 0.3 * (deal - 0.5), 0, 1)).sum(axis=1)
+            b = rng.binomial(2, np.clip(0.5 + effect + 0.3 * (deal - 0.5), 0, 1)).sum(axis=1)
+            _, lo, hi, _ = paired_rate_difference(a, b, 2, 0.05)
+            hits += lo <= effect <= hi
+        assert 0.92 <= hits / reps <= 0.98, (effect, hits / reps)
+
+
+def _synthetic(rng, seeds, shift, per=3):
+    from analysis.compensation import Games
+
+    n = len(shift)
+    common = rng.normal(0, 5, size=(seeds, 1, 1))                 # a seed's games are alike
+    totals = np.rint(60 + np.asarray(shift)[None, None, :] + common + rng.normal(0, 10, size=(seeds, per, n)))
+    parts = rng.integers(0, 6, size=(seeds, per, n))
+    return Games(totals.reshape(-1, n).astype(np.int64), parts.reshape(-1, n), np.repeat(np.arange(seeds), per))
+
+
+@pytest.mark.parametrize("shift", [(0, 0, 0), (3, 0)], ids=["fair seats", "seat 0 ahead"])
+def test_compensation_intervals_cover(shift):
+    from analysis.compensation import estimate
+
+    rng = np.random.default_rng(11)
+    truth = np.zeros(len(shift)) if not any(shift) else estimate(_synthetic(rng, 100_000, shift)).offsets
+    hits, reps = np.zeros(len(shift)), 150
+    for _ in range(reps):
+        e = estimate(_synthetic(rng, 200, shift))
+        hits += (e.lo <= truth + 1e-9) & (truth - 1e-9 <= e.hi)
+    assert (hits[1:] / reps >= 0.88).all() and (hits[1:] / reps <= 0.995).all(), hits / reps
+    if any(shift):
+        assert 2 < truth[1] < 4                    # seat 1 needs about the 3 VP seat 0 is ahead
