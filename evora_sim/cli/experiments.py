@@ -75,7 +75,8 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
             run_experiment(**{**kw, "out": folder}, rules=rules)
     keys = [k for k, _ in the_plan["params"]]
     try:
-        df = summary(out, min_effect / 100)
+        df = summary(out, min_effect / 100, backend="dask" if kw["backend"] == "dask" else "local",
+                     scheduler=kw["scheduler"])
         path = write_summary(out, df, min_effect / 100)
     except (AnalysisError, RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
