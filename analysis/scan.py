@@ -228,8 +228,7 @@ def scan_piece(task: Task, partial: dict | None = None) -> dict:
     cfg = task.config
     n, rot = cfg["players"], cfg["players"] if cfg["seat_rotation"] else 1
     partial = partial if partial is not None else {"counts": {}, "sums": {}}
-    tables = (["seats", "games"] + (["cards", "spaces"] if task.count is not None else []))
-    verify(Path(task.out), task.piece, tables)
+    verify(Path(task.out), task.piece)      # every table, read or not: a damaged run is named whole
     count = sums = None
     if task.count is not None:
         count = partial["counts"].setdefault(n, task.count.empty())

@@ -178,7 +178,9 @@ def check_manifest(data, path) -> dict:
 def _check_parts(data: dict, path) -> None:
     """Each part holds finished chunks that no other part and no chunk file holds, in row groups
     of whole chunks, with the size and SHA-256 of its files."""
-    parts = data.setdefault("parts", {})
+    parts = data.get("parts")
+    if parts is None:           # never compacted: the key stays absent, so resuming rewrites nothing
+        return
     _need(isinstance(parts, dict), path, "'parts' must be an object of compacted parts")
     seen: set[str] = set()
     for key, part in parts.items():

@@ -827,11 +827,6 @@ def _sub(data: GameData, idx: np.ndarray, cluster: np.ndarray) -> GameData:
                     {k: (v[0][idx], v[1][idx], v[2]) for k, v in data.metrics.items()})
 
 
-def _sub(data: GameData, idx: np.ndarray, cluster: np.ndarray) -> GameData:
-    return GameData(data.n_players, data.game_id[idx], data.seed[idx], cluster,
-                    {k: (v[0][idx], v[1][idx], v[2]) for k, v in data.metrics.items()})
-
-
 def compare(run_a: RunResult, run_b: RunResult, alpha: float = ALPHA,
             min_effect: float = MIN_EFFECT) -> tuple[pd.DataFrame, dict]:
     """How each headline metric moved from run A to run B: metric, kind, a, b, diff (B - A), lo,
