@@ -481,6 +481,11 @@ class CountStats:
         (its rotations) are summed, as they are one cluster (:mod:`analysis.fairness`)."""
         if not self.segments:
             return np.zeros((0, self.n), np.uint8)
+        if self._each_cluster_once():            # as every run is read: filled in place, no sort
+            out = np.zeros((self.clusters, self.n), np.uint8)
+            for u, w in self.segments:
+                out[u] = w
+            return out
         ids = np.concatenate([u for u, _ in self.segments])
         wins = np.concatenate([w for _, w in self.segments])
         order = np.argsort(ids, kind="stable")
@@ -491,6 +496,33 @@ class CountStats:
             np.add.at(out, inv, wins)
             return out
         return wins
+
+    def _each_cluster_once(self) -> bool:
+        """Whether the segments hold clusters 0..clusters-1 once each (every cluster is in one
+        block, as a chunk holds whole seeds): each segment's ids are distinct, so if all are seen
+        and their number is the clusters', none is repeated."""
+        if sum(len(u) for u, _ in self.segments) != self.clusters or \
+                not all(len(u) == 0 or (u[0] >= 0 and u[-1] < self.clusters) for u, _ in self.segments):
+            return False
+        seen = np.zeros(self.clusters, bool)
+        for u, _ in self.segments:
+            seen[u] = True
+        return bool(seen.all())
+
+    def seed_win_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The per-seed win counts as their distinct rows and how many seeds have each (a seed's
+        row sums to its rotations, so there are a few dozen at most): what the seat fairness
+        needs, without float copies of every seed's row."""
+        if not self._each_cluster_once():
+            return np.unique(self.seed_wins(), axis=0, return_counts=True)
+        place = 256 ** np.arange(self.n, dtype=np.int64)     # a row of uint8 as one integer
+        found: dict = {}
+        for _, w in self.segments:
+            codes, counts = np.unique(w.astype(np.int64) @ place, return_counts=True)
+            for code, k in zip(codes.tolist(), counts.tolist()):
+                found[code] = found.get(code, 0) + k
+        codes = np.array(sorted(found), np.int64)
+        return (codes[:, None] // place) % 256, np.array([found[k] for k in codes.tolist()], np.int64)
 
     def by_seat(self, name: str) -> Hist:
         """Histogram ``name`` per seat (strategies summed)."""

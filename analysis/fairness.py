@@ -34,6 +34,11 @@ up by noise (the largest of several noisy deviations) and its percentile interva
   they share). Its variance is estimated with its second-order term, so the test keeps its
   level even when both runs are fair and the estimate is degenerate (it is conservative there);
   a t test on seeds - 1 degrees of freedom.
+
+:func:`seat_fairness` also takes the per-seed win counts as their distinct rows and how many
+seeds have each (``counts``): every figure above is a function of the rows' sums and cross
+products, so the result is the same (to rounding) while a report of tens of millions of seeds
+holds a few dozen rows instead of float copies of every seed's.
 """
 from __future__ import annotations
 
@@ -109,25 +114,32 @@ def _helmert(n: int) -> np.ndarray:
     return q[:, : n - 1]
 
 
-def _deviations(wins, games=None) -> tuple[np.ndarray, np.ndarray, int]:
+def _total(x: np.ndarray, counts=None):
+    """Sum over rows, each row taken ``counts`` times (None: once)."""
+    return x.sum(axis=0) if counts is None else counts @ x
+
+
+def _deviations(wins, games=None, counts=None) -> tuple[np.ndarray, np.ndarray, int]:
     """Per-seed deviation vectors (win counts minus the fair share of the seed's games, over the
     mean games per seed: their mean is exactly the observed deviation of the win rates), their
-    coordinates on the sum-0 basis, and the number of games."""
+    coordinates on the sum-0 basis, and the number of games. ``counts``: seeds per row."""
     w = np.asarray(wins, dtype=float)
     if w.ndim != 2 or w.shape[1] < 2:
         raise ValueError(f"win counts must have shape (seeds, seats >= 2), got {w.shape}")
     m = w.sum(axis=1) if games is None else np.asarray(games, dtype=float)
     n = w.shape[1]
-    mbar = m.mean() if len(m) else 1.0
+    seeds = len(m) if counts is None else counts.sum()
+    mbar = _total(m, counts) / seeds if seeds else 1.0
     d = (w - m[:, None] / n) / (mbar if mbar > 0 else 1.0)
-    return d, d @ _helmert(n), int(round(m.sum()))
+    return d, d @ _helmert(n), int(round(_total(m, counts)))
 
 
-def _u_statistic(e: np.ndarray) -> float:
+def _u_statistic(e: np.ndarray, counts=None) -> float:
     """Unbiased estimate of |E e|^2 from independent rows: mean of e_i . e_j over i != j."""
-    c = len(e)
-    total = e.sum(axis=0)
-    return float((total @ total - np.einsum("ij,ij->", e, e)) / (c * (c - 1)))
+    c = len(e) if counts is None else int(counts.sum())
+    total = _total(e, counts)
+    squares = np.einsum("ij,ij->", e, e) if counts is None else counts @ np.einsum("ij,ij->i", e, e)
+    return float((total @ total - squares) / (c * (c - 1)))
 
 
 def _u_variance(g: np.ndarray, metric: np.ndarray) -> float:
@@ -266,22 +278,26 @@ def _nan_fairness(n, c, games, dev, ms, alpha) -> SeatFairness:
                         alpha, nan)
 
 
-def seat_fairness(wins, games=None, alpha: float = ALPHA) -> SeatFairness:
+def seat_fairness(wins, games=None, alpha: float = ALPHA, counts=None) -> SeatFairness:
     """Seat unfairness of one run from ``wins[seed, seat]`` (each seed's wins per seat, summed
     over its rotations). ``games`` (per seed) defaults to the row sums, as every game has exactly
-    one winner. See the module for the method."""
-    d, e, n_games = _deviations(wins, games)
-    c, n = d.shape
+    one winner. ``counts``: ``wins`` holds distinct rows, row i for ``counts[i]`` seeds (see the
+    module). See the module for the method."""
+    if counts is not None:
+        counts = np.asarray(counts, dtype=np.int64)
+    d, e, n_games = _deviations(wins, games, counts)
+    n = d.shape[1]
+    c = len(d) if counts is None else int(counts.sum())
     k = n - 1
-    dev = d.mean(axis=0) if c else np.full(n, np.nan)
-    ms = _u_statistic(e) / n if c >= 2 else float("nan")
+    dev = _total(d, counts) / c if c else np.full(n, np.nan)
+    ms = _u_statistic(e, counts) / n if c >= 2 else float("nan")
     if c <= k + 1:
         return _nan_fairness(n, c, n_games, dev, ms, alpha)
-    cov = np.atleast_2d(np.cov(e, rowvar=False))
+    cov = np.atleast_2d(np.cov(e, rowvar=False, fweights=counts))
     eig = np.linalg.eigvalsh(cov)
     if eig[0] <= 1e-12 * max(eig[-1], 1e-300):
         return _nan_fairness(n, c, n_games, dev, ms, alpha)   # a direction without variance
-    ebar = e.mean(axis=0)
+    ebar = _total(e, counts) / c
     t2 = float(c * ebar @ np.linalg.solve(cov, ebar))
     df2 = c - k
     f = t2 * df2 / (k * (c - 1))
@@ -291,7 +307,7 @@ def seat_fairness(wins, games=None, alpha: float = ALPHA) -> SeatFairness:
     lam_lo, lam_hi = noncentrality_interval(x, k, alpha)
     rms_lo = np.sqrt(lam_lo * eig[0] / c / n)
     rms_hi = np.sqrt(lam_hi * eig[-1] / c / n)
-    mbar = np.asarray(wins, dtype=float).sum() / c if games is None else float(np.mean(games))
+    mbar = n_games / c if games is None else float(_total(np.asarray(games, dtype=float), counts) / c)
     deff = float(eig.mean() * n * mbar)                 # independent fair games: 1 / (n m)
     rms = float(np.sqrt(max(ms, 0.0)))
     return SeatFairness(n, c, n_games, dev, ms, rms, float(rms_lo), float(rms_hi), t2, (k, df2), p,

@@ -168,15 +168,16 @@ def seat_advantage(data: Scan, min_effect: float = MIN_EFFECT) -> tuple[pd.DataF
         seat_ids = np.flatnonzero(games)
         wins, games = wins[seat_ids], games[seat_ids]
         per_seed = c.seed_wins()
+        win_rows, seeds_with = c.seed_win_rows()
         rotated = c.rotated
-        equal = rotated and bool((per_seed.sum(axis=1) == n).all())
+        equal = rotated and bool((win_rows.sum(axis=1) == n).all())
         lo, hi = wilson(wins, games)
         pvals, deffs = [binom_p(k, m, fair) for k, m in zip(wins, games)], [np.nan] * len(wins)
         if equal:                   # n games per seed: the seed is the cluster
             for i, s in enumerate(seat_ids):
                 lo[i], hi[i], deffs[i] = clustered_wilson(per_seed[:, s], n)
                 pvals[i] = clustered_rate_p(per_seed[:, s], n, fair)[0]
-        f = seat_fairness(per_seed)
+        f = seat_fairness(win_rows, counts=seeds_with)
         if n == 2:                  # seat 1 wins exactly the games seat 0 does not: one test
             pvals = [f.p, f.p]
         adj = np.asarray(pvals, dtype=float) if n == 2 else holm(pvals)

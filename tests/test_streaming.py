@@ -223,3 +223,17 @@ def test_the_pass_on_a_dask_cluster_equals_the_local_one(runs):
     same(T.seat_advantage(there)[0], T.seat_advantage(here)[0], "seat_advantage on dask")
     for run, remote in zip(opened, remote_sums):
         same(V.run_metrics(remote), V.run_metrics(V.game_data(run)), "run_metrics on dask")
+
+
+@pytest.mark.parametrize("rotations, p", [(4, [0.25] * 4), (4, [0.28, 0.24, 0.24, 0.24]), (1, [0.3, 0.2, 0.25, 0.25]),
+                                          (2, [0.5, 0.5])])
+def test_seat_fairness_from_distinct_rows_equals_the_one_from_every_seed(rotations, p):
+    from analysis.fairness import seat_fairness
+
+    wins = np.random.default_rng(rotations).multinomial(rotations, p, size=3000)
+    rows, counts = np.unique(wins, axis=0, return_counts=True)
+    every, distinct = seat_fairness(wins), seat_fairness(rows, counts=counts)
+    for name in ("seats", "seeds", "games", "deviations", "mean_square", "rms", "rms_lo", "rms_hi",
+                 "statistic", "df", "p", "design_effect"):
+        np.testing.assert_allclose(np.asarray(getattr(distinct, name), float),
+                                   np.asarray(getattr(every, name), float), rtol=1e-9, atol=1e-15, err_msg=name)
