@@ -14,7 +14,7 @@ a block is ever held. Each statistic keeps only what it needs:
   the seat-games that used it and their wins. The regression and its cluster-robust variance
   work on these cells (:func:`analysis.stats.logistic_effect`);
 - **per-seed arrays**, the only part that grows with the run, stated and compact: the win count
-  of every seed and seat (``uint8``, one byte per seat per seed: 4 MB for 4 million 4-player
+  of every seed and seat (``uint8``, one byte per seat per seed: 4 MB for 4 million rotated 4-player
   games), which the seat intervals and the fairness measure need, and for the headline metrics
   of ``compare`` and ``sweep`` (:class:`SeedSums`) about 40 bytes per seed. The bootstrap of the
   ratings and the card-value variances pool whole seeds into at most 200 and 2,000 groups, as
@@ -298,7 +298,7 @@ class CountStats:
     cell_w: np.ndarray = None                       # (seed group, cell) wins
     cell_n: np.ndarray = None                       # (seed group, cell) seat-games
     uses: dict = field(default_factory=dict)        # "cards" / "spaces" -> Exposure
-    segments: list = field(default_factory=list)    # (clusters, wins (k, n) uint8)
+    segments: list = field(default_factory=list)    # (clusters: array or range, wins (k, n) uint8)
 
     def __post_init__(self):
         S, n = len(self.strategies), self.n
@@ -365,6 +365,8 @@ class CountStats:
         self.cell_n += np.bincount(key, minlength=self.cell_n.size).reshape(self.cell_n.shape)
         u, inv = np.unique(seats.cluster, return_inverse=True)
         per_seed = np.bincount(np.repeat(inv * n, n) + seat.reshape(-1), weights=win, minlength=len(u) * n)
+        if len(u) and u[-1] - u[0] + 1 == len(u):          # a run's block: consecutive seeds
+            u = range(int(u[0]), int(u[-1]) + 1)             # kept as its ends, not 8 bytes a seed
         self.segments.append((u, per_seed.reshape(len(u), n).astype(np.uint8)))
         if games is not None:
             self._games(games)

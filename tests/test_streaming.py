@@ -237,3 +237,21 @@ def test_seat_fairness_from_distinct_rows_equals_the_one_from_every_seed(rotatio
                  "statistic", "df", "p", "design_effect"):
         np.testing.assert_allclose(np.asarray(getattr(distinct, name), float),
                                    np.asarray(getattr(every, name), float), rtol=1e-9, atol=1e-15, err_msg=name)
+
+
+def test_evora_compact_on_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from evora_sim.cli import main
+    from tests.cli_results import ok, one_error_line
+
+    out = tmp_path / "run"
+    simulate(2, 60, "random", seed=5, out=out, chunk_size=20, command="c", compact=False)
+    whole = open_run(out).seats
+    cli = CliRunner()
+    assert "3 chunks packed into 1 new part; 3 -> 1 files per table" in ok(cli.invoke(main, ["compact", str(out)]))
+    assert "0 chunks packed" in ok(cli.invoke(main, ["compact", str(out)]))      # nothing left to pack
+    pd.testing.assert_frame_equal(open_run(out).seats, whole)
+    (tmp_path / "empty").mkdir()
+    assert "not a run folder" in one_error_line(cli.invoke(main, ["compact", str(tmp_path / "empty")]))
+    assert str(tmp_path / "nowhere") in one_error_line(cli.invoke(main, ["compact", str(tmp_path / "nowhere")]))
