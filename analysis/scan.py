@@ -17,7 +17,7 @@ partial statistics are merged pairwise on the cluster and only the total comes b
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -353,6 +353,8 @@ def _on_cluster(tasks: list[Task], scheduler: str | None) -> dict:
         raise AnalysisError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
     client = connect_scheduler(scheduler)
     token = uuid.uuid4().hex
+    # a worker runs in its own folder: it reads the runs by their absolute paths
+    tasks = [replace(t, out=str(Path(t.out).absolute())) for t in tasks]
     try:
         futures = [client.submit(scan_piece, t, key=f"evora-scan-{i}-{token}", pure=False)
                    for i, t in enumerate(tasks)]

@@ -270,3 +270,29 @@ def test_evora_compact_on_the_command_line(tmp_path):
     (tmp_path / "empty").mkdir()
     assert "not a run folder" in one_error_line(cli.invoke(main, ["compact", str(tmp_path / "empty")]))
     assert str(tmp_path / "nowhere") in one_error_line(cli.invoke(main, ["compact", str(tmp_path / "nowhere")]))
+
+
+def test_evora_report_on_a_dask_cluster_writes_the_local_numbers(runs, tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    from click.testing import CliRunner
+
+    from evora_sim.cli import main
+    from tests.cli_results import ok, one_error_line
+
+    base, paths = runs
+    cli = CliRunner()
+    line = one_error_line(cli.invoke(main, ["report", str(paths[1]), "--out", str(tmp_path / "x"),
+                                            "--backend", "dask"]))
+    assert "--scheduler" in line and not (tmp_path / "x").exists()
+    monkeypatch.chdir(base)                  # relative run paths: the workers get absolute ones
+    ok(cli.invoke(main, ["report", "p2", "--out", str(tmp_path / "here")]))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        ok(cli.invoke(main, ["report", "p2", "--out", str(tmp_path / "there"), "--backend", "dask",
+                             "--scheduler", cluster.scheduler_address]))
+    # the same numbers; a float figure may differ in its last digit (partial moments are merged
+    # pairwise on the cluster, one block after another here)
+    names = sorted(f.name for f in (tmp_path / "here").glob("*.csv"))
+    assert names and names == sorted(f.name for f in (tmp_path / "there").glob("*.csv"))
+    for name in names:
+        same(pd.read_csv(tmp_path / "there" / name), pd.read_csv(tmp_path / "here" / name), name)
