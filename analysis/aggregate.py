@@ -36,6 +36,8 @@ import numpy as np
 
 from evora_sim import layout as L
 
+from .fairness import distinct_rows
+
 CATEGORIES = list(L.BREAKDOWN_NAMES)
 MAJORITY_CATEGORIES = ["vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3",
                        "vp_height_4", "vp_capitals"]
@@ -516,15 +518,14 @@ class CountStats:
         row sums to its rotations, so there are a few dozen at most): what the seat fairness
         needs, without float copies of every seed's row."""
         if not self._each_cluster_once():
-            return np.unique(self.seed_wins(), axis=0, return_counts=True)
-        place = 256 ** np.arange(self.n, dtype=np.int64)     # a row of uint8 as one integer
+            return distinct_rows(self.seed_wins())
         found: dict = {}
         for _, w in self.segments:
-            codes, counts = np.unique(w.astype(np.int64) @ place, return_counts=True)
-            for code, k in zip(codes.tolist(), counts.tolist()):
-                found[code] = found.get(code, 0) + k
-        codes = np.array(sorted(found), np.int64)
-        return (codes[:, None] // place) % 256, np.array([found[k] for k in codes.tolist()], np.int64)
+            rows, counts = distinct_rows(w)
+            for row, k in zip(map(tuple, rows.tolist()), counts.tolist()):
+                found[row] = found.get(row, 0) + k
+        keys = sorted(found)
+        return np.array(keys, np.int64).reshape(-1, self.n), np.array([found[k] for k in keys], np.int64)
 
     def by_seat(self, name: str) -> Hist:
         """Histogram ``name`` per seat (strategies summed)."""

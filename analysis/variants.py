@@ -32,7 +32,7 @@ from scipy import stats
 from evora_sim.runner import RunResult
 
 from . import numbers
-from .fairness import compare_fairness, seat_fairness
+from .fairness import compare_fairness, distinct_rows, seat_fairness
 from .names import flatten
 from .stats import ALPHA, MIN_EFFECT, holm, negligible, p_text
 from .scan import AnalysisError
@@ -171,7 +171,8 @@ def run_metrics(run: RunResult | GameData, alpha: float = ALPHA) -> pd.DataFrame
             lo, hi = max(lo, 0.0), min(hi, 1.0)
         rows.append({"metric": name, "kind": kind, "value": v, "lo": lo, "hi": hi,
                      "games": data.n_games})
-    f = seat_fairness(data.seed_wins(), alpha=alpha)
+    win_rows, seeds_with = distinct_rows(data.seed_wins())
+    f = seat_fairness(win_rows, alpha=alpha, counts=seeds_with)
     rows.insert(data.n_players, {"metric": UNFAIRNESS, "kind": "unfairness", "value": f.rms,
                                  "lo": f.rms_lo, "hi": f.rms_hi, "games": data.n_games})
     return pd.DataFrame(rows)

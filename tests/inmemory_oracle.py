@@ -877,3 +877,45 @@ def compare(run_a: RunResult, run_b: RunResult, alpha: float = ALPHA,
     return table[cols], info
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# the seat fairness comparison on every seed's row
+# ---------------------------------------------------------------------------------------------
+from scipy import stats  # noqa: E402
+
+from analysis.fairness import FairnessComparison, _deviations, _u_variance, seat_fairness as _seat_fairness  # noqa: E402
+
+
+def compare_fairness_every_seed(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> FairnessComparison:
+    """:func:`analysis.fairness.compare_fairness` as it was before it worked on distinct rows:
+    on float copies of every seed's row (the oracle of its distinct-row form)."""
+    fa, fb = _seat_fairness(wins_a, alpha=alpha), _seat_fairness(wins_b, alpha=alpha)
+    _, ea, _ = _deviations(wins_a)
+    _, eb, _ = _deviations(wins_b)
+    n = ea.shape[1] + 1
+    if paired and len(ea) != len(eb):
+        raise ValueError("paired comparison: both runs need the same seeds, row for row")
+    nan = float("nan")
+    diff = (fb.mean_square - fa.mean_square)
+    if min(len(ea), len(eb)) < 3:
+        return FairnessComparison(fa, fb, paired, min(len(ea), len(eb)), diff, nan, nan, nan, nan, alpha)
+    if paired:
+        c, k = ea.shape
+        metric = np.diag(np.r_[np.ones(k), -np.ones(k)])          # b.b' - a.a'
+        var = _u_variance(np.hstack([eb, ea]), metric) / n ** 2
+        df = c - 1
+    else:
+        va = _u_variance(ea, np.eye(ea.shape[1])) / n ** 2
+        vb = _u_variance(eb, np.eye(eb.shape[1])) / n ** 2
+        var = va + vb
+        c = len(ea) + len(eb)
+        # Welch-Satterthwaite degrees of freedom
+        df = var ** 2 / (va ** 2 / (len(ea) - 1) + vb ** 2 / (len(eb) - 1)) if var > 0 else c - 2
+    se = float(np.sqrt(var))
+    if not se > 0:
+        return FairnessComparison(fa, fb, paired, c, diff, diff, diff, nan, nan, alpha)
+    t = diff / se
+    half = float(stats.t.isf(alpha / 2, df)) * se
+    return FairnessComparison(fa, fb, paired, len(ea) if paired else c, diff, diff - half, diff + half,
+                              float(2 * stats.t.sf(abs(t), df)), float(stats.t.cdf(t, df)), alpha)

@@ -296,3 +296,24 @@ def test_evora_report_on_a_dask_cluster_writes_the_local_numbers(runs, tmp_path,
     assert names and names == sorted(f.name for f in (tmp_path / "there").glob("*.csv"))
     for name in names:
         same(pd.read_csv(tmp_path / "there" / name), pd.read_csv(tmp_path / "here" / name), name)
+
+
+@pytest.mark.parametrize("paired", [True, False])
+@pytest.mark.parametrize("rotations, pa, pb", [(4, [0.25] * 4, [0.25] * 4), (4, [0.28, 0.24, 0.24, 0.24], [0.25] * 4),
+                                               (1, [0.3, 0.2, 0.25, 0.25], [0.25, 0.25, 0.2, 0.3]),
+                                               (2, [0.5, 0.5], [0.55, 0.45])])
+def test_compare_fairness_on_distinct_rows_equals_the_one_on_every_seed(paired, rotations, pa, pb):
+    from analysis.fairness import compare_fairness
+
+    rng = np.random.default_rng(rotations)
+    a = rng.multinomial(rotations, pa, size=2000)
+    b = rng.multinomial(rotations, pb, size=2000 if paired else 1500)
+    if paired:                         # common random numbers: most seeds keep their row
+        b = np.where(rng.random((len(a), 1)) < 0.7, a, b)
+    new, old = compare_fairness(a, b, paired), O.compare_fairness_every_seed(a, b, paired)
+    for name in ("seeds", "diff", "lo", "hi", "p", "p_b_fairer"):
+        np.testing.assert_allclose(getattr(new, name), getattr(old, name), rtol=1e-9, atol=1e-15, err_msg=name)
+    np.testing.assert_allclose(new.a.rms_hi, old.a.rms_hi, rtol=1e-9)
+    # float win counts (as compare's per-seed sums hold them) give the same
+    again = compare_fairness(a.astype(float), b.astype(float), paired)
+    np.testing.assert_allclose(again.p, new.p, rtol=1e-12)
