@@ -16,7 +16,8 @@ a block is ever held. Each statistic keeps only what it needs:
 - **per-seed arrays**, the only part that grows with the run, stated and compact: the win count
   of every seed and seat (``uint8``, one byte per seat per seed: 4 MB for 4 million rotated 4-player
   games), which the seat intervals and the fairness measure need, and for the headline metrics
-  of ``compare`` and ``sweep`` (:class:`SeedSums`) about 40 bytes per seed. The bootstrap of the
+  of ``compare`` and ``sweep`` (:class:`SeedSums`) about 40 bytes per seed as gathered (their
+  float forms in :mod:`analysis.variants` bring ``compare``'s peak to ~150). The bootstrap of the
   ratings and the card-value variances pool whole seeds into at most 200 and 2,000 groups, as
   they always did.
 
