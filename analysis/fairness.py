@@ -34,6 +34,11 @@ up by noise (the largest of several noisy deviations) and its percentile interva
   they share). Its variance is estimated with its second-order term, so the test keeps its
   level even when both runs are fair and the estimate is degenerate (it is conservative there);
   a t test on seeds - 1 degrees of freedom.
+
+:func:`seat_fairness` also takes the per-seed win counts as their distinct rows and how many
+seeds have each (``counts``): every figure above is a function of the rows' sums and cross
+products, so the result is the same (to rounding) while a report of tens of millions of seeds
+holds a few dozen rows instead of float copies of every seed's.
 """
 from __future__ import annotations
 
@@ -109,38 +114,66 @@ def _helmert(n: int) -> np.ndarray:
     return q[:, : n - 1]
 
 
-def _deviations(wins, games=None) -> tuple[np.ndarray, np.ndarray, int]:
+def _total(x: np.ndarray, counts=None):
+    """Sum over rows, each row taken ``counts`` times (None: once)."""
+    return x.sum(axis=0) if counts is None else counts @ x
+
+
+def _deviations(wins, games=None, counts=None) -> tuple[np.ndarray, np.ndarray, int]:
     """Per-seed deviation vectors (win counts minus the fair share of the seed's games, over the
     mean games per seed: their mean is exactly the observed deviation of the win rates), their
-    coordinates on the sum-0 basis, and the number of games."""
+    coordinates on the sum-0 basis, and the number of games. ``counts``: seeds per row."""
     w = np.asarray(wins, dtype=float)
     if w.ndim != 2 or w.shape[1] < 2:
         raise ValueError(f"win counts must have shape (seeds, seats >= 2), got {w.shape}")
     m = w.sum(axis=1) if games is None else np.asarray(games, dtype=float)
     n = w.shape[1]
-    mbar = m.mean() if len(m) else 1.0
+    seeds = len(m) if counts is None else counts.sum()
+    mbar = _total(m, counts) / seeds if seeds else 1.0
     d = (w - m[:, None] / n) / (mbar if mbar > 0 else 1.0)
-    return d, d @ _helmert(n), int(round(m.sum()))
+    return d, d @ _helmert(n), int(round(_total(m, counts)))
 
 
-def _u_statistic(e: np.ndarray) -> float:
+def _u_statistic(e: np.ndarray, counts=None) -> float:
     """Unbiased estimate of |E e|^2 from independent rows: mean of e_i . e_j over i != j."""
-    c = len(e)
-    total = e.sum(axis=0)
-    return float((total @ total - np.einsum("ij,ij->", e, e)) / (c * (c - 1)))
+    c = len(e) if counts is None else int(counts.sum())
+    total = _total(e, counts)
+    squares = np.einsum("ij,ij->", e, e) if counts is None else counts @ np.einsum("ij,ij->i", e, e)
+    return float((total @ total - squares) / (c * (c - 1)))
 
 
-def _u_variance(g: np.ndarray, metric: np.ndarray) -> float:
+def distinct_rows(*parts) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of per-seed win counts (``parts`` side by side: one run's, or two runs'
+    on the same seeds) and how many seeds have each (see the module). Whole counts are coded as
+    one integer a row, so no float copy of every seed's row is made."""
+    parts = [np.asarray(p) for p in parts]
+    whole = all(len(p) == 0 or (np.issubdtype(p.dtype, np.integer) or (p == np.floor(p)).all()) and p.min() >= 0
+                for p in parts)
+    cols = sum(p.shape[1] for p in parts)
+    base = max((int(p.max()) + 1 for p in parts if len(p)), default=1)
+    if not whole or base ** cols >= 2 ** 62:
+        return np.unique(np.hstack(parts), axis=0, return_counts=True)
+    code = np.zeros(len(parts[0]), np.int64)
+    place = 1
+    for p in parts:
+        for j in range(p.shape[1]):
+            code += p[:, j].astype(np.int64) * place
+            place *= base
+    codes, counts = np.unique(code, return_counts=True)
+    return (codes[:, None] // base ** np.arange(cols, dtype=np.int64)) % base, counts
+
+
+def _u_variance(g: np.ndarray, metric: np.ndarray, counts=None) -> float:
     """Variance of the U-statistic mean_{i != j} g_i' M g_j over independent rows g_i with mean
     mu and covariance Sigma: 4 mu'M Sigma M mu / C + 2 tr((M Sigma)^2) / (C (C - 1)). The second,
     degenerate term is all that is left when mu = 0 (both runs fair), where a variance from the
     first alone would be near 0 and a test on it invalid. Estimated with the sample covariance;
     the first term's plug-in loses its bias, tr((M S)^2) / C, and is kept at 0 or above."""
-    c = len(g)
-    cov = np.atleast_2d(np.cov(g, rowvar=False))
+    c = len(g) if counts is None else int(counts.sum())
+    cov = np.atleast_2d(np.cov(g, rowvar=False, fweights=counts))
     ms = metric @ cov
     second = float(np.trace(ms @ ms))
-    mean = g.mean(axis=0)
+    mean = _total(g, counts) / c
     first = float(mean @ metric @ cov @ metric @ mean) - second / c
     return 4 * max(first, 0.0) / c + 2 * second / (c * (c - 1))
 
@@ -266,22 +299,26 @@ def _nan_fairness(n, c, games, dev, ms, alpha) -> SeatFairness:
                         alpha, nan)
 
 
-def seat_fairness(wins, games=None, alpha: float = ALPHA) -> SeatFairness:
+def seat_fairness(wins, games=None, alpha: float = ALPHA, counts=None) -> SeatFairness:
     """Seat unfairness of one run from ``wins[seed, seat]`` (each seed's wins per seat, summed
     over its rotations). ``games`` (per seed) defaults to the row sums, as every game has exactly
-    one winner. See the module for the method."""
-    d, e, n_games = _deviations(wins, games)
-    c, n = d.shape
+    one winner. ``counts``: ``wins`` holds distinct rows, row i for ``counts[i]`` seeds (see the
+    module). See the module for the method."""
+    if counts is not None:
+        counts = np.asarray(counts, dtype=np.int64)
+    d, e, n_games = _deviations(wins, games, counts)
+    n = d.shape[1]
+    c = len(d) if counts is None else int(counts.sum())
     k = n - 1
-    dev = d.mean(axis=0) if c else np.full(n, np.nan)
-    ms = _u_statistic(e) / n if c >= 2 else float("nan")
+    dev = _total(d, counts) / c if c else np.full(n, np.nan)
+    ms = _u_statistic(e, counts) / n if c >= 2 else float("nan")
     if c <= k + 1:
         return _nan_fairness(n, c, n_games, dev, ms, alpha)
-    cov = np.atleast_2d(np.cov(e, rowvar=False))
+    cov = np.atleast_2d(np.cov(e, rowvar=False, fweights=counts))
     eig = np.linalg.eigvalsh(cov)
     if eig[0] <= 1e-12 * max(eig[-1], 1e-300):
         return _nan_fairness(n, c, n_games, dev, ms, alpha)   # a direction without variance
-    ebar = e.mean(axis=0)
+    ebar = _total(e, counts) / c
     t2 = float(c * ebar @ np.linalg.solve(cov, ebar))
     df2 = c - k
     f = t2 * df2 / (k * (c - 1))
@@ -291,7 +328,7 @@ def seat_fairness(wins, games=None, alpha: float = ALPHA) -> SeatFairness:
     lam_lo, lam_hi = noncentrality_interval(x, k, alpha)
     rms_lo = np.sqrt(lam_lo * eig[0] / c / n)
     rms_hi = np.sqrt(lam_hi * eig[-1] / c / n)
-    mbar = np.asarray(wins, dtype=float).sum() / c if games is None else float(np.mean(games))
+    mbar = n_games / c if games is None else float(_total(np.asarray(games, dtype=float), counts) / c)
     deff = float(eig.mean() * n * mbar)                 # independent fair games: 1 / (n m)
     rms = float(np.sqrt(max(ms, 0.0)))
     return SeatFairness(n, c, n_games, dev, ms, rms, float(rms_lo), float(rms_hi), t2, (k, df2), p,
@@ -301,35 +338,43 @@ def seat_fairness(wins, games=None, alpha: float = ALPHA) -> SeatFairness:
 def compare_fairness(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> FairnessComparison:
     """Is B fairer than A? ``wins_a`` and ``wins_b`` are per-seed win counts; ``paired``: row i
     of both is the same seed (common random numbers), which removes the variation the two runs
-    share. The difference of the unbiased mean square deviations with its interval and tests."""
-    fa, fb = seat_fairness(wins_a, alpha=alpha), seat_fairness(wins_b, alpha=alpha)
-    _, ea, _ = _deviations(wins_a)
-    _, eb, _ = _deviations(wins_b)
-    n = ea.shape[1] + 1
-    if paired and len(ea) != len(eb):
+    share. The difference of the unbiased mean square deviations with its interval and tests.
+    Computed on the distinct rows (:func:`distinct_rows`; paired: of both runs' rows side by side)."""
+    wins_a, wins_b = np.asarray(wins_a), np.asarray(wins_b)
+    seeds_a, seeds_b = len(wins_a), len(wins_b)
+    if paired and seeds_a != seeds_b:
         raise ValueError("paired comparison: both runs need the same seeds, row for row")
+    if paired:
+        rows, counts_a = distinct_rows(wins_a, wins_b)
+        rows_a, rows_b, counts_b = rows[:, :wins_a.shape[1]], rows[:, wins_a.shape[1]:], counts_a
+    else:
+        (rows_a, counts_a), (rows_b, counts_b) = distinct_rows(wins_a), distinct_rows(wins_b)
+    fa, fb = seat_fairness(rows_a, alpha=alpha, counts=counts_a), seat_fairness(rows_b, alpha=alpha, counts=counts_b)
+    _, ea, _ = _deviations(rows_a, counts=counts_a)
+    _, eb, _ = _deviations(rows_b, counts=counts_b)
+    n = ea.shape[1] + 1
     nan = float("nan")
     diff = (fb.mean_square - fa.mean_square)
-    if min(len(ea), len(eb)) < 3:
-        return FairnessComparison(fa, fb, paired, min(len(ea), len(eb)), diff, nan, nan, nan, nan, alpha)
+    if min(seeds_a, seeds_b) < 3:
+        return FairnessComparison(fa, fb, paired, min(seeds_a, seeds_b), diff, nan, nan, nan, nan, alpha)
     if paired:
-        c, k = ea.shape
+        c, k = seeds_a, ea.shape[1]
         metric = np.diag(np.r_[np.ones(k), -np.ones(k)])          # b.b' - a.a'
-        var = _u_variance(np.hstack([eb, ea]), metric) / n ** 2
+        var = _u_variance(np.hstack([eb, ea]), metric, counts_a) / n ** 2
         df = c - 1
     else:
-        va = _u_variance(ea, np.eye(ea.shape[1])) / n ** 2
-        vb = _u_variance(eb, np.eye(eb.shape[1])) / n ** 2
+        va = _u_variance(ea, np.eye(ea.shape[1]), counts_a) / n ** 2
+        vb = _u_variance(eb, np.eye(eb.shape[1]), counts_b) / n ** 2
         var = va + vb
-        c = len(ea) + len(eb)
+        c = seeds_a + seeds_b
         # Welch-Satterthwaite degrees of freedom
-        df = var ** 2 / (va ** 2 / (len(ea) - 1) + vb ** 2 / (len(eb) - 1)) if var > 0 else c - 2
+        df = var ** 2 / (va ** 2 / (seeds_a - 1) + vb ** 2 / (seeds_b - 1)) if var > 0 else c - 2
     se = float(np.sqrt(var))
     if not se > 0:
         return FairnessComparison(fa, fb, paired, c, diff, diff, diff, nan, nan, alpha)
     t = diff / se
     half = float(stats.t.isf(alpha / 2, df)) * se
-    return FairnessComparison(fa, fb, paired, len(ea) if paired else c, diff, diff - half, diff + half,
+    return FairnessComparison(fa, fb, paired, seeds_a if paired else c, diff, diff - half, diff + half,
                               float(2 * stats.t.sf(abs(t), df)), float(stats.t.cdf(t, df)), alpha)
 
 

@@ -190,14 +190,22 @@ def majority_outcomes(t: pd.DataFrame):
     return fig
 
 
-def game_length(games: pd.DataFrame):
-    """Histogram of rounds per game, per player count."""
+def _hist_step(ax, hist, bins, colour, label, top=None):
+    """A histogram (analysis.aggregate.Hist) drawn as ax.hist would draw its values: share of
+    games per bin, values above ``top`` counted at ``top``."""
+    axis, counts = hist.axis, hist.counts[0]
+    total = max(int(counts.sum()), 1)
+    x = axis if top is None else np.minimum(axis, top)
+    ax.hist(x, bins=bins, weights=100 * counts / total, histtype="step", linewidth=1.5, color=colour, label=label)
+
+
+def game_length(lengths: dict):
+    """Histogram of rounds per game, per player count (``lengths[n]``: a Hist of rounds)."""
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    for i, (n, g) in enumerate(games.groupby("n_players", observed=True)):
-        v = g["rounds"].to_numpy()
-        bins = np.arange(v.min(), v.max() + 2) - 0.5
-        ax.hist(v, bins=bins, weights=np.full(len(v), 100 / len(v)), histtype="step", linewidth=1.5,
-                color=COLOURS[i], label=f"{n} players ({len(v):,} games)")
+    for i, (n, h) in enumerate(sorted(lengths.items())):
+        h = h.trimmed()
+        bins = np.arange(h.axis[0], h.axis[-1] + 2) - 0.5
+        _hist_step(ax, h, bins, COLOURS[i], f"{n} players ({int(h.n()[0]):,} games)")
     ax.set_xlabel("rounds per game")
     ax.set_ylabel("share of games (% per round)")
     ax.set_title("Game length")
@@ -206,13 +214,13 @@ def game_length(games: pd.DataFrame):
     return fig
 
 
-def victory_margin(margins: dict[int, np.ndarray]):
+def victory_margin(margins: dict):
+    """``margins[n]``: a Hist of the margin of victory."""
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    for i, (n, m) in enumerate(sorted(margins.items())):
-        top = int(np.percentile(m, 99)) + 1
+    for i, (n, h) in enumerate(sorted(margins.items())):
+        top = int(h.percentile([99])[0]) + 1
         bins = np.arange(0, top + 2) - 0.5
-        ax.hist(np.minimum(m, top), bins=bins, weights=np.full(len(m), 100 / len(m)),
-                histtype="step", linewidth=1.5, color=COLOURS[i], label=f"{n} players")
+        _hist_step(ax, h, bins, COLOURS[i], f"{n} players", top)
     ax.set_xlabel("margin of victory (VP; winner minus runner-up)")
     ax.set_ylabel("share of games (% per VP)")
     ax.set_title("Margin of victory (0 = decided by the tie-break)")
@@ -304,22 +312,20 @@ def strongest(rows: pd.DataFrame):
     return fig
 
 
-def tension(games: pd.DataFrame):
+def tension(dists: dict):
     """Distributions of the tension figures per player count: lead changes per game, the
-    winner's largest comeback, and how many rounds before the end the winner led for good."""
+    winner's largest comeback, and how many rounds before the end the winner led for good
+    (``dists[n]``: Hists "lead_changes", "comeback", "_led")."""
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
     specs = [("lead_changes", "lead changes per game", axes[0]),
              ("comeback", "winner's largest deficit after a round (VP)", axes[1]),
              ("_led", "rounds before the end the winner led for good (0 = last round)", axes[2])]
-    for i, (n, g) in enumerate(games.groupby("n_players", observed=True)):
-        cols = {"lead_changes": g["lead_changes"].to_numpy(), "comeback": g["comeback"].to_numpy(),
-                "_led": (g["rounds"] - g["winner_led_from"]).to_numpy()}
+    for i, (n, hists) in enumerate(sorted(dists.items())):
         for col, label, ax in specs:
-            v = cols[col]
-            top = int(np.percentile(v, 99)) + 1
+            h = hists[col]
+            top = int(h.percentile([99])[0]) + 1
             bins = np.arange(0, top + 2) - 0.5 if top < 40 else np.linspace(-0.5, top + 0.5, 40)
-            ax.hist(np.minimum(v, top), bins=bins, weights=np.full(len(v), 100 / len(v)), histtype="step",
-                    linewidth=1.5, color=COLOURS[i], label=f"{n} players")
+            _hist_step(ax, h, bins, COLOURS[i], f"{n} players", top)
             ax.set_xlabel(label)
             ax.set_ylabel("share of games (%)")
     axes[0].legend(fontsize=8)

@@ -147,16 +147,16 @@ def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
     return out
 
 
-def until_sure(runs) -> pd.DataFrame:
+def until_sure(data) -> pd.DataFrame:
     """The headline metrics of each run played with --until-ci at the level its stopping keeps
-    valid (1 - 0.05/K over its K planned looks)."""
-    from .variants import game_data, run_metrics
+    valid (1 - 0.05/K over its K planned looks); ``data``: a scan holding those runs' sums."""
+    from .variants import from_sums, run_metrics
 
     frames = []
-    for r in runs:
+    for i, r in enumerate(data.runs):
         seq = r.manifest.get("sequential")
         if seq:
-            table = run_metrics(game_data(r), alpha=seq["alpha_per_look"])
+            table = run_metrics(from_sums(data.sums[i], r.manifest), alpha=seq["alpha_per_look"])
             table.insert(0, "run", str(r.out))
             table["level"] = 1 - seq["alpha_per_look"]
             table["interval"] = [numbers.bracket(x.value, x.lo, x.hi, *numbers.units(x.kind)) for x in table.itertuples()]
@@ -204,31 +204,35 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
     return Section("Seat advantage", note, tables, figures, notice=" ".join(held.values()))
 
 
-def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Report:
+def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
+            scheduler: str | None = None) -> Report:
+    """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
+    ``backend="dask"``: on the cluster at ``scheduler``)."""
     from .sample_game import sample_game
+    from .scan import scan
 
-    data = T.load(runs)
-    seats = data.seats
+    sequential = [i for i, r in enumerate(runs) if r.manifest.get("sequential")]
+    data = scan(runs, report=True, sums=sequential, backend=backend, scheduler=scheduler)
     rules = data.rules()
     held = brief.held_back(runs)
-    adv, tests = T.seat_advantage(seats, min_effect)
+    adv, tests = T.seat_advantage(data, min_effect)
     info = {k: v for r in runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
-    strat = T.strategy_win_rates(seats)
-    mu = T.matchups(seats)
-    rat = T.ratings(seats, n_boot=n_boot)
+    strat = T.strategy_win_rates(data)
+    mu = T.matchups(data)
+    rat = T.ratings(data, n_boot=n_boot)
     cards = T.card_value(data, min_effect)
     spaces = T.space_value(data, min_effect)
-    sure = until_sure(runs)
-    vp = T.vp_by_category(seats)
+    sure = until_sure(data)
+    vp = T.vp_by_category(data)
     outcomes = T.majority_outcomes(data)
     held_cols = T.columns_held(data)
-    share = T.majority_share(seats)
-    margin = T.victory_margin(seats)
+    share = T.majority_share(data)
+    margin = T.victory_margin(data)
     shape = T.game_shape(data)
     tension = T.tension(data)
     triggers = T.end_triggers(data)
-    dists = T.score_distribution(seats)
-    margins = T.victory_margins(seats)
+    dists = T.score_distribution(data)
+    margins = T.victory_margins(data)
 
     notices = []
     for r in runs:
@@ -311,8 +315,9 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Report:
                 [Table("game_shape", shape, display.game_shape(shape)),
                  Table("end_triggers", triggers, display.end_triggers(triggers))]
                 + ([Table("tension", tension, display.tension(tension))] if len(tension) else []),
-                [("Game length", "game_length", lambda: plots.game_length(data.games))]
-                + ([("Game tension", "tension", lambda: plots.tension(data.games))] if len(tension) else [])),
+                [("Game length", "game_length", lambda: plots.game_length(T.game_lengths(data)))]
+                + ([("Game tension", "tension", lambda: plots.tension(T.tension_distributions(data)))]
+                   if len(tension) else [])),
     ]
     if len(sure):
         sections.append(Section(
@@ -331,11 +336,12 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Report:
                   sections, sample, sample_note)
 
 
-def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT) -> Path:
+def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
+                 backend: str = "local", scheduler: str | None = None) -> Path:
     from . import page
 
     out = Path(out)
-    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect)
+    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler)
     manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in runs]
     with atomic_folder(out, REPORT_KIND) as tmp:
         figures = {}

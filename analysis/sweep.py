@@ -25,7 +25,7 @@ from evora_sim.runner import open_run
 from . import numbers
 from .stats import ALPHA, MIN_EFFECT
 from .tables import AnalysisError
-from .variants import compare, game_data, metric_group, run_metrics, verdicts
+from .variants import compare, game_datas, metric_group, run_metrics, verdicts
 
 GROUPS = [                 # (title, metric group, shown in points)
     ("Seat win rates", "seats", True),
@@ -75,11 +75,13 @@ def baseline(doc: dict, runs) -> int:
     return -1
 
 
-def summary(out: str | Path, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
+def summary(out: str | Path, min_effect: float = MIN_EFFECT, backend: str = "local",
+            scheduler: str | None = None) -> pd.DataFrame:
     """One row per combination and metric: the swept values, value, lo, hi, games, and the
     paired difference from the baseline, the combination holding the current rules' values
     (diff, diff_lo, diff_hi, p_holm, change; column ``baseline`` marks it; the first
-    combination when none holds them, ``current_in_sweep`` False)."""
+    combination when none holds them, ``current_in_sweep`` False). Every combination's runs are
+    read once, in one pass (``backend="dask"``: on the cluster at ``scheduler``)."""
     out = Path(out)
     doc = load_sweep(out)
     keys = [k for k, _ in doc["params"]]
@@ -87,14 +89,15 @@ def summary(out: str | Path, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     alpha = sequential_alpha(runs)
     found = baseline(doc, runs)
     base = max(found, 0)
+    datas = game_datas(runs, backend, scheduler)
     rows = []
     for i, (c, run) in enumerate(zip(doc["combos"], runs)):
-        table = run_metrics(game_data(run), alpha=alpha)
+        table = run_metrics(datas[i], alpha=alpha)
         if i == base:
             diff = table[["metric"]].assign(diff=0.0, diff_lo=0.0, diff_hi=0.0, p_holm=np.nan,
                                             change="baseline")
         else:
-            cmp, _ = compare(runs[base], run, alpha=alpha, min_effect=min_effect)
+            cmp, _ = compare(datas[base], datas[i], alpha=alpha, min_effect=min_effect)
             diff = cmp[["metric", "diff", "lo", "hi", "p_holm"]].rename(columns={"lo": "diff_lo", "hi": "diff_hi"})
             diff["change"] = verdicts(cmp)
         table = table.merge(diff, on="metric", how="left")

@@ -32,10 +32,10 @@ from scipy import stats
 from evora_sim.runner import RunResult
 
 from . import numbers
-from .fairness import compare_fairness, seat_fairness
+from .fairness import compare_fairness, distinct_rows, seat_fairness
 from .names import flatten
 from .stats import ALPHA, MIN_EFFECT, holm, negligible, p_text
-from .tables import MAJORITY_CATEGORIES, AnalysisError, _blocks
+from .scan import AnalysisError
 
 UNFAIRNESS = "seat unfairness (RMS seat deviation)"
 GROUPS = {                   # metric group (as --ci-metrics names it) -> what it holds
@@ -62,58 +62,63 @@ def metric_group(name: str) -> str:
 
 @dataclass
 class GameData:
-    """One run as per-game numerator / denominator arrays for every metric, plus the seeds."""
+    """One run's headline metrics as per-seed numerators and denominators: every statistic of
+    this module is a function of sums over seeds (the clusters), so these are all it keeps
+    (:class:`analysis.aggregate.SeedSums`, about 40 bytes per seed)."""
 
     n_players: int
-    game_id: np.ndarray
-    seed: np.ndarray
-    cluster: np.ndarray                      # cluster code per game (the seed)
-    metrics: dict                            # name -> (num per game, den per game, kind)
+    rotations: int
+    seed_index: np.ndarray                   # the seeds analysed (game id // rotations), sorted
+    seed: np.ndarray                         # each one's seed value
+    games: np.ndarray                        # games per seed
+    metrics: dict                            # name -> (num per seed, den per seed, kind)
+    manifest: dict | None = None
+
+    @property
+    def cluster(self) -> np.ndarray:
+        return np.arange(len(self.seed_index))
+
+    @property
+    def n_games(self) -> int:
+        return int(self.games.sum())
 
     def names(self) -> list[str]:
         return list(self.metrics)
 
     def seed_wins(self) -> np.ndarray:
         """Win counts per seed (cluster) and seat, shape (seeds, seats)."""
-        c = int(self.cluster.max()) + 1 if len(self.cluster) else 0
-        return np.stack([np.bincount(self.cluster, weights=self.metrics[f"seat {s} win rate"][0], minlength=c)
-                         for s in range(self.n_players)], axis=1)
+        return np.stack([self.metrics[f"seat {s} win rate"][0] for s in range(self.n_players)], axis=1)
 
 
-def game_data(run: RunResult) -> GameData:
-    """The per-game arrays of a run's finished chunks."""
-    n = int(run.manifest["config"]["players"])
-    cols = ["game_id", "seat", "strategy", "score", "win"] + MAJORITY_CATEGORIES
-    seats = _blocks(run.table("seats", cols), n)
-    order = np.argsort(seats["game_id"].to_numpy()[::n], kind="stable")
-    rows = (order[:, None] * n + np.arange(n)[None, :]).reshape(-1)
-    seats = seats.iloc[rows].reset_index(drop=True)
-    games = run.table("games", ["game_id", "seed", "rounds"])
-    games = games.sort_values("game_id", kind="stable").reset_index(drop=True)
-    gid = seats["game_id"].to_numpy()[::n]
-    if len(gid) != len(games) or not np.array_equal(gid, games["game_id"].to_numpy()):
-        raise AnalysisError(f"run {run.out}: the seat and game tables do not hold the same games")
-    win = seats["win"].to_numpy().reshape(-1, n).astype(float)
-    score = seats["score"].to_numpy().reshape(-1, n).astype(float)
-    maj = seats[MAJORITY_CATEGORIES].to_numpy().sum(axis=1).reshape(-1, n).astype(float)
-    ones = np.ones(len(gid))
+def from_sums(sums, manifest: dict) -> GameData:
+    """The :class:`GameData` of a run's per-seed sums."""
+    cfg = manifest["config"]
+    n = int(cfg["players"])
+    a = sums.arrays()
+    games = a["games"].astype(float)
     m: dict = {}
     for s in range(n):
-        m[f"seat {s} win rate"] = (win[:, s], ones, "rate")
-    strat = seats["strategy"].astype(str).to_numpy().reshape(-1, n)
-    names = sorted(set(strat.reshape(-1)))
-    if len(names) > 1:
-        for name in names:
-            mine = strat == name
-            m[f"{name} win rate"] = ((win * mine).sum(axis=1), mine.sum(axis=1).astype(float), "rate")
-    m["mean score"] = (score.sum(axis=1), np.full(len(gid), float(n)), "mean")
-    total = score.sum(axis=1)
-    share = np.divide(maj.sum(axis=1), total, out=np.zeros(len(gid)), where=total > 0)
-    m["majority share of score"] = (share, ones, "share")
-    m["game length (rounds)"] = (games["rounds"].to_numpy().astype(float), ones, "mean")
-    seed = games["seed"].to_numpy()
-    _, cluster = np.unique(seed, return_inverse=True)
-    return GameData(n, gid, seed, cluster, m)
+        m[f"seat {s} win rate"] = (a["seat_wins"][:, s].astype(float), games, "rate")
+    if len(sums.strategies) > 1:
+        for i, name in enumerate(sums.strategies):
+            m[f"{name} win rate"] = (a["strat_wins"][:, i].astype(float), a["strat_seats"][:, i].astype(float), "rate")
+    m["mean score"] = (a["score"].astype(float), games * n, "mean")
+    m["majority share of score"] = (a["share"], games, "share")
+    m["game length (rounds)"] = (a["rounds"].astype(float), games, "mean")
+    return GameData(n, n if cfg["seat_rotation"] else 1, a["seed"], a["value"], a["games"], m, manifest)
+
+
+def game_datas(runs, backend: str = "local", scheduler: str | None = None) -> list[GameData]:
+    """The per-seed sums of several runs' finished chunks, read in one pass."""
+    from .scan import scan
+
+    found = scan(list(runs), report=False, sums=range(len(runs)), backend=backend, scheduler=scheduler)
+    return [from_sums(found.sums[i], r.manifest) for i, r in enumerate(runs)]
+
+
+def game_data(run: RunResult, backend: str = "local", scheduler: str | None = None) -> GameData:
+    """The per-seed sums of a run's finished chunks."""
+    return game_datas([run], backend, scheduler)[0]
 
 
 def _cluster_sums(num, den, cluster, n_clusters):
@@ -150,10 +155,9 @@ def ratio_ci(num, den, cluster, alpha: float = ALPHA) -> tuple[float, float, flo
 
 
 def subset(data: GameData, mask: np.ndarray) -> GameData:
-    """The games of ``mask`` only (clusters renumbered)."""
-    _, cl = np.unique(data.seed[mask], return_inverse=True)
-    return GameData(data.n_players, data.game_id[mask], data.seed[mask], cl,
-                    {k: (v[0][mask], v[1][mask], v[2]) for k, v in data.metrics.items()})
+    """The seeds of ``mask`` (a boolean mask or an index array) only."""
+    return GameData(data.n_players, data.rotations, data.seed_index[mask], data.seed[mask], data.games[mask],
+                    {k: (v[0][mask], v[1][mask], v[2]) for k, v in data.metrics.items()}, data.manifest)
 
 
 def run_metrics(run: RunResult | GameData, alpha: float = ALPHA) -> pd.DataFrame:
@@ -166,10 +170,11 @@ def run_metrics(run: RunResult | GameData, alpha: float = ALPHA) -> pd.DataFrame
         if kind in ("rate", "share"):
             lo, hi = max(lo, 0.0), min(hi, 1.0)
         rows.append({"metric": name, "kind": kind, "value": v, "lo": lo, "hi": hi,
-                     "games": len(num)})
-    f = seat_fairness(data.seed_wins(), alpha=alpha)
+                     "games": data.n_games})
+    win_rows, seeds_with = distinct_rows(data.seed_wins())
+    f = seat_fairness(win_rows, alpha=alpha, counts=seeds_with)
     rows.insert(data.n_players, {"metric": UNFAIRNESS, "kind": "unfairness", "value": f.rms,
-                                 "lo": f.rms_lo, "hi": f.rms_hi, "games": len(data.game_id)})
+                                 "lo": f.rms_lo, "hi": f.rms_hi, "games": data.n_games})
     return pd.DataFrame(rows)
 
 
@@ -177,20 +182,14 @@ def run_metrics(run: RunResult | GameData, alpha: float = ALPHA) -> pd.DataFrame
 # compare
 # ---------------------------------------------------------------------------------------------
 def pairing(a: GameData, b: GameData) -> tuple[np.ndarray, np.ndarray] | None:
-    """Row indexes of the games both runs hold (same game id, same seed), or None when the runs
-    share no such game (independent samples)."""
-    common, ia, ib = np.intersect1d(a.game_id, b.game_id, assume_unique=True, return_indices=True)
-    if len(common) == 0:
+    """Indexes of the seeds both runs hold with the same games (same seed index and rotations,
+    same seed value), or None when they share no such seed (independent samples)."""
+    if a.rotations != b.rotations:
         return None
-    same = a.seed[ia] == b.seed[ib]
-    if not same.all():
+    common, ia, ib = np.intersect1d(a.seed_index, b.seed_index, assume_unique=True, return_indices=True)
+    if len(common) == 0 or not (a.seed[ia] == b.seed[ib]).all():
         return None
     return ia, ib
-
-
-def _sub(data: GameData, idx: np.ndarray, cluster: np.ndarray) -> GameData:
-    return GameData(data.n_players, data.game_id[idx], data.seed[idx], cluster,
-                    {k: (v[0][idx], v[1][idx], v[2]) for k, v in data.metrics.items()})
 
 
 def _row(name, kind, a, b, d, se, df, method, alpha) -> dict:
@@ -200,26 +199,25 @@ def _row(name, kind, a, b, d, se, df, method, alpha) -> dict:
             "p": p, "method": method}
 
 
-def compare(run_a: RunResult, run_b: RunResult, alpha: float = ALPHA,
+def compare(run_a: RunResult | GameData, run_b: RunResult | GameData, alpha: float = ALPHA,
             min_effect: float = MIN_EFFECT) -> tuple[pd.DataFrame, dict]:
     """How each headline metric moved from run A to run B: metric, kind, a, b, diff (B - A), lo,
     hi (1 - alpha), p, p_holm (Holm over the metrics compared), moved, negligible, method.
     Paired by seed when both runs hold the same games (only those games are used). The seat
     unfairness row's diff is the change in the mean square seat deviation (see the module)."""
-    a, b = game_data(run_a), game_data(run_b)
+    a, b = (r if isinstance(r, GameData) else game_data(r) for r in (run_a, run_b))
     if a.n_players != b.n_players:
         raise AnalysisError(f"the runs have different player counts ({a.n_players} and {b.n_players}); "
                             "compare runs of one player count")
     pair = pairing(a, b)
-    info = {"paired": pair is not None, "games_a": len(a.game_id), "games_b": len(b.game_id),
-            "setup": setup_differences(run_a.manifest, run_b.manifest), "alpha": alpha,
+    info = {"paired": pair is not None, "games_a": a.n_games, "games_b": b.n_games,
+            "setup": setup_differences(a.manifest or {}, b.manifest or {}), "alpha": alpha,
             "min_effect": min_effect}
     if pair is not None:
         ia, ib = pair
-        _, cl = np.unique(a.seed[ia], return_inverse=True)
-        c = int(cl.max()) + 1
-        info.update(games_paired=len(ia), seeds_paired=c)
-        a, b = _sub(a, ia, cl), _sub(b, ib, cl)
+        c = len(ia)
+        a, b = subset(a, ia), subset(b, ib)
+        info.update(games_paired=a.n_games, seeds_paired=c)
     rows = []
     for name in a.metrics:
         if name not in b.metrics:

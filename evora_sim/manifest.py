@@ -2,7 +2,12 @@
 are checked against it.
 
 ``manifest.json`` holds the configuration, the rules and each chunk's status; for each finished
-chunk, the size and SHA-256 of its four Parquet files as written (``chunk_files``). While a run
+chunk, the size and SHA-256 of its four Parquet files as written (``chunk_files``). A compacted
+run (:mod:`evora_sim.compact`) keeps finished chunks in larger files instead: each *part* holds
+several whole chunks, one Parquet file per table, with the size and SHA-256 of those files and
+how many chunks each row group holds (``parts``); a chunk is in a part or in its own files, never
+both. The format version is 3 once a run has parts (earlier versions, which would not find those
+chunks, refuse it), 2 otherwise. While a run
 plays, a finished chunk is recorded by appending one line to ``chunks.jsonl`` (the journal), not
 by rewriting the manifest, so recording costs the same for the thousandth chunk as for the first;
 the journal is folded into the manifest when a run starts and when it stops. A torn last line
@@ -28,7 +33,8 @@ from .jsonfile import parse_json_bytes
 MANIFEST = "manifest.json"
 JOURNAL = "chunks.jsonl"
 FORMAT = "evora-sim run"
-VERSION = 2
+VERSION = 2                 # a manifest without parts
+PARTS_VERSION = 3           # a manifest with compacted parts
 TABLES = ("games", "seats", "cards", "spaces")
 
 # What a run may ask for: the manifest lists every chunk, so their number is bounded (a 100,000
@@ -50,6 +56,15 @@ class RunFailed(RunError):
 
 def chunk_file(out: Path, table: str, k: int) -> Path:
     return Path(out) / table / f"chunk-{k:06d}.parquet"
+
+
+def part_file(out: Path, table: str, p: int) -> Path:
+    return Path(out) / table / f"part-{p:06d}.parquet"
+
+
+def chunk_parts(manifest: dict) -> dict[int, int]:
+    """Chunk -> the part that holds it, for every compacted chunk."""
+    return {int(k): int(p) for p, part in manifest.get("parts", {}).items() for k in part["chunks"]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,8 +153,8 @@ def check_manifest(data, path) -> dict:
     _need(isinstance(data, dict), path, f"it is a JSON {type(data).__name__}, not an object")
     if data.get("format") != FORMAT:
         raise RunError(f"{path} is not an evora-sim run manifest")
-    _need(data.get("version") in (1, VERSION), path,
-          f"format version {data.get('version')!r}; this version reads 1 and {VERSION}")
+    _need(data.get("version") in (1, VERSION, PARTS_VERSION), path,
+          f"format version {data.get('version')!r}; this version reads 1 to {PARTS_VERSION}")
     _check_config(data.get("config"), path)
     _check_rules(data, path)
     chunks = data.get("chunks")
@@ -154,9 +169,36 @@ def check_manifest(data, path) -> dict:
     files = data.setdefault("chunk_files", {})
     _need(isinstance(files, dict) and all(k in chunks and _check_record(v) for k, v in files.items()),
           path, "'chunk_files' must hold the size and SHA-256 of each finished chunk's files")
+    _check_parts(data, path)
     seq = data.get("sequential")
     _need(seq is None or isinstance(seq, dict), path, "'sequential' must be an object")
     return data
+
+
+def _check_parts(data: dict, path) -> None:
+    """Each part holds finished chunks that no other part and no chunk file holds, in row groups
+    of whole chunks, with the size and SHA-256 of its files."""
+    parts = data.get("parts")
+    if parts is None:           # never compacted: the key stays absent, so resuming rewrites nothing
+        return
+    _need(isinstance(parts, dict), path, "'parts' must be an object of compacted parts")
+    seen: set[str] = set()
+    for key, part in parts.items():
+        _need(re.fullmatch(r"0|[1-9][0-9]{0,8}", key) is not None and isinstance(part, dict), path,
+              f"part {key!r} is not a part record")
+        chunks, groups = part.get("chunks"), part.get("row_groups")
+        _need(isinstance(chunks, list) and chunks and all(_is_int(k) for k in chunks)
+              and chunks == sorted(set(chunks)), path, f"part {key}: 'chunks' must list its chunks in order")
+        ids = {str(k) for k in chunks}
+        _need(all(data["chunks"].get(k) == "done" for k in ids), path,
+              f"part {key} holds a chunk that is not marked done")
+        _need(not ids & seen and not ids & set(data["chunk_files"]), path,
+              f"part {key} holds a chunk that another part or a chunk file also holds")
+        seen |= ids
+        _need(isinstance(groups, list) and all(_is_int(g) and g > 0 for g in groups)
+              and sum(groups) == len(chunks), path, f"part {key}: 'row_groups' must count its chunks")
+        _need(_check_record(part.get("files")), path, f"part {key}: 'files' must hold the size and SHA-256 "
+              "of its files")
 
 
 def _fold_journal(out: Path, manifest: dict) -> None:
@@ -213,7 +255,7 @@ def write_json_atomic(path: Path, data: dict) -> None:
 def write_manifest(out: Path, manifest: dict) -> None:
     """Replace the manifest (journal folded in), then drop the journal: a crash in between
     leaves a journal whose records the manifest already holds, which is harmless."""
-    manifest["version"] = VERSION
+    manifest["version"] = PARTS_VERSION if manifest.get("parts") else VERSION
     write_json_atomic(Path(out) / MANIFEST, manifest)
     try:
         (Path(out) / JOURNAL).unlink()
@@ -239,7 +281,7 @@ def file_record(data: bytes) -> list:
 # ---------------------------------------------------------------------------------------------
 # checking chunk files
 # ---------------------------------------------------------------------------------------------
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -247,31 +289,55 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def chunk_problem(out: Path, manifest: dict, k: int) -> str | None:
+def file_problem(f: Path, name: str, want: list | None, full: bool = True) -> str | None:
+    """Why the file ``f`` (shown as ``name``) is not what was written (``want``: [size,
+    sha256]), or None; ``full=False`` compares the size only (no byte is read)."""
+    try:
+        size = f.stat().st_size
+    except OSError:
+        return f"{name} is missing"
+    if want is None:
+        return None
+    want_size, want_sha = want
+    if size != want_size:
+        return f"{name} has {size:,} bytes, {want_size:,} were written"
+    if full:
+        try:
+            if file_sha256(f) != want_sha:
+                return f"{name} differs from what was written (SHA-256)"
+        except OSError as exc:
+            return f"{name} cannot be read ({exc.strerror or exc})"
+    return None
+
+
+def chunk_problem(out: Path, manifest: dict, k: int, full: bool = True) -> str | None:
     """Why finished chunk ``k``'s files cannot be trusted, or None. With a recorded size and
-    checksum, the files must match them; a chunk of a version-1 manifest (none recorded) must
-    be readable Parquet holding the chunk's number of games."""
+    checksum, the files must match them (``full=False``: their sizes only); a chunk of a
+    version-1 manifest (none recorded) must be readable Parquet holding the chunk's number of
+    games. A compacted chunk is checked through its part (:func:`part_problem`)."""
+    part = chunk_parts(manifest).get(int(k))
+    if part is not None:
+        return part_problem(out, manifest, part, full)
     record = manifest["chunk_files"].get(str(k))
     for table in TABLES:
         f = chunk_file(out, table, k)
         name = f"{table}/{f.name}"
-        try:
-            size = f.stat().st_size
-        except OSError:
-            return f"{name} is missing"
-        if record is not None:
-            want_size, want_sha = record[table]
-            if size != want_size:
-                return f"{name} has {size:,} bytes, {want_size:,} were written"
-            try:
-                if _sha256(f) != want_sha:
-                    return f"{name} differs from what was written (SHA-256)"
-            except OSError as exc:
-                return f"{name} cannot be read ({exc.strerror or exc})"
-        else:
+        problem = file_problem(f, name, None if record is None else record[table], full)
+        if problem is None and record is None:
             problem = _legacy_problem(f, name, table, manifest["config"], k)
-            if problem:
-                return problem
+        if problem:
+            return problem
+    return None
+
+
+def part_problem(out: Path, manifest: dict, p: int, full: bool = True) -> str | None:
+    """Why compacted part ``p``'s files cannot be trusted (see :func:`chunk_problem`), or None."""
+    record = manifest["parts"][str(p)]["files"]
+    for table in TABLES:
+        f = part_file(out, table, p)
+        problem = file_problem(f, f"{table}/{f.name}", record[table], full)
+        if problem:
+            return problem
     return None
 
 
@@ -291,22 +357,43 @@ def _legacy_problem(f: Path, name: str, table: str, cfg: dict, k: int) -> str | 
     return None
 
 
-def damaged_chunks(out: Path, manifest: dict) -> dict[int, str]:
-    """Every chunk marked done whose files fail :func:`chunk_problem`, with the reason."""
+def damaged_chunks(out: Path, manifest: dict, full: bool = True) -> dict[int, str]:
+    """Every chunk marked done whose files fail :func:`chunk_problem`, with the reason (every
+    chunk of a damaged part). ``full=False``: sizes only, no byte read (the checksums are then
+    checked by whoever reads the bytes, :mod:`evora_sim.storage`)."""
     found = {}
+    in_parts = chunk_parts(manifest)
+    for p, part in manifest.get("parts", {}).items():
+        problem = part_problem(out, manifest, int(p), full)
+        if problem:
+            found.update({int(k): problem for k in part["chunks"]})
     for key, status in manifest["chunks"].items():
-        if status == "done":
-            problem = chunk_problem(out, manifest, int(key))
+        if status == "done" and int(key) not in in_parts:
+            problem = chunk_problem(out, manifest, int(key), full)
             if problem:
                 found[int(key)] = problem
     return found
 
 
+def forget_chunks(manifest: dict, chunks) -> None:
+    """Mark ``chunks`` missing (to be played again): their records go, and so does every part
+    holding one of them, whose other chunks are then missing too (a part is checked whole)."""
+    chunks = {int(k) for k in chunks}
+    for p, part in list(manifest.get("parts", {}).items()):
+        if chunks & set(part["chunks"]):
+            chunks |= set(part["chunks"])
+            del manifest["parts"][p]
+    for k in chunks:
+        manifest["chunks"][str(k)] = "missing"
+        manifest["chunk_files"].pop(str(k), None)
+
+
 def record_unrecorded(out: Path, manifest: dict) -> None:
     """Record the size and checksum of finished chunks that have none (a version-1 manifest),
     once they passed :func:`chunk_problem`: from then on they are checked like any other."""
+    in_parts = chunk_parts(manifest)
     for key, status in manifest["chunks"].items():
-        if status == "done" and key not in manifest["chunk_files"]:
+        if status == "done" and key not in manifest["chunk_files"] and int(key) not in in_parts:
             manifest["chunk_files"][key] = {t: file_record(chunk_file(out, t, int(key)).read_bytes())
                                             for t in TABLES}
 
@@ -324,34 +411,3 @@ def chunk_ids(config: dict, k: int) -> tuple[int, int]:
     rot = config["players"] if config["seat_rotation"] else 1
     size = config["chunk_size"]
     return k * size * rot, min(config["games"], (k + 1) * size) * rot
-
-
-def read_chunk(out: Path, manifest: dict, table: str, k: int, columns=None):
-    """Table ``table`` of chunk ``k`` as a DataFrame, its game ids checked: every id inside the
-    chunk's range, each game once in ``games`` and ``players`` times in ``seats``. A chunk file
-    copied over another, or a manifest that lost a chunk, is refused with the chunk named."""
-    import numpy as np
-    import pandas as pd
-
-    f = chunk_file(out, table, k)
-    name = f"run {out}: chunk {k} ({table}/{f.name})"
-    cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
-    try:
-        df = pd.read_parquet(f, columns=cols)
-    except FileNotFoundError:
-        raise RunError(f"{name} is missing although the manifest marks it done; run the run's "
-                       "command again to replay it") from None
-    except Exception as exc:         # a truncated or foreign file: pyarrow raises several kinds
-        raise RunError(f"{name} cannot be read as a run table ({type(exc).__name__}); run the "
-                       "run's command again to replay it") from None
-    lo, hi = chunk_ids(manifest["config"], k)
-    ids = df["game_id"].to_numpy() if "game_id" in df else np.empty(0, dtype=np.int64)
-    if len(ids) and (ids.min() < lo or ids.max() >= hi):
-        raise RunError(f"{name} holds game ids outside its range {lo}..{hi - 1} (a chunk file copied "
-                       "from elsewhere?); run the run's command again into a new --out")
-    want = {"games": 1, "seats": manifest["config"]["players"]}.get(table)
-    if want is not None and not (len(ids) == want * (hi - lo)
-                                 and (np.bincount(ids - lo, minlength=hi - lo) == want).all()):
-        raise RunError(f"{name} does not hold each of its {hi - lo:,} games exactly "
-                       f"{'once' if want == 1 else f'{want} times'} (duplicate or missing game ids)")
-    return df if columns is None or "game_id" in columns else df.drop(columns="game_id")

@@ -29,7 +29,7 @@ from . import __version__
 from .batch import play_batch
 from .fsutil import check_out_path, write_bytes_atomic
 from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES, VERSION, RunError,  # noqa: F401
-                       RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, read_chunk,
+                       RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
                        read_manifest, record_done, record_unrecorded, write_manifest)
 from .rules import Rules, load_rules
 from .runlock import LOCK_FILE, folder_lock
@@ -261,10 +261,11 @@ def run_folder(out: Path, config: RunConfig, rules: Rules, command: str, strateg
             if manifest["config"] != config.as_dict():
                 _extend(manifest, config)
             _remove_temporary(out)
+            from .compact import remove_leftovers
+
+            remove_leftovers(out, manifest)
             damaged = damaged_chunks(out, manifest)
-            for k in damaged:
-                manifest["chunks"][str(k)] = "missing"
-                manifest["chunk_files"].pop(str(k), None)
+            forget_chunks(manifest, damaged)
             if damaged and notice is not None:
                 notice(describe_damaged(out, damaged) + ": played again")
             record_unrecorded(out, manifest)
@@ -295,9 +296,53 @@ def missing_chunks(manifest: dict, out: Path) -> list[int]:
 # ---------------------------------------------------------------------------------------------
 # results
 # ---------------------------------------------------------------------------------------------
+class TableTooLarge(RunError):
+    """A table too large to load as one DataFrame here: the message names the lazy forms."""
+
+
+TABLE_LIMIT_ENV = "EVORA_TABLE_LIMIT_MB"
+
+
+def table_limit() -> int:
+    """Bytes a whole table may take as a DataFrame: ``EVORA_TABLE_LIMIT_MB`` if set, else a third
+    of the memory available now (loading holds the pieces and the joined frame at once)."""
+    value = os.environ.get(TABLE_LIMIT_ENV)
+    if value:
+        try:
+            return int(float(value) * 2**20)
+        except ValueError:
+            raise RunError(f"{TABLE_LIMIT_ENV}={value!r} is not a number of megabytes") from None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            info = dict(line.split(":", 1) for line in fh)
+        available = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return available // 3
+
+
+def _frame_bytes(schema, columns) -> int:
+    """Bytes per row of a DataFrame of ``columns`` read with ``schema`` (categories: 1 byte)."""
+    import pyarrow as pa
+
+    total = 0
+    for f in schema:
+        if columns is not None and f.name not in columns:
+            continue
+        t = f.type
+        total += 1 if pa.types.is_dictionary(t) else (t.bit_width // 8 if t.bit_width and t.bit_width >= 8 else 8)
+    return max(total, 1)
+
+
 @dataclass
 class RunResult:
-    """A run folder's tables, read on first use (only chunks the manifest marks done)."""
+    """A run folder's tables. ``run.seats`` (``games``, ``cards``, ``spaces``) is the whole table
+    as a pandas DataFrame, read on first use, for runs whose table fits in memory; larger ones
+    raise :class:`TableTooLarge` (one line) instead of running out of memory, and are read lazily:
+    ``run.dataset("seats")`` is a ``pyarrow.dataset`` over the finished files (select columns and
+    filter rows before loading, or hand it to DuckDB or Dask), ``run.iter_table("seats",
+    columns)`` yields DataFrames block by block (a chunk, or a row group of a compacted part),
+    each checked against the manifest. Only finished chunks are read."""
 
     out: Path
     manifest: dict
@@ -306,20 +351,58 @@ class RunResult:
     def done_chunks(self) -> list[int]:
         return [int(k) for k, v in self.manifest["chunks"].items() if v == "done"]
 
+    def iter_table(self, name: str, columns: list[str] | None = None):
+        """Table ``name`` as DataFrames, one block at a time, in chunk order; each piece's files
+        checked against their recorded size and SHA-256 before they are read."""
+        from .storage import pieces, read_block, verify
+
+        for piece in pieces(self.out, self.manifest):
+            verify(self.out, piece, (name,))
+            for block in piece.blocks:
+                df = read_block(self.out, self.manifest["config"], block, name, columns).to_pandas()
+                yield df if columns is None or "game_id" in columns else df.drop(columns="game_id")
+
+    def dataset(self, name: str):
+        """Table ``name`` as a lazy ``pyarrow.dataset.Dataset`` over the run's finished files."""
+        import pyarrow.dataset as ds
+
+        from .storage import files
+
+        return ds.dataset([str(f) for f in files(self.out, self.manifest, name)], format="parquet")
+
+    def table_rows(self, name: str) -> int:
+        """Rows of table ``name`` in the finished chunks, from the Parquet footers."""
+        import pyarrow.parquet as pq
+
+        from .storage import files
+
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in files(self.out, self.manifest, name))
+
     def table(self, name: str, columns: list[str] | None = None) -> pd.DataFrame:
         key = (name, tuple(columns) if columns else None)
         if key not in self._cache:
-            frames = [read_chunk(self.out, self.manifest, name, k, columns) for k in sorted(self.done_chunks())]
+            from .storage import schema
+
+            rows = self.table_rows(name)
+            found = schema(self.out, self.manifest, name)
+            need = rows * (_frame_bytes(found, columns) if found is not None else 1)
+            limit = table_limit()
+            if need > limit:
+                raise TableTooLarge(
+                    f"the {name} table of run {self.out} holds {rows:,} rows, about {need / 2**30:.1f} GB as a "
+                    f"DataFrame, more than the {limit / 2**30:.1f} GB allowed in memory here ({TABLE_LIMIT_ENV}); "
+                    f"read it lazily: open_run(RUN).dataset('{name}') (a pyarrow.dataset) or "
+                    f"open_run(RUN).iter_table('{name}', columns) (DataFrames block by block)")
+            frames = list(self.iter_table(name, columns))
             self._cache[key] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         return self._cache[key]
 
     @property
     def n_games(self) -> int:
-        """Games in the finished chunks, from the Parquet footers (no table is read)."""
-        import pyarrow.parquet as pq
+        """Games in the finished chunks (from the configuration: no file is read)."""
+        from .storage import n_games
 
-        return sum(pq.ParquetFile(chunk_file(self.out, "games", k)).metadata.num_rows
-                   for k in self.done_chunks())
+        return n_games(self.out, self.manifest)
 
     games = property(lambda self: self.table("games"))
     seats = property(lambda self: self.table("seats"))
@@ -592,7 +675,7 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
              quiet: bool = True, command: str = "",
              scheduler_timeout: str | float = "10s", extend: bool = False,
-             decision_timeout: float | None = None, notice=None) -> RunResult:
+             decision_timeout: float | None = None, notice=None, compact: bool | None = None) -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
     ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all.
@@ -600,7 +683,9 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     (``players`` games per seed). ``seat_rotation``: None (the default) rotates whenever the
     seats hold different strategies (:func:`default_rotation`); True or False forces it.
     ``decision_timeout``: seconds a custom strategy may take for one decision (default 60).
-    ``notice``: called with a line to show the user (damaged chunks played again; default: stderr)."""
+    ``notice``: called with a line to show the user (damaged chunks played again; default: stderr).
+    ``compact``: pack the finished chunks into parts at the end (:mod:`evora_sim.compact`); None
+    (the default) does so for a finished run whose chunk files hold ``AUTO_COMPACT_GAMES`` games."""
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
     config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules)
@@ -644,4 +729,11 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     finally:
         if client is not None:
             client.close()
+    from .compact import AUTO_COMPACT_GAMES, loose_games
+    from .compact import compact as pack
+
+    finished = all(v == "done" for v in manifest["chunks"].values())
+    if compact or (compact is None and finished and loose_games(manifest) >= AUTO_COMPACT_GAMES):
+        pack(out)
+        return open_run(out)
     return RunResult(out, manifest)

@@ -114,9 +114,8 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
                               seat_rotation=seat_rotation, rules=rules, chunk_size=chunk,
                               quiet=quiet, command=command, backend=backend, scheduler=scheduler,
                               extend=True, decision_timeout=decision_timeout)
-            rot = players if seat_rotation else 1
             data = game_data(open_run(result.out))
-            data = subset(data, data.game_id < n * rot)
+            data = subset(data, data.seed_index < n)
             table = run_metrics(data, alpha=alpha)
             hw = half_widths(table, groups)
             per_arm.append({"out": str(out), "half_widths": hw})

@@ -245,7 +245,7 @@ def synthetic_seats(n, games, seat_p=None, strategies=None, strength=None, seed=
 
 def test_a_planted_seat_advantage_is_detected():
     seats = synthetic_seats(4, 20_000, seat_p=[0.28, 0.24, 0.24, 0.24], seed=1)
-    adv, tests = T.seat_advantage(seats)
+    adv, tests = T.seat_advantage(T.frame_stats(seats))
     first = adv[adv["seat"] == 0].iloc[0]
     assert first["significant"] and first["ci_lo"] > 0.25 and first["ci_lo"] <= 0.28 <= first["ci_hi"]
     assert tests.iloc[0]["significant"]
@@ -256,7 +256,7 @@ def test_fair_results_are_not_flagged_more_often_than_alpha():
     reps = 200
     chi_hits = family_hits = 0
     for r in range(reps):
-        adv, tests = T.seat_advantage(synthetic_seats(4, 1000, seed=100 + r))
+        adv, tests = T.seat_advantage(T.frame_stats(synthetic_seats(4, 1000, seed=100 + r)))
         chi_hits += bool(tests.iloc[0]["significant"])
         family_hits += bool(adv["significant"].any())
     # with alpha 0.05, 200 fair replicates exceed 18 rejections with probability < 0.5%
@@ -286,7 +286,8 @@ def test_a_placebo_card_is_significant_at_its_nominal_rate():
     raw, adjusted, naive, flagged = [], [], [], 0
     for r in range(reports):
         seats = synthetic_seats(2, 2000, strategies=["a", "b"], strength={"a": 0.55, "b": 0.45}, seed=200 + r)
-        t = T.exposure_table(seats, placebo_cards(rng, seats, 2, cards), [f"fake{c}" for c in range(cards)])
+        t = T.exposure_table(T.frame_stats(seats, uses={"cards": placebo_cards(rng, seats, 2, cards)}), "cards",
+                             [f"fake{c}" for c in range(cards)])
         raw += list(t["p_raw"])
         adjusted += list(t["p_adj"])
         naive += [float(S.two_prop_p(x.win_used * x.seat_games_used, x.seat_games_used,
@@ -304,10 +305,10 @@ def test_a_placebo_card_is_significant_at_its_nominal_rate():
 
 def test_two_players_have_one_seat_test_and_intervals_clustered_by_seed():
     seats = synthetic_seats(2, 4000, strategies=["a", "b"], strength={"a": 0.6, "b": 0.4}, seed=12)
-    adv, tests = T.seat_advantage(seats)
+    adv, tests = T.seat_advantage(T.frame_stats(seats))
     assert adv["p_holm"].iloc[0] == adv["p_holm"].iloc[1] == adv["p_binom"].iloc[0] == tests["p"].iloc[0]
     # a seed's two games are not independent: each seat's interval carries the design effect
-    per_seed = T.seed_wins(seats, 2)
+    per_seed = T.frame_stats(seats).counts[2].seed_wins()
     lo, hi, deff = S.clustered_wilson(per_seed[:, 0], 2)
     assert adv["design_effect"].iloc[0] == pytest.approx(deff)
     assert (adv["ci_lo"].iloc[0], adv["ci_hi"].iloc[0]) == pytest.approx((lo, hi))
@@ -318,31 +319,31 @@ def test_two_players_have_one_seat_test_and_intervals_clustered_by_seed():
 
 def test_negligible_marks_significant_findings_below_the_smallest_difference_that_matters():
     seats = synthetic_seats(4, 200_000, seat_p=[0.256, 0.25, 0.25, 0.244], seed=13)
-    adv, tests = T.seat_advantage(seats)
+    adv, tests = T.seat_advantage(T.frame_stats(seats))
     first = adv[adv["seat"] == 0].iloc[0]
     assert first["significant"] and first["negligible"]              # 0.6 points: real, small
     assert S.verdict(first["p_holm"], size=first["diff"]) == "significant but negligible"
-    adv2, _ = T.seat_advantage(seats, min_effect=0.005)
+    adv2, _ = T.seat_advantage(T.frame_stats(seats), min_effect=0.005)
     assert not adv2[adv2["seat"] == 0].iloc[0]["negligible"]
     assert tests.iloc[0]["significant"] and tests.iloc[0]["negligible"]
 
 
 def test_a_planted_strategy_edge_is_rated_and_matched_up():
     seats = synthetic_seats(2, 20_000, strategies=["strong", "weak"], strength={"strong": 0.6, "weak": 0.4}, seed=2)
-    mu = T.matchups(seats)
+    mu = T.matchups(T.frame_stats(seats))
     row = mu[mu["strategy"] == "strong"].iloc[0]
     assert row["ci_lo"] <= 0.6 <= row["ci_hi"] and row["significant"]
-    rat = T.ratings(seats, n_boot=200).set_index("strategy")
+    rat = T.ratings(T.frame_stats(seats), n_boot=200).set_index("strategy")
     gap = rat.loc["strong", "elo"] - rat.loc["weak", "elo"]
     assert gap == pytest.approx(400 * np.log10(1.5), abs=10)
     assert rat.loc["strong", "ci_lo"] < rat.loc["strong", "elo"] < rat.loc["strong", "ci_hi"]
     # 4-player mixed field: the "finished ahead" rate of a vs b follows Bradley-Terry
     seats4 = synthetic_seats(4, 5000, strategies=["a", "b", "c", "d"],
                              strength={"a": 4, "b": 2, "c": 1, "d": 1}, seed=3)
-    mu4 = T.matchups(seats4)
+    mu4 = T.matchups(T.frame_stats(seats4))
     ab = mu4[(mu4["strategy"] == "a") & (mu4["opponent"] == "b")].iloc[0]
     assert ab["ci_lo"] <= 2 / 3 <= ab["ci_hi"]
-    r4 = T.ratings(seats4, n_boot=100).set_index("strategy")["elo"]
+    r4 = T.ratings(T.frame_stats(seats4), n_boot=100).set_index("strategy")["elo"]
     assert r4["a"] - r4["b"] == pytest.approx(400 * np.log10(2), abs=25)
 
 
@@ -352,10 +353,11 @@ def test_margin_and_majority_share_known_values():
                           "rank": [1, 2, 2, 1], "win": [True, False, False, True],
                           **{c: 0 for c in T.MAJORITY_CATEGORIES}})
     seats.loc[0, "vp_column_majority"] = 25
-    assert list(T.score_margin(seats, 2)) == [10, -10, 0, 0]
-    m = T.victory_margin(seats).iloc[0]
+    assert list(T.score_margin(seats["score"].to_numpy().reshape(-1, 2)).reshape(-1)) == [10, -10, 0, 0]
+    seats["cluster"] = seats["game_id"]
+    m = T.victory_margin(T.frame_stats(seats)).iloc[0]
     assert m["mean_margin"] == 5 and m["share_tiebreak"] == 0.5
-    share = T.majority_share(seats).set_index("group")
+    share = T.majority_share(T.frame_stats(seats)).set_index("group")
     assert share.loc["all seats", "pooled_share"] == pytest.approx(25 / 150)
     assert share.loc["winners", "mean_share"] == pytest.approx((0.5 + 0) / 2)
 
@@ -377,22 +379,22 @@ def real_runs(tmp_path_factory):
 
 def test_tables_from_a_real_run(real_runs):
     runs = T.open_runs(real_runs)
-    data = T.load(runs)
-    assert len(data.seats) == 4 * 240 + 2 * 240
-    adv, tests = T.seat_advantage(data.seats)
+    data = T.scan(runs)
+    assert data.player_counts == [2, 4] and data.counts[4].games == 240 and data.counts[2].games == 240
+    adv, tests = T.seat_advantage(data)
     assert set(adv["n_players"]) == {2, 4} and (adv.groupby("n_players")["wins"].sum() == 240).all()
     assert adv["seat_rotation"].all()
     cards = T.card_value(data)
     assert len(cards) == 2 * 16
-    # the card matrix agrees with the cards table
+    # the card-use counts agree with the cards table
     total = sum(pd.read_parquet(p, columns=["plays"])["plays"].sum() for r in runs for p in sorted((r.out / "cards").glob("*.parquet")))
-    assert data.matrix("cards", "plays").sum() == total == cards["times"].sum()
+    assert total == cards["times"].sum()
     outcomes = T.majority_outcomes(data)
     assert np.allclose(outcomes.groupby(["n_players", "majority"])["share"].sum(), 1.0)
     held = T.columns_held(data)
     by_seat = held[held["by"] == "seat"]
     assert np.allclose(by_seat[[f"share_{h}" for h in range(4)] + ["share_4+"]].sum(axis=1), 1.0)
-    vp = T.vp_by_category(data.seats)
+    vp = T.vp_by_category(data)
     four = vp[(vp["n_players"] == 4) & (vp["by"] == "strategy")]
     parts = four[four["category"] != "score"].groupby("group")["mean"].sum()
     total_score = four[four["category"] == "score"].set_index("group")["mean"]

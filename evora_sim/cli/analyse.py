@@ -1,9 +1,27 @@
-"""Commands that read run folders: report and compare."""
+"""Commands that read run folders: report, compare and compact."""
 from __future__ import annotations
 
 import click
 
 from .group import UserError, check_out_arg, examples, main, min_effect_option
+
+
+def scan_options(f):
+    """Where the runs are read: here, or on the Dask cluster that holds them."""
+    for opt in reversed([
+        click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+                     help="local: read the runs here; dask: each worker of a dask.distributed cluster reads "
+                          "the pieces of the runs (at the same path, on the file system the workers share) "
+                          "and returns only their statistics."),
+        click.option("--scheduler", metavar="ADDRESS", help="With --backend dask: the scheduler, e.g. tcp://HOST:8786."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def check_backend(backend, scheduler) -> None:
+    if backend == "dask" and not scheduler:
+        raise UserError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
 
 
 def check_report_dir(out, option="--out") -> None:
@@ -20,7 +38,8 @@ def check_report_dir(out, option="--out") -> None:
         raise UserError(str(exc)) from None
 
 
-def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0):
+def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0,
+                 backend="local", scheduler=None):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection), then build the
     report into ``out``."""
@@ -31,12 +50,13 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
     from ..runner import RunError
 
     check_report_dir(out, option)
+    check_backend(backend, scheduler)
     try:
         runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
     except RunError as exc:
         raise UserError(str(exc)) from None
     try:
-        return build_report(runs, out, min_effect=min_effect / 100)
+        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler)
     except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -53,9 +73,12 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
 @click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
               help="Only the runs of this player count (repeatable).")
 @min_effect_option
-def report(runs, out, allow_partial, players, min_effect):
-    """Write the balance report (report.html, report.md, CSV tables, figures) of run folders."""
-    path = write_report(runs, out, allow_partial, players, min_effect=min_effect)
+@scan_options
+def report(runs, out, allow_partial, players, min_effect, backend, scheduler):
+    """Write the balance report (report.html, report.md, CSV tables, figures) of run folders.
+    The runs are read once, block by block, so a run of any size is reported in bounded memory."""
+    path = write_report(runs, out, allow_partial, players, min_effect=min_effect, backend=backend,
+                        scheduler=scheduler)
     click.echo(f"report: {path / 'report.html'}")
 
 
@@ -124,7 +147,8 @@ def _write_table(out, df, lines, stem, figure=None):
                    "(compare.csv, compare.txt, compare.png).")
 @click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
 @min_effect_option
-def compare(run_a, run_b, out, allow_partial, min_effect):
+@scan_options
+def compare(run_a, run_b, out, allow_partial, min_effect, backend, scheduler):
     """How each headline metric moved from RUN_A to RUN_B (B - A, 95% intervals; paired by
     seed when both runs hold the same seeded games; 'moved' is Holm-corrected over the
     metrics). RUN_A and RUN_B are run folders, or evora run output folders: their runs are
@@ -132,10 +156,11 @@ def compare(run_a, run_b, out, allow_partial, min_effect):
     import pandas as pd
 
     from analysis.variants import compare as compare_runs
-    from analysis.variants import compare_lines, compare_plot
+    from analysis.variants import compare_lines, compare_plot, game_datas
 
     from ..runner import RunError
 
+    check_backend(backend, scheduler)
     a, b = _open_runs(run_a, allow_partial), _open_runs(run_b, allow_partial)
     counts = sorted(set(a) & set(b))
     if not counts:
@@ -143,10 +168,14 @@ def compare(run_a, run_b, out, allow_partial, min_effect):
                         f"{', '.join(map(str, sorted(a)))} and {', '.join(map(str, sorted(b)))} players); "
                         "compare runs of the same player counts")
     tables, lines = [], []
-    for n in counts:
+    try:                                     # every run read in one pass
+        datas = game_datas([r for n in counts for r in (a[n], b[n])], backend, scheduler)
+    except RunError as exc:                  # AnalysisError, or a chunk that cannot be read
+        raise UserError(str(exc)) from None
+    for i, n in enumerate(counts):
         try:
-            table, info = compare_runs(a[n], b[n], min_effect=min_effect / 100)
-        except RunError as exc:              # AnalysisError, or a chunk that cannot be read
+            table, info = compare_runs(datas[2 * i], datas[2 * i + 1], min_effect=min_effect / 100)
+        except RunError as exc:
             raise UserError(str(exc)) from None
         if len(counts) > 1:
             lines += ([""] if lines else []) + [f"== {n} players =="]
@@ -158,3 +187,30 @@ def compare(run_a, run_b, out, allow_partial, min_effect):
         table = pd.concat(tables, ignore_index=True)
         path = _write_table(out, table, lines, "compare", compare_plot(table))
         click.echo(f"written: {path}")
+
+
+# ---------------------------------------------------------------------------------------------
+# evora compact
+# ---------------------------------------------------------------------------------------------
+@main.command(epilog=examples("evora compact runs/big/p4"))
+@click.argument("run", metavar="RUN_DIR")
+def compact(run):
+    """Pack a run's finished chunks into fewer, larger files (parts of up to 1,000,000 games,
+    row groups of about 100,000): atomic, recorded in the manifest with the files' checksums,
+    and resume stays intact. Finished runs of 200,000 games or more are compacted when they
+    end; this does it for any run, finished or not. A damaged chunk is left where it is (and
+    named) for the run's command to replay."""
+    from ..compact import compact as pack
+    from ..fsutil import OutputError
+    from ..runner import RunError
+
+    try:
+        done = pack(run)
+    except (RunError, OutputError) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot compact {run}: {exc.strerror or exc}") from None
+    click.echo(f"{run}: {done.chunks:,} chunks packed into {len(done.parts)} new part"
+               f"{'' if len(done.parts) == 1 else 's'}; {done.files_before:,} -> {done.files_after:,} files per table")
+    for k, why in sorted(done.skipped.items()):
+        click.echo(f"chunk {k} left in its own files: {why}; run the run's command again to replay it", err=True)

@@ -75,6 +75,8 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
             run_experiment(**{**kw, "out": folder}, rules=rules)
     keys = [k for k, _ in the_plan["params"]]
     try:
+        # read here: the sweep's runs were written on this machine, and the workers that played
+        # them need not share its disk (evora report --backend dask is for runs that they do)
         df = summary(out, min_effect / 100)
         path = write_summary(out, df, min_effect / 100)
     except (AnalysisError, RunError, OutputError) as exc:

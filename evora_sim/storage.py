@@ -1,0 +1,177 @@
+"""Where a run's finished games are on disk, and reading them back block by block.
+
+A finished chunk is in its own four files (``TABLE/chunk-K.parquet``) or, once the run is
+compacted (:mod:`evora_sim.compact`), in a *part*: one larger file per table whose row groups each
+hold whole, consecutive chunks. Either way the unit read at once is a *block* (a chunk, or a row
+group of a part): every block holds whole games, the same games in every table, so a reader can
+fold one block into its totals and drop it. A *piece* is the unit of checking and of work: a
+chunk's files or a part's files, checked against the sizes and SHA-256 the manifest recorded
+before any of its blocks is read (:func:`verify`), by whoever reads them - this process, or a
+cluster worker that reads the run folder where it lies.
+
+Every block read is checked as a chunk always was: each game id inside the block's range, each
+game once in ``games`` and ``players`` times in ``seats``. A file that is missing, damaged,
+truncated or copied from elsewhere is refused with one line naming the chunk and the file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .manifest import (TABLES, RunError, chunk_file, chunk_ids, chunk_parts, file_problem, part_file)
+
+REPLAY = "run the run's command again to replay it"
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole consecutive chunks read at once: a chunk file, or row group ``row_group`` of a part."""
+
+    chunks: tuple[int, ...]
+    lo: int                          # game ids lo (inclusive) .. hi (exclusive)
+    hi: int
+    part: int | None = None
+    row_group: int = 0
+
+    def file(self, out: Path, table: str) -> Path:
+        return chunk_file(out, table, self.chunks[0]) if self.part is None else part_file(out, table, self.part)
+
+    def name(self, out: Path, table: str) -> str:
+        f = self.file(out, table)
+        ks = f"chunk {self.chunks[0]}" if len(self.chunks) == 1 else f"chunks {self.chunks[0]}-{self.chunks[-1]}"
+        where = f"{table}/{f.name}" + ("" if self.part is None else f", row group {self.row_group}")
+        return f"run {out}: {ks} ({where})"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A chunk's files or a part's files, and the blocks they hold."""
+
+    blocks: tuple[Block, ...]
+    records: dict | None             # table -> [size, sha256] as written (None: a version-1 chunk)
+    part: int | None = None
+
+    @property
+    def chunks(self) -> list[int]:
+        return [k for b in self.blocks for k in b.chunks]
+
+    @property
+    def label(self) -> str:
+        ks = self.chunks
+        return f"chunk {ks[0]}" if self.part is None else f"part {self.part} (chunks {ks[0]}-{ks[-1]})"
+
+
+def _part_piece(cfg: dict, p: int, part: dict) -> Piece:
+    blocks, i = [], 0
+    for g, size in enumerate(part["row_groups"]):
+        ks = tuple(part["chunks"][i:i + size])
+        i += size
+        blocks.append(Block(ks, chunk_ids(cfg, ks[0])[0], chunk_ids(cfg, ks[-1])[1], int(p), g))
+    return Piece(tuple(blocks), part["files"], int(p))
+
+
+def _chunk_piece(manifest: dict, k: int) -> Piece:
+    return Piece((Block((k,), *chunk_ids(manifest["config"], k)),), manifest["chunk_files"].get(str(k)))
+
+
+def pieces(out: Path, manifest: dict) -> list[Piece]:
+    """The finished games of a run as pieces, in chunk order."""
+    found = [_part_piece(manifest["config"], int(p), part) for p, part in manifest.get("parts", {}).items()]
+    in_parts = chunk_parts(manifest)
+    found += [_chunk_piece(manifest, int(key)) for key, status in manifest["chunks"].items()
+              if status == "done" and int(key) not in in_parts]
+    return sorted(found, key=lambda piece: piece.chunks[0])
+
+
+def verify(out: Path, piece: Piece, tables=TABLES) -> None:
+    """Refuse a piece whose files are not the bytes written (size and SHA-256), naming it."""
+    if piece.records is None:
+        return                       # a version-1 chunk: checked when read (its games counted)
+    for table in tables:
+        f = piece.blocks[0].file(out, table)
+        problem = file_problem(f, f"{table}/{f.name}", piece.records[table])
+        if problem:
+            raise RunError(f"run {out}: {piece.label} is damaged ({problem}); {REPLAY}")
+
+
+def read_block(out: Path, config: dict, block: Block, table: str, columns=None):
+    """Table ``table`` of ``block`` as a pyarrow Table (``columns`` and always ``game_id``), its
+    game ids checked (see the module)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    f = block.file(out, table)
+    name = block.name(out, table)
+    cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
+    try:
+        if block.part is None:
+            data = pq.read_table(f, columns=cols)
+        else:
+            data = pq.ParquetFile(f).read_row_group(block.row_group, columns=cols)
+    except FileNotFoundError:
+        raise RunError(f"{name} is missing although the manifest marks it done; {REPLAY}") from None
+    except Exception as exc:         # a truncated or foreign file: pyarrow raises several kinds
+        raise RunError(f"{name} cannot be read as a run table ({type(exc).__name__}); {REPLAY}") from None
+    lo, hi = block.lo, block.hi
+    ids = data["game_id"].to_numpy() if "game_id" in data.column_names else np.empty(0, dtype=np.int64)
+    if len(ids) and (ids.min() < lo or ids.max() >= hi):
+        raise RunError(f"{name} holds game ids outside its range {lo}..{hi - 1} (a file copied "
+                       "from elsewhere?); run the run's command again into a new --out")
+    want = {"games": 1, "seats": config["players"]}.get(table)
+    if want is not None and not (len(ids) == want * (hi - lo)
+                                 and (np.bincount(ids - lo, minlength=hi - lo) == want).all()):
+        raise RunError(f"{name} does not hold each of its {hi - lo:,} games exactly "
+                       f"{'once' if want == 1 else f'{want} times'} (duplicate or missing game ids)")
+    return data
+
+
+def find_block(manifest: dict, k: int) -> Block:
+    """The block that holds finished chunk ``k``."""
+    p = chunk_parts(manifest).get(int(k))
+    if p is None:
+        return _chunk_piece(manifest, int(k)).blocks[0]
+    piece = _part_piece(manifest["config"], p, manifest["parts"][str(p)])
+    return next(b for b in piece.blocks if int(k) in b.chunks)
+
+
+def read_chunk(out: Path, manifest: dict, table: str, k: int, columns=None):
+    """Table ``table`` of finished chunk ``k`` as a DataFrame (in a part: its rows of the block
+    holding it), its game ids checked."""
+    import pyarrow.compute as pc
+
+    block = find_block(manifest, k)
+    data = read_block(out, manifest["config"], block, table, columns)
+    if len(block.chunks) > 1:
+        lo, hi = chunk_ids(manifest["config"], k)
+        ids = data["game_id"]
+        data = data.filter(pc.and_(pc.greater_equal(ids, lo), pc.less(ids, hi)))
+    df = data.to_pandas()
+    return df if columns is None or "game_id" in columns else df.drop(columns="game_id")
+
+
+def schema(out: Path, manifest: dict, table: str):
+    """The Parquet schema of the run's ``table`` (from its first finished piece), or None."""
+    import pyarrow.parquet as pq
+
+    found = pieces(out, manifest)
+    return pq.read_schema(found[0].blocks[0].file(out, table)) if found else None
+
+
+def n_games(out: Path, manifest: dict) -> int:
+    """Games in the finished chunks (from the manifest's configuration: no file is read)."""
+    cfg = manifest["config"]
+    total = 0
+    for key, status in manifest["chunks"].items():
+        if status == "done":
+            lo, hi = chunk_ids(cfg, int(key))
+            total += hi - lo
+    return total
+
+
+def files(out: Path, manifest: dict, table: str) -> list[Path]:
+    """Every file holding finished games of ``table`` (for a lazy reader: pyarrow.dataset)."""
+    return [p.blocks[0].file(out, table) for p in pieces(out, manifest)]
+
+
+__all__ = ["Block", "Piece", "pieces", "verify", "read_block", "read_chunk", "schema", "n_games",
+           "files", "TABLES"]
