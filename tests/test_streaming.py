@@ -17,7 +17,7 @@ import pytest
 
 import analysis.tables as T
 import analysis.variants as V
-import tests.inmemory_oracle as O
+import inmemory_oracle as O
 from evora_sim.compact import compact
 from evora_sim.manifest import chunk_file, forget_chunks, read_manifest, write_manifest
 from evora_sim.runner import RunError, TableTooLarge, open_run, simulate
@@ -258,7 +258,7 @@ def test_evora_compact_on_the_command_line(tmp_path):
     from click.testing import CliRunner
 
     from evora_sim.cli import main
-    from tests.cli_results import ok, one_error_line
+    from cli_results import ok, one_error_line
 
     out = tmp_path / "run"
     simulate(2, 60, "random", seed=5, out=out, chunk_size=20, command="c", compact=False)
@@ -277,7 +277,7 @@ def test_evora_report_on_a_dask_cluster_writes_the_local_numbers(runs, tmp_path,
     from click.testing import CliRunner
 
     from evora_sim.cli import main
-    from tests.cli_results import ok, one_error_line
+    from cli_results import ok, one_error_line
 
     base, paths = runs
     cli = CliRunner()
