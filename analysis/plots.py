@@ -332,3 +332,52 @@ def tension(dists: dict):
     fig.suptitle("Game shape: how often the lead changes, and how late the game is decided")
     fig.tight_layout()
     return fig
+
+
+def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[str]):
+    """One small panel per headline figure: its value at each rung (weakest left) with 95%
+    ranges, the no-effect value dashed, the verdict in the title."""
+    import textwrap
+
+    figs = list(verdict["figure"])
+    cols = 4
+    rows = -(-len(figs) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.7 * rows), squeeze=False)
+    x_labels = [str(i + 1) for i in range(len(rung_names))]
+    for ax, v in zip(axes.flat, verdict.itertuples()):
+        g = table[table["figure"] == v.figure].sort_values("rung")
+        scale = 1.0 if v.kind == "mean" else 100.0
+        x = g["rung"].to_numpy()
+        y = scale * g["value"].to_numpy(float)
+        err = np.clip(np.vstack([y - scale * g["lo"].to_numpy(float), scale * g["hi"].to_numpy(float) - y]), 0, None)
+        ax.errorbar(x, y, yerr=err, fmt="o-", ms=4, color=COLOURS[0], ecolor=COLOURS[0], capsize=3)
+        if np.isfinite(v.null):
+            ax.axhline(scale * v.null, color=COLOURS[3], linestyle="--", linewidth=0.9)
+        ax.set_xticks(range(len(rung_names)), x_labels)
+        ax.set_title(textwrap.fill(f"{v.label}: {v.verdict}", 40), fontsize=8)
+        ax.set_ylabel("rounds" if v.kind == "mean" else ("points" if v.kind in ("unfairness", "rate change") else "%"),
+                      fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in list(axes.flat)[len(figs):]:
+        ax.axis("off")
+    fig.suptitle("Headline figures at each rung (x: rung, " + "; ".join(rung_names) + ")", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def skill_ratings(ratings: pd.DataFrame):
+    """Each rung's Bradley-Terry rating (Elo scale, mean 0) with its 95% bootstrap range."""
+    import textwrap
+
+    fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(ratings) + 1.3))
+    y = ratings["rung"].to_numpy()
+    v = ratings["elo"].to_numpy(float)
+    err = np.clip(np.vstack([v - ratings["ci_lo"].to_numpy(float), ratings["ci_hi"].to_numpy(float) - v]), 0, None)
+    ax.errorbar(v, y, xerr=err, fmt="o", ms=6, color=COLOURS[2], ecolor=COLOURS[2], capsize=3)
+    ax.set_yticks(y, [textwrap.fill(f"{r + 1}. {p}", 34) for r, p in zip(y, ratings["players"])], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("rating (Elo scale; +100 = ahead 64% of the time)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title("Strength of each rung, from 2-player duels (95% ranges)")
+    fig.tight_layout()
+    return fig

@@ -205,9 +205,10 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
 
 
 def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
-            scheduler: str | None = None) -> Report:
+            scheduler: str | None = None, ladder=None) -> Report:
     """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
-    ``backend="dask"``: on the cluster at ``scheduler``)."""
+    ``backend="dask"``: on the cluster at ``scheduler``). ``ladder`` (:class:`analysis.skill.Ladder`):
+    a Skill section first, and the findings' robustness to skill said first among the findings."""
     from .sample_game import sample_game
     from .scan import scan
 
@@ -319,6 +320,13 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                 + ([("Game tension", "tension", lambda: plots.tension(T.tension_distributions(data)))]
                    if len(tension) else [])),
     ]
+    if ladder is not None:
+        from .skill_report import skill_part
+
+        part = skill_part(ladder, min_effect, backend=backend, scheduler=scheduler)
+        sections.insert(0, part.section)
+        findings = part.findings + findings
+        header = header + [part.header]
     if len(sure):
         sections.append(Section(
             "Run until sure",
@@ -337,12 +345,13 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
 
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
-                 backend: str = "local", scheduler: str | None = None) -> Path:
+                 backend: str = "local", scheduler: str | None = None, ladder=None) -> Path:
     from . import page
 
     out = Path(out)
-    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler)
-    manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in runs]
+    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler, ladder=ladder)
+    shown = list(runs) + ([r for r in ladder.runs if r not in runs] if ladder is not None else [])
+    manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in shown]
     with atomic_folder(out, REPORT_KIND) as tmp:
         figures = {}
         first = [rep.answer_figure] + ([rep.strongest_figure] if rep.strongest_figure else [])

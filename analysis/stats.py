@@ -212,9 +212,36 @@ def clustered_wilson(k_per_cluster, m: int, z: float = Z95) -> tuple[float, floa
 # ---------------------------------------------------------------------------------------------
 # ratings: Bradley-Terry
 # ---------------------------------------------------------------------------------------------
+def _bt_newton(games, won, tol: float, max_iter: int = 100):
+    """Newton's method on the Bradley-Terry log-likelihood (log-strengths, the first held at 0),
+    steps capped at 2 so a lopsided comparison cannot overshoot; None when the comparisons do not
+    connect every strategy or it does not converge (then the MM algorithm decides)."""
+    s = len(won)
+    theta = np.zeros(s)
+    for _ in range(max_iter):
+        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+        grad = won - (games * p).sum(axis=1)
+        v = games * p * (1 - p)
+        info = np.diag(v.sum(axis=1)) - v
+        try:
+            step = np.linalg.solve(info[1:, 1:], grad[1:])
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(step)):
+            return None
+        big = np.max(np.abs(step)) if len(step) else 0.0
+        if big > 2.0:
+            step *= 2.0 / big
+        theta[1:] += step
+        if big < tol:
+            return theta
+    return None
+
+
 def bradley_terry(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarray:
-    """Bradley-Terry log-strengths (mean 0) from ``wins[i, j]`` = times i beat j, by Hunter's
-    MM algorithm (the maximum-likelihood fit). A strategy that never won or never lost a
+    """Bradley-Terry log-strengths (mean 0) from ``wins[i, j]`` = times i beat j: the
+    maximum-likelihood fit, by Newton's method (a few steps, however lopsided the strengths), or
+    Hunter's MM algorithm when Newton cannot decide. A strategy that never won or never lost a
     comparison has no finite strength: 0.5 is then added to both directions of every pair that
     met (a standard small-sample correction), which moves large samples negligibly."""
     w = np.asarray(wins, dtype=float)
@@ -227,6 +254,9 @@ def bradley_terry(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarra
         w = w + 0.5 * (games > 0)
         games = w + w.T
         won = w.sum(axis=1)
+    theta = _bt_newton(games, won, tol)
+    if theta is not None:
+        return theta - theta.mean()
     p = np.ones(s)
     for _ in range(max_iter):
         denom = (games / (p[:, None] + p[None, :])).sum(axis=1)

@@ -4,11 +4,13 @@
 - ``runs``: simulate, run (the main job);
 - ``experiments``: sweep;
 - ``tuning``: tune strategy, balance (searches over parameters);
+- ``skill``: skill (the findings against a ladder of players);
 - ``analyse``: report, compare;
 - ``rules``: rules (every rules key, its value and what it allows).
 """
-from . import analyse, experiments, play, rules, runs, tuning  # noqa: F401  (each registers its commands)
+from . import analyse, experiments, play, rules, runs, skill, tuning  # noqa: F401  (each registers its commands)
 from .group import UserError, main
-from .runs import DEFAULT_FIELD, DEFAULT_GAMES
+from ..fields import DEFAULT_FIELD
+from .runs import DEFAULT_GAMES
 
 __all__ = ["main", "UserError", "DEFAULT_FIELD", "DEFAULT_GAMES"]

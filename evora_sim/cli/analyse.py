@@ -39,11 +39,12 @@ def check_report_dir(out, option="--out") -> None:
 
 
 def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0,
-                 backend="local", scheduler=None):
+                 backend="local", scheduler=None, ladder_dir=None):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection), then build the
-    report into ``out``."""
+    report into ``out`` (with the Skill section of the ladder in ``ladder_dir``, if given)."""
     from analysis.report import build_report
+    from analysis.skill import open_ladder
     from analysis.tables import open_runs
 
     from ..fsutil import OutputError
@@ -53,30 +54,79 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
     check_backend(backend, scheduler)
     try:
         runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
+        ladder = open_ladder(ladder_dir) if ladder_dir is not None else None
     except RunError as exc:
         raise UserError(str(exc)) from None
     try:
-        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler)
+        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler,
+                            ladder=ladder)
     except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
 
 
-@main.command(epilog=examples("evora report runs/base/p4 --out reports/base",
-                              "evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
-                              "evora report runs/big --out reports/big --players 4 --allow-partial"))
+def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="local", scheduler=None):
+    """The report of a skill ladder: ``source`` is the folder ``evora skill`` played (rungs and
+    duels), or a list of run folders named as rungs, weakest first (no duels, so no ratings).
+    The sections after Skill describe the top rung."""
+    from analysis.report import build_report
+    from analysis.skill import check_ladder, open_ladder
+    from analysis.tables import open_runs
+
+    from ..fsutil import OutputError
+    from ..runner import RunError
+
+    check_report_dir(out, option)
+    check_backend(backend, scheduler)
+    try:
+        if isinstance(source, (list, tuple)):
+            ladder = check_ladder(open_runs(list(source)))
+            if len(ladder.runs) < len(source):
+                raise RunError("a run folder is named twice as a rung; name each rung once")
+        else:
+            ladder = open_ladder(source)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        return build_report([ladder.runs[-1]], out, min_effect=min_effect / 100, backend=backend,
+                            scheduler=scheduler, ladder=ladder)
+    except (RunError, OutputError) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+
+
+@main.command(epilog=examples("evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
+                              "evora report runs/skill --out reports/skill",
+                              "evora report --ladder runs/random runs/greedy runs/mcts --out reports/ladder"))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
 @click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
               help="Report folder: created, or replaced if it holds an earlier report and nothing else.")
 @click.option("--allow-partial", is_flag=True, help="Analyse only the finished chunks of an incomplete run.")
 @click.option("--players", "-n", "players", type=int, multiple=True, metavar="N",
               help="Only the runs of this player count (repeatable).")
+@click.option("--ladder", "as_ladder", is_flag=True,
+              help="The run folders are the rungs of a skill ladder, weakest first (same seeds and rules): "
+                   "add the Skill section. A folder played by evora skill is read as its ladder without it.")
 @min_effect_option
 @scan_options
-def report(runs, out, allow_partial, players, min_effect, backend, scheduler):
+def report(runs, out, allow_partial, players, as_ladder, min_effect, backend, scheduler):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders.
     The runs are read once, block by block, so a run of any size is reported in bounded memory."""
+    from pathlib import Path
+
+    from ..ladder import PLAN_FILE
+
+    if as_ladder or (len(runs) == 1 and (Path(runs[0]) / PLAN_FILE).is_file()):
+        if allow_partial or players:
+            raise UserError("a skill ladder is reported whole: --allow-partial and --players do not apply to it")
+        source = list(runs) if as_ladder else runs[0]
+        if as_ladder and len(runs) < 2:
+            raise UserError(f"--ladder needs at least two run folders (rungs, weakest first), got {len(runs)}")
+        path = write_ladder_report(source, out, min_effect=min_effect, backend=backend, scheduler=scheduler)
+        click.echo(f"report: {path / 'report.html'}")
+        return
     path = write_report(runs, out, allow_partial, players, min_effect=min_effect, backend=backend,
                         scheduler=scheduler)
     click.echo(f"report: {path / 'report.html'}")

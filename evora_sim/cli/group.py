@@ -6,6 +6,7 @@ stderr and exit status 2, never a traceback. Every input is checked before anyth
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -183,3 +184,21 @@ JOBS_DEFAULT = -1          # one default for every command that plays games: eve
 def jobs_option(f):
     return click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True, metavar="N",
                         help="Processes; -1 = every core.")(f)
+
+
+@contextmanager
+def playing(out):
+    """Around the games of a command: a run error becomes the one-line user error, and Ctrl-C
+    says what is kept in ``out`` and exits with status 130."""
+    from strategies.errors import StrategyError
+
+    from ..runner import RunError
+
+    try:
+        yield
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out}; run the same command again to play "
+                   "only the missing ones", err=True)
+        sys.exit(130)

@@ -5,9 +5,10 @@ import sys
 
 import click
 
+from ..fields import DEFAULT_FIELD
 from .analyse import check_report_dir, write_report
 from .group import (STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg, decision_timeout_option,
-                    examples, jobs_option, load_rules_arg, main, set_option)
+                    examples, jobs_option, load_rules_arg, main, playing, set_option)
 
 
 GAMES_HELP = ("Games to play in all: seeds x seat rotations, rounded up to whole seeds (with "
@@ -80,25 +81,17 @@ def settle_size(kw: dict, max_games=None) -> int | None:
 def run_experiment(n_players, seeds, spec, seed, jobs, out, seat_rotation, rules_path, backend,
                    scheduler, chunk_size, quiet, overrides=(), rules=None, decision_timeout=None):
     """Check every argument, then run; user mistakes become one-line errors."""
-    from strategies.registry import StrategyError
-
-    from ..runner import RunError, simulate
+    from ..runner import simulate
 
     if rules is None:
         rules = load_rules_arg(rules_path, overrides)
     check_players_arg(n_players, rules)
     command = "evora " + " ".join(sys.argv[1:])
-    try:
+    with playing(out):
         return simulate(n_players, seeds, spec, seed=seed, out=out, jobs=jobs,
                         seat_rotation=seat_rotation, rules=rules, backend=backend,
                         scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command,
                         decision_timeout=decision_timeout)
-    except (RunError, StrategyError) as exc:
-        raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out}; run the same command again "
-                   "to play only the missing ones", err=True)
-        sys.exit(130)
 
 
 def until_ci_options(f):
@@ -190,15 +183,8 @@ def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
     click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
 
 
-
-# The main job's fields: the strongest turn-planning built-ins of a 2-player round robin
-# (1,000 games a pair, seeds 930001..: balanced beat every other; greedy and blocker next, even
-# with each other; then cards), so seats are measured in competent, varied play (its own total;
-# denying the leader; cards and tiles). Seat rotation puts every strategy in every seat on the
-# same seeds, so seat effects are not strategy effects. random and the weakest specialists stay
-# out: a weak seat-mate hands wins to the others and blurs seat effects.
-DEFAULT_FIELD = {2: "balanced,greedy", 3: "balanced,greedy,blocker", 4: "balanced,greedy,blocker,cards"}
 DEFAULT_GAMES = 48_000
+SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder
 
 
 @main.command(epilog=examples(
@@ -219,8 +205,14 @@ DEFAULT_GAMES = 48_000
               help="The report goes here.")
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
+@click.option("--skill", "with_skill", is_flag=True,
+              help="Also play a short skill ladder at the largest player count (evora skill's default ladder "
+                   f"without its top rung) sized to about {SHORT_BUDGET:g} minutes, into OUT/skill, and add "
+                   "the Skill section to the report: which findings hold for stronger players. evora skill "
+                   "plays a full one.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=(), seat_rotation=True):
+def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=(), seat_rotation=True,
+        with_skill=False):
     """The main job: simulate 2, 3 and 4 players, each with a field of built-in strategies under
     seat rotation, then write the report. Its run folder (--out) can be given to evora compare
     whole: each player count's runs are paired."""
@@ -244,6 +236,15 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
             check_folder(Path(folder), make_config(n, seeds, spec, seed, seat_rotation, None, rules))
     except RunError as exc:
         raise UserError(str(exc)) from None
+    ladder_dir = ladder = None
+    if with_skill:
+        from ..ladder import default_ladder
+        from .skill import prepare_ladder
+
+        top = max(n for n, *_ in plan)
+        ladder_dir = Path(out) / "skill"
+        rungs = default_ladder(top)[:-1]
+        ladder = prepare_ladder(ladder_dir, top, rungs, seed, rules, None, None, SHORT_BUDGET, jobs, quiet)
     dirs = []
     for n, spec, folder, seeds in plan:
         if not quiet:
@@ -254,7 +255,11 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
                        seat_rotation=seat_rotation, rules_path=rules_path, backend="loky", scheduler=None,
                        chunk_size=None, quiet=quiet, rules=rules)
         dirs.append(folder)
-    path = write_report(dirs, report_dir, option="--report-dir")
+    if ladder is not None:
+        from .skill import play_ladder
+
+        play_ladder(ladder_dir, ladder, rules, jobs, quiet=quiet)
+    path = write_report(dirs, report_dir, option="--report-dir", ladder_dir=ladder_dir)
     click.echo(f"report: {path / 'report.html'}")
 
 

@@ -159,7 +159,7 @@ def _fields(specs, counts: list[int]) -> dict[int, str]:
     every seat of the counts without their own; the default field otherwise."""
     from strategies.registry import StrategyError, split_specs
 
-    from .runs import DEFAULT_FIELD
+    from ..fields import DEFAULT_FIELD
 
     fields = {n: DEFAULT_FIELD[n] for n in counts}
     given = {}

@@ -1,0 +1,348 @@
+"""Findings against skill: the headline figures of runs that form a skill ladder, a verdict per
+finding, and the rungs' strength on one scale.
+
+A **ladder** is a list of runs of the same player count, rules, run seed and seeds (common
+random numbers: game ``i`` of every rung is dealt the same stacks), each with its seats filled by
+one rung's players, weakest first. For each headline figure (every seat's win rate, the seat
+unfairness, the strongest cards and spaces, the majorities' share of the score, game length, the
+end triggers' shares) :func:`figure_table` gives its value at each rung with its 95% interval,
+and :func:`verdicts` says how it moves with skill:
+
+- **grows / shrinks with skill**: the weighted least-squares slope of the figure on the rung's
+  place in the ladder (0, 1, 2, ...) is significant, with Holm's correction over every figure of
+  the ladder. "Grows" means the finding gets larger: its effect moves away from "no effect" (a
+  fair share, no difference) going up the ladder; for a figure without a "no effect" value (game
+  length, shares) it means the figure rises. The rungs are treated as independent; they share
+  their seeds, which correlates their estimates positively (the same deals), and under positive
+  correlation the slope's true variance is smaller than assumed, so the test is conservative.
+- **reverses**: the effect is significant in one direction at one rung and in the other at
+  another (each rung's own test, as its report would say), or a significant trend carries it
+  from one side of "no effect" at the weakest rung to the other at the strongest (both ends'
+  95% intervals exclude it).
+- **holds at every rung**: the same sign at every rung, no reversal and no trend.
+- **no effect at any rung**: never significant, no trend.
+- **unclear**: none of these (the sign changes between rungs, but nothing is significant).
+
+The strongest cards and spaces are chosen by their mean absolute adjusted effect over all rungs,
+so no rung's noise decides alone which findings are followed (the choice inflates every rung's
+effect a little, not one rung's).
+
+**Strength on one scale** (:func:`rung_ratings`): 2-player duels between the rungs (each pair
+seat-rotated over the same seeds; a rung holding a mixed field plays each of its members in
+turn) fitted by Bradley-Terry on the Elo scale, with a bootstrap over seeds, stratified by duel
+(seeds resampled within each duel run, as duels are independent experiments). A ladder's rungs
+are meant to be far apart, so a weak rung may never beat a strong one, and then no finite rating
+fits: half a win is added to both directions of every pair of rungs that met (the usual
+small-sample correction), which pulls the ratings together a little and so only makes a step
+harder to call significant. A step up the ladder is significant when the bootstrap p-value of "the upper rung is no stronger", Holm-
+corrected over the steps, is below ``ALPHA``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from evora_sim.manifest import RunError
+
+from .stats import ALPHA, ELO, bradley_terry, holm
+
+TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
+VERDICTS = ("holds at every rung", "grows with skill", "shrinks with skill", "reverses",
+            "no effect at any rung", "unclear")
+
+
+class LadderError(RunError):
+    """Runs that cannot be read as a ladder: the message names the problem in one line."""
+
+
+@dataclass
+class DuelRun:
+    """One 2-player duel run between two rungs: which strategy name (as the run records it)
+    stands for which rung."""
+
+    run: object                    # evora_sim.runner.RunResult
+    rung_of: dict                  # strategy name -> rung index
+
+
+@dataclass
+class Ladder:
+    labels: list                   # each rung's players, as the user gave them
+    runs: list                     # RunResult per rung, weakest first
+    duels: list = field(default_factory=list)   # DuelRun
+
+    @property
+    def players(self) -> int:
+        return int(self.runs[0].manifest["config"]["players"])
+
+
+def rung_label(manifest: dict) -> str:
+    """A run's players in one phrase: its strategy when every seat holds the same, else the field."""
+    names = manifest["config"]["strategies"]
+    return names[0] if len(set(names)) == 1 else ",".join(names)
+
+
+def check_ladder(runs, labels=None) -> Ladder:
+    """The runs as a ladder, weakest first, or :class:`LadderError` naming what breaks common
+    random numbers: a different player count, run seed, number of seeds or rules."""
+    runs = list(runs)
+    if len(runs) < 2:
+        raise LadderError(f"a skill ladder needs at least two rungs (runs), got {len(runs)}")
+    first = runs[0].manifest["config"]
+    for r in runs[1:]:
+        c = r.manifest["config"]
+        for key, what in (("players", "player count"), ("seed", "run seed"), ("games", "number of seeds"),
+                          ("rules_hash", "rules")):
+            if c[key] != first[key]:
+                shown = (f"{first[key]} and {c[key]}" if key != "rules_hash"
+                         else f"rules hash {first[key][:12]} and {c[key][:12]}")
+                raise LadderError(f"{runs[0].out} and {r.out} cannot be rungs of one ladder: their {what} "
+                                  f"differ ({shown}); a ladder plays the same seeds under the same rules")
+    return Ladder(list(labels) if labels else [rung_label(r.manifest) for r in runs], runs)
+
+
+# ---------------------------------------------------------------------------------------------
+# the figures at each rung
+# ---------------------------------------------------------------------------------------------
+def _row(figure, label, kind, null, value, lo, hi, n, significant=None) -> dict:
+    return {"figure": figure, "label": label, "kind": kind, "null": null, "value": float(value),
+            "lo": float(lo), "hi": float(hi), "n": int(n),
+            "significant": (bool(significant) if significant is not None else None)}
+
+
+def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFrame, pd.DataFrame]:
+    """The headline figures of one rung's scan (``analysis.scan``): rows for
+    :func:`figure_table`, and the card and space tables (their strongest are chosen over all
+    rungs later)."""
+    from . import tables as T
+
+    adv, tests = T.seat_advantage(data, min_effect)
+    rows = []
+    for _, r in adv[adv["n_players"] == n].iterrows():
+        seat = int(r["seat"])
+        rows.append(_row(f"seat {seat}", f"Seat {seat}{' (first)' if seat == 0 else ''} win rate", "rate",
+                         r["fair_share"], r["win_rate"], r["ci_lo"], r["ci_hi"], r["games"], r["significant"]))
+    t = tests[tests["n_players"] == n].iloc[0]
+    rows.append(_row("unfairness", "Seat unfairness", "unfairness", 0.0, t["unfairness"], t["unfairness_lo"],
+                     t["unfairness_hi"], t["seeds"], t["significant"]))
+    share = T.majority_share(data)
+    s = share[(share["n_players"] == n) & (share["group"] == "all seats")].iloc[0]
+    rows.append(_row("majority share", "Majorities' share of the score", "share", np.nan, s["mean_share"],
+                     s["ci_lo"], s["ci_hi"], s["seat_games"]))
+    g = T.game_shape(data)
+    g = g[g["n_players"] == n].iloc[0]
+    rows.append(_row("rounds", "Game length (rounds)", "mean", np.nan, g["rounds_mean"], g["rounds_lo"],
+                     g["rounds_hi"], g["games"]))
+    for _, e in T.end_triggers(data).query("n_players == @n").iterrows():
+        rows.append(_row(f"end {e['end_trigger']}", f"Games ended by {e['end_trigger'].replace('_', ' ')}", "share",
+                         np.nan, e["share"], e["ci_lo"], e["ci_hi"], e["games"]))
+    cards = T.card_value(data, min_effect).query("n_players == @n")
+    spaces = T.space_value(data, min_effect).query("n_players == @n")
+    return rows, cards, spaces
+
+
+def _strongest(tables: list, key: str, what: str) -> list[dict]:
+    """Rows for the ``TOP_CARDS`` cards (spaces) of largest mean |adjusted effect| over the rungs."""
+    both = pd.concat([t.assign(rung=i) for i, t in enumerate(tables)], ignore_index=True)
+    both = both[np.isfinite(both["adj_diff"])]
+    if both.empty:
+        return []
+    size = both.groupby(key)["adj_diff"].apply(lambda x: np.abs(x).mean())
+    seen = both.groupby(key)["rung"].nunique()
+    keep = size[seen == len(tables)].sort_values(ascending=False).index[:TOP_CARDS]
+    rows = []
+    for k in keep:
+        for _, r in both[both[key] == k].iterrows():
+            rows.append({**_row(f"{what} {k}", f"{r['name']}: win rate when {'played' if what == 'card' else 'used'}"
+                                " (adjusted difference)", "rate change", 0.0, r["adj_diff"], r["adj_lo"],
+                                r["adj_hi"], r["seat_games_used"], r["significant"]), "rung": int(r["rung"])})
+    return rows
+
+
+def figure_table(ladder: Ladder, min_effect: float, backend: str = "local",
+                 scheduler: str | None = None) -> pd.DataFrame:
+    """Every headline figure at every rung: one row per (figure, rung) with value, 95% interval,
+    sample size, and the rung's own significance where the figure has a "no effect" value."""
+    from .scan import scan
+
+    n = ladder.players
+    rows, cards, spaces = [], [], []
+    for i, run in enumerate(ladder.runs):
+        data = scan([run], report=True, backend=backend, scheduler=scheduler)
+        got, c, s = rung_figures(data, n, min_effect)
+        rows += [{**r, "rung": i} for r in got]
+        cards.append(c)
+        spaces.append(s)
+    rows += _strongest(cards, "card", "card") + _strongest(spaces, "space", "space")
+    out = pd.DataFrame(rows)
+    out["rung_label"] = [ladder.labels[i] for i in out["rung"]]
+    order = {f: k for k, f in enumerate(dict.fromkeys(out["figure"]))}
+    out = out.sort_values(["figure", "rung"], key=lambda c: c.map(order) if c.name == "figure" else c)
+    return out.reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# verdicts
+# ---------------------------------------------------------------------------------------------
+def half_width_se(lo, hi) -> np.ndarray:
+    """A standard error from a 95% interval (its half-width over 1.96): exact for the t and
+    normal intervals, close for Wilson's away from 0 and 1."""
+    return (np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)) / (2 * sps.norm.ppf(0.975))
+
+
+def trend(values, ses) -> tuple[float, float, float]:
+    """Weighted least-squares slope of ``values`` on their place (0, 1, ...) with known standard
+    errors ``ses``: (slope per rung, its standard error, two-sided p of "no slope"). A rung with
+    no variation (standard error 0) is given the smallest positive error of the others."""
+    v = np.asarray(values, dtype=float)
+    se = np.asarray(ses, dtype=float)
+    ok = np.isfinite(v) & np.isfinite(se)
+    x, v, se = np.arange(len(ok))[ok].astype(float), v[ok], se[ok]
+    if len(v) < 2 or not np.any(se > 0):
+        return float("nan"), float("nan"), float("nan")
+    se = np.where(se > 0, se, se[se > 0].min())
+    w = 1.0 / se ** 2
+    xc = x - (w * x).sum() / w.sum()
+    sxx = (w * xc ** 2).sum()
+    slope = float((w * xc * v).sum() / sxx)
+    s = float(np.sqrt(1.0 / sxx))
+    return slope, s, float(2 * sps.norm.sf(abs(slope / s)))
+
+
+def verdict(values, lo, hi, significant, null, trend_slope, trend_significant) -> str:
+    """One figure's verdict from its values at the rungs (weakest first); see the module."""
+    v = np.asarray(values, dtype=float)
+    if not np.isfinite(null):                       # descriptive: only a trend can be said
+        if trend_significant:
+            return "grows with skill" if trend_slope > 0 else "shrinks with skill"
+        return "holds at every rung"
+    e = v - null
+    sig = np.array([bool(x) for x in significant])
+    if np.any(sig & (e > 0)) and np.any(sig & (e < 0)):
+        return "reverses"
+    lo, hi = np.asarray(lo, dtype=float) - null, np.asarray(hi, dtype=float) - null
+    ends_apart = (lo[0] > 0 and hi[-1] < 0) or (hi[0] < 0 and lo[-1] > 0)
+    if trend_significant and ends_apart:            # a trend that carries it across "no effect"
+        return "reverses"
+    if trend_significant:
+        z = np.abs(e) / np.maximum(half_width_se(lo, hi), 1e-12)
+        direction = np.sign(e[int(np.argmax(z))]) or np.sign(trend_slope)
+        return "grows with skill" if direction * trend_slope > 0 else "shrinks with skill"
+    if not sig.any():
+        return "no effect at any rung"
+    signs = set(np.sign(e[e != 0]))
+    return "holds at every rung" if len(signs) == 1 else "unclear"
+
+
+def verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """Per figure: the trend (slope per rung, Holm-corrected p over the figures) and the
+    verdict, in the table's figure order."""
+    rows = []
+    for fig, g in table.groupby("figure", sort=False):
+        g = g.sort_values("rung")
+        slope, s, p = trend(g["value"], half_width_se(g["lo"], g["hi"]))
+        rows.append({"figure": fig, "label": g["label"].iloc[0], "kind": g["kind"].iloc[0],
+                     "null": g["null"].iloc[0], "rungs": len(g), "slope": slope, "slope_se": s, "p_trend": p})
+    out = pd.DataFrame(rows)
+    ps = out["p_trend"].to_numpy()
+    adj = np.full(len(ps), np.nan)
+    ok = np.isfinite(ps)
+    adj[ok] = holm(ps[ok])
+    out["p_trend_holm"] = adj
+    out["trend_significant"] = np.nan_to_num(adj, nan=1.0) < ALPHA
+    out["verdict"] = [
+        verdict(g["value"], g["lo"], g["hi"], g["significant"].fillna(False), r.null, r.slope, r.trend_significant)
+        for r, (_, g) in zip(out.itertuples(), table.groupby("figure", sort=False))]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# strength on one scale
+# ---------------------------------------------------------------------------------------------
+def duel_wins(duel: DuelRun, k: int) -> np.ndarray:
+    """Per seed of a 2-player duel run: wins[seed, a, b] = games of the seed in which rung a's
+    player beat rung b's."""
+    cfg = duel.run.manifest["config"]
+    rotations = 2 if cfg["seat_rotation"] else 1
+    s = duel.run.table("seats", ["game_id", "strategy", "win"])
+    if s.empty:
+        return np.zeros((0, k, k))
+    rung = s["strategy"].map(duel.rung_of)
+    if rung.isna().any():
+        bad = sorted(set(s["strategy"][rung.isna()]))
+        raise LadderError(f"duel run {duel.run.out} holds {', '.join(bad)}, which is no rung of the ladder")
+    game = s["game_id"].to_numpy()
+    order = np.lexsort((~s["win"].to_numpy(), game))      # per game: the winner first
+    g, r = game[order], rung.to_numpy(dtype=int)[order]
+    winners, losers = r[0::2], r[1::2]
+    seeds = g[0::2] // rotations
+    idx, seed_row = np.unique(seeds, return_inverse=True)
+    out = np.zeros((len(idx), k, k))
+    np.add.at(out, (seed_row, winners, losers), 1)
+    return out
+
+
+def rung_ratings(ladder: Ladder, n_boot: int = 2000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Bradley-Terry ratings of the rungs on the Elo scale (mean 0) with 95% bootstrap intervals,
+    and each step up the ladder with its difference, interval and Holm-corrected p-value."""
+    k = len(ladder.labels)
+    return ratings_from_wins([duel_wins(d, k) for d in ladder.duels], ladder.labels, n_boot, seed)
+
+
+def ratings_from_wins(per_duel: list, labels: list, n_boot: int = 2000,
+                      seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`rung_ratings` from each duel's per-seed win matrices (seeds, k, k)."""
+    k = len(labels)
+    per_duel = [np.asarray(w, dtype=float) for w in per_duel if len(w)]
+    if not per_duel:
+        return pd.DataFrame(), pd.DataFrame()
+    total = sum(w.sum(axis=0) for w in per_duel)
+    met = (total + total.T) > 0
+    prior = 0.5 * met           # see the module: a rung that never lost to another stays finite
+    est = bradley_terry(total + prior) * ELO
+    rng = np.random.default_rng(seed)
+    boot = np.empty((n_boot, k))
+    for b in range(n_boot):
+        tot = np.zeros((k, k))
+        for w in per_duel:
+            weights = np.bincount(rng.integers(0, len(w), len(w)), minlength=len(w))
+            tot += np.tensordot(weights, w, axes=1)
+        boot[b] = bradley_terry(tot + prior, tol=1e-8, max_iter=5000) * ELO
+    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+    comps = (total + total.T).sum(axis=1)
+    ratings = pd.DataFrame({"rung": np.arange(k), "players": list(labels), "elo": est, "ci_lo": lo,
+                            "ci_hi": hi, "games": comps.astype(int), "wins": total.sum(axis=1).astype(int),
+                            "opponents": met.sum(axis=1)})
+    steps = []
+    for i in range(k - 1):
+        d = boot[:, i + 1] - boot[:, i]
+        p = (1 + np.count_nonzero(d <= 0)) / (n_boot + 1)          # one-sided: upper no stronger
+        steps.append({"step": f"{i} -> {i + 1}", "lower": labels[i], "upper": labels[i + 1],
+                      "elo_gain": est[i + 1] - est[i], "ci_lo": float(np.percentile(d, 2.5)),
+                      "ci_hi": float(np.percentile(d, 97.5)), "p": p})
+    steps = pd.DataFrame(steps)
+    steps["p_holm"] = holm(steps["p"].to_numpy())
+    steps["significant"] = steps["p_holm"] < ALPHA
+    return ratings, steps
+
+
+def open_ladder(folder) -> Ladder:
+    """The ladder ``evora skill`` played into ``folder``: its rungs' runs (finished) and duels."""
+    from pathlib import Path
+
+    from evora_sim.ladder import load_plan, read_plan
+
+    from .tables import open_runs
+
+    doc = read_plan(folder)
+    if doc is None:
+        raise LadderError(f"{folder} holds no skill ladder (no ladder.json): play one with evora skill")
+    plan = load_plan(doc)
+    folder = Path(folder)
+    runs = open_runs([folder / plan.rung_folder(i) for i in range(len(plan.rungs))])
+    ladder = check_ladder(runs, plan.rungs)
+    duels = open_runs([folder / d.folder for d in plan.duels])
+    ladder.duels = [DuelRun(r, {d.field[0]: d.a, d.field[1]: d.b}) for d, r in zip(plan.duels, duels)]
+    return ladder

@@ -1,0 +1,143 @@
+"""The report's Skill section: each headline figure at every rung of a skill ladder, the verdict
+per finding in words, and the rungs' ratings (the statistics: :mod:`analysis.skill`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import plots
+from .numbers import p_cell, ranged
+from .skill import Ladder, figure_table, rung_ratings, verdicts
+from .stats import ALPHA
+
+
+@dataclass
+class SkillPart:
+    section: object                  # report.Section
+    findings: list                   # sentences for the Findings section, said first
+    header: tuple                    # (label, text) for the report's header
+
+
+def _cell(kind: str, v, lo, hi) -> str:
+    if kind == "mean":
+        return ranged(v, lo, hi, scale=1.0, unit=" rounds")
+    if kind == "unfairness":
+        return ranged(v, lo, hi, unit=" points")
+    if kind == "rate change":
+        return ranged(v, lo, hi, unit=" points", signed=True)
+    return ranged(v, lo, hi)
+
+
+def _slope(kind: str, slope: float) -> str:
+    if not np.isfinite(slope):
+        return ""
+    return f"{slope:+.2f} rounds" if kind == "mean" else f"{100 * slope:+.2f} points"
+
+
+def rung_names(labels) -> list[str]:
+    return [f"{i + 1}. {x}" for i, x in enumerate(labels)]
+
+
+def shown_verdicts(table: pd.DataFrame, verdict: pd.DataFrame, labels) -> pd.DataFrame:
+    names = rung_names(labels)
+    rows = []
+    for v in verdict.itertuples():
+        g = table[table["figure"] == v.figure].sort_values("rung")
+        row = {"Finding": v.label}
+        for r in g.itertuples():
+            row[names[r.rung]] = _cell(v.kind, r.value, r.lo, r.hi)
+        row["Trend per rung"] = _slope(v.kind, v.slope)
+        row["p (Holm)"] = p_cell(v.p_trend_holm)
+        row["Verdict"] = v.verdict
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def shown_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Rung": int(r.rung) + 1, "Players": r.players,
+        "Rating, Elo (95% range)": ranged(r.elo, r.ci_lo, r.ci_hi, scale=1.0, unit="", signed=True),
+        "Duel games": f"{int(r.games):,}", "Won": f"{int(r.wins):,}",
+    } for r in ratings.itertuples()])
+
+
+def shown_steps(steps: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Step": f"{s.lower} -> {s.upper}",
+        "Elo gain (95% range)": ranged(s.elo_gain, s.ci_lo, s.ci_hi, scale=1.0, unit="", signed=True),
+        "p (Holm)": p_cell(s.p_holm), "Verdict": "stronger" if s.significant else "not shown stronger",
+    } for s in steps.itertuples()])
+
+
+def _finding_line(v, g, labels) -> str:
+    lo, hi = g.iloc[0], g.iloc[-1]
+    text = (f"{v.label}: {v.verdict} ({_cell(v.kind, lo.value, lo.lo, lo.hi)} with {labels[0]}, "
+            f"{_cell(v.kind, hi.value, hi.lo, hi.hi)} with {labels[-1]}")
+    if np.isfinite(v.slope):
+        text += f"; trend {_slope(v.kind, v.slope)} per rung, Holm p {p_cell(v.p_trend_holm) or 'n/a'}"
+    return text + ")."
+
+
+def findings(table, verdict, steps, labels, seeds) -> list[str]:
+    """The Findings section's skill sentences: a count per verdict, then every finding that is
+    not the same at every rung, then the ladder's own check (its steps)."""
+    counts = verdict["verdict"].value_counts()
+    parts = [f"{k} ({counts[k]})" for k in ("holds at every rung", "grows with skill", "shrinks with skill",
+                                          "reverses", "no effect at any rung", "unclear") if k in counts]
+    out = [f"Against skill ({len(labels)} rungs, weakest first: {'; '.join(labels)}; {seeds:,} seeds each, "
+           f"the same deals at every rung), the verdicts of {len(verdict)} headline findings: {', '.join(parts)}. "
+           "A verdict of 'grows' or 'shrinks' is a significant trend over the rungs (Holm over the findings); "
+           "findings that hold at every rung are robust to skill."]
+    for v in verdict.itertuples():
+        if v.verdict in ("grows with skill", "shrinks with skill", "reverses"):
+            out.append(_finding_line(v, table[table["figure"] == v.figure].sort_values("rung"), labels))
+    if len(steps):
+        weak = steps[~steps["significant"]]
+        if weak.empty:
+            out.append("The ladder's steps are measured: every rung beats the one below it in the duels "
+                       f"(each step significant, Holm-corrected over {len(steps)} steps).")
+        else:
+            out.append("CAUTION: the ladder's order is not established at "
+                       + "; ".join(f"{s.lower} -> {s.upper} (Holm p {p_cell(s.p_holm)})" for s in weak.itertuples())
+                       + ": a trend over these rungs is a trend over players, not clearly over skill.")
+    return out
+
+
+def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", scheduler: str | None = None,
+               n_boot: int = 2000) -> SkillPart:
+    from .report import Section, Table
+
+    table = figure_table(ladder, min_effect, backend=backend, scheduler=scheduler)
+    verdict = verdicts(table)
+    ratings, steps = rung_ratings(ladder, n_boot=n_boot)
+    seeds = int(ladder.runs[0].manifest["config"]["games"])
+    names = rung_names(ladder.labels)
+    note = ("Every headline figure measured at each rung of a skill ladder: the same seeds (the same deals) "
+            "played with every seat filled by the rung's players, weakest first. 'Trend per rung' is the "
+            "weighted least-squares slope of the figure on the rung's place; its p-value is Holm-corrected over "
+            "the findings. Verdicts: 'holds at every rung' (the same sign everywhere, no trend, no reversal); "
+            "'grows/shrinks with skill' (a significant trend that moves the finding away from/towards no effect; "
+            "for a figure without a no-effect value, up/down); 'reverses' (significant in opposite directions "
+            "at two rungs, or a significant trend from one side of no effect to the other); 'no effect at any rung'; 'unclear' (the sign changes, nothing significant). The "
+            "strongest cards and spaces are those of largest mean effect over the rungs; their effects are "
+            "associations, not causes (see Card value). "
+            f"Rung sizes: {seeds:,} seeds each. The ratings come from 2-player duels between the rungs "
+            "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds); a step is significant "
+            "when the bootstrap p-value of 'the upper rung is no stronger' is below "
+            f"{ALPHA} after Holm's correction over the steps.")
+    tables = [Table("skill_verdicts", verdict, shown_verdicts(table, verdict, ladder.labels), folded=False),
+              Table("skill_figures", table, table.assign(rung=[names[i] for i in table["rung"]]), folded=True)]
+    figures = [("Headline figures against skill", "skill_figures",
+                lambda: plots.skill_figures(table, verdict, names))]
+    if len(ratings):
+        tables += [Table("skill_ratings", ratings, shown_ratings(ratings), folded=False),
+                   Table("skill_steps", steps, shown_steps(steps), folded=False)]
+        figures.append(("Strength of each rung", "skill_ratings", lambda: plots.skill_ratings(ratings)))
+    else:
+        note += " No duels were given (runs named as rungs with --ladder), so the rungs have no ratings here."
+    section = Section("Skill", note, tables, figures)
+    header = ("Skill ladder", f"{len(ladder.labels)} rungs, weakest first: " + "; ".join(names)
+              + f" ({seeds:,} seeds each). The sections after Skill describe the top rung, {ladder.labels[-1]}.")
+    return SkillPart(section, findings(table, verdict, steps, ladder.labels, seeds), header)

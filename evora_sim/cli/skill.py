@@ -1,0 +1,175 @@
+"""evora skill: the same seeds at every rung of a skill ladder, the rungs' strength from duels,
+and a report that says which findings hold for stronger players."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .analyse import check_report_dir
+from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg, main,
+                    playing, set_option)
+
+
+def check_ladder_folder(out: Path) -> dict | None:
+    """``out`` must be new, empty, or an earlier ladder (its plan is returned)."""
+    from ..ladder import read_plan
+    from ..runner import RunError
+
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} exists and is not a folder; choose another --out")
+    try:
+        plan = read_plan(out)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    if plan is None and out.is_dir() and any(out.iterdir()):
+        shown = ", ".join(sorted(p.name for p in out.iterdir())[:3])
+        raise UserError(f"--out {out} holds files that are not an evora skill ladder ({shown}); nothing is "
+                        "deleted: choose another --out or empty it yourself")
+    return plan
+
+
+def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):
+    """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
+    a timed pilot that fits ``budget`` minutes."""
+    from ..ladder import (Plan, default_duel_seeds, duel_plan, load_plan, pilot, same_design,
+                          size_to_budget)
+    from ..runner import check_jobs
+
+    if old is not None:
+        why = same_design(old, players, rungs, seed, rules.hash)
+        if why:
+            raise UserError(f"--out {out} holds another ladder ({why}); choose another --out to play this one")
+        plan = load_plan(old)
+        if games is not None and games != plan.seeds:
+            raise UserError(f"--out {out} holds this ladder with --games {plan.seeds:,}, not {games:,}; give "
+                            f"--games {plan.seeds:,} (or none) to finish it, or another --out")
+        if duel_games is not None and -(-duel_games // 2) != plan.duel_seeds:
+            raise UserError(f"--out {out} holds this ladder with --duel-games {2 * plan.duel_seeds:,}; give "
+                            "that (or none) to finish it, or another --out")
+        return plan, None
+    cores = check_jobs(jobs)
+    expected = None
+    costs = {}
+    if games is None or duel_games is None:
+        say = (lambda line: click.echo(line, err=True)) if not quiet else None
+        if say:
+            say(f"sizing the ladder to --budget {budget:g} minutes: a short timed pilot of each rung and duel")
+        started = time.monotonic()
+        costs = pilot(players, rungs, rules, seed, on_step=say)
+        spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
+        seeds, duel_seeds, expected = size_to_budget(costs, rungs, players, budget - spent, cores)
+        expected += spent
+    seeds = games if games is not None else seeds
+    duel_seeds = -(-duel_games // 2) if duel_games is not None else (
+        duel_seeds if games is None else default_duel_seeds(seeds))
+    plan = Plan(players, rungs, seed, seeds, duel_seeds, rules.hash, budget if games is None else None, costs)
+    plan.duels = duel_plan(rungs, players, duel_seeds)
+    return plan, expected
+
+
+@main.command(epilog=examples(
+    "evora skill --players 4",
+    "evora skill --players 4 --set emperor_tile.values=12,12 --out runs/skill-emp --report-dir reports/skill-emp",
+    "evora skill -n 2 --ladder 'random;greedy;mcts(iterations=300)' --games 400 --out runs/sk2"))
+@click.option("--players", "-n", "n_players", type=int, default=4, show_default=True, metavar="N", help="2, 3 or 4.")
+@click.option("--ladder", "ladder_text", default=None, metavar="SPEC;SPEC;...",
+              help="The rungs, weakest first, ';' between them; a rung is one strategy for every seat or a "
+                   "field A,B,... with one per seat. Default: random; greedy(plan=action); the main job's "
+                   "field; mcts(iterations=100); mcts(iterations=400).")
+@click.option("--games", type=int, default=None, metavar="N",
+              help="Games per rung (seeds: a mixed field plays each seed once per seat rotation). Default: "
+                   "as many as --budget allows.")
+@click.option("--duel-games", "duel_games", type=int, default=None, metavar="N",
+              help="2-player games per pair of rungs, for the ratings (each seed in both seat orders). "
+                   "Default: as many as --budget allows (half of --games when --games is given).")
+@click.option("--budget", type=float, default=15.0, show_default=True, metavar="MINUTES",
+              help="Without --games: the wall time the ladder may take here, report included; a timed pilot "
+                   "of every rung sizes it.")
+@click.option("--seed", type=int, default=1, show_default=True, help="The run seed, shared by every rung.")
+@jobs_option
+@click.option("--out", default="runs/skill", show_default=True, metavar="DIR", callback=check_out_arg,
+              help="The ladder's run folders go here (created, or resumed).")
+@click.option("--report-dir", default="reports/skill", show_default=True, metavar="DIR", callback=check_out_arg,
+              help="The report goes here.")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@set_option
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="loky: processes on this machine; dask: a dask.distributed cluster.")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines or bars.")
+def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
+          overrides=(), backend="loky", scheduler=None, quiet=False):
+    """Play the same seeds at every rung of a skill ladder (every seat filled by the rung's
+    players), measure the rungs' strength in 2-player duels, and write a report whose Skill
+    section says, finding by finding, whether it holds for stronger players. Resumable: run the
+    same command again to finish an interrupted ladder."""
+    rules = load_rules_arg(rules_path, overrides)
+    n = check_players_arg(n_players, rules)
+    for value, option in ((games, "--games"), (duel_games, "--duel-games")):
+        if value is not None and value < 1:
+            raise UserError(f"{option} must be a positive whole number, got {value}")
+    if not budget > 0 or budget != budget:
+        raise UserError(f"--budget must be a positive number of minutes, got {budget}")
+    if backend == "dask" and not scheduler:
+        raise UserError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
+    check_report_dir(report_dir, "--report-dir")
+    rungs = parse_rungs(ladder_text, n)
+    plan = prepare_ladder(Path(out), n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
+    play_ladder(Path(out), plan, rules, jobs, backend, scheduler, quiet)
+    from .analyse import write_ladder_report
+
+    path = write_ladder_report(out, report_dir, option="--report-dir",
+                               backend="dask" if backend == "dask" else "local", scheduler=scheduler)
+    click.echo(f"report: {path / 'report.html'}")
+
+
+def parse_rungs(ladder_text, n: int) -> list[str]:
+    """--ladder (or the default ladder of ``n`` players), every rung checked."""
+    from strategies.registry import StrategyError
+
+    from ..ladder import default_ladder, parse_ladder, rung_members
+    from ..runner import RunError
+
+    try:
+        rungs = parse_ladder(ladder_text) if ladder_text is not None else default_ladder(n)
+        for r in rungs:
+            rung_members(r, n)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    return rungs
+
+
+def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, jobs, quiet=False):
+    """The ladder's plan, every folder checked, before any game; one-line errors."""
+    from strategies.registry import StrategyError
+
+    from ..ladder import check_folders
+    from ..runner import RunError, check_jobs
+
+    old = check_ladder_folder(out)
+    try:
+        check_jobs(jobs)
+        plan, expected = make_plan(out, old, n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
+        check_folders(plan, out, rules)
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    if not quiet:
+        sized = f" (expected {expected:.1f} minutes)" if expected else ""
+        click.echo(f"ladder of {len(rungs)} rungs at {n} players: {plan.seeds:,} seeds a rung, "
+                   f"{2 * plan.duel_seeds:,} duel games a pair of rungs{sized} -> {out}", err=True)
+    return plan
+
+
+def play_ladder(out: Path, plan, rules, jobs, backend="loky", scheduler=None, quiet=False) -> None:
+    """Write the plan, then play what is missing of it."""
+    from ..ladder import play, write_plan
+
+    write_plan(out, plan)
+    command = "evora " + " ".join(sys.argv[1:])
+    say = None if quiet else (lambda line: click.echo(line, err=True))
+    with playing(out):
+        play(plan, out, rules, jobs, backend=backend, scheduler=scheduler, quiet=quiet, command=command,
+             on_step=say)

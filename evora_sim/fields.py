@@ -1,0 +1,14 @@
+"""The built-in fields of players: who sits at the table when the user names no one.
+
+Kept apart from the command line so that the runners (the main job, the skill ladder) and the
+analysis can share them without importing the CLI.
+"""
+from __future__ import annotations
+
+# The main job's fields: the strongest turn-planning built-ins of a 2-player round robin
+# (1,000 games a pair, seeds 930001..: balanced beat every other; greedy and blocker next, even
+# with each other; then cards), so seats are measured in competent, varied play (its own total;
+# denying the leader; cards and tiles). Seat rotation puts every strategy in every seat on the
+# same seeds, so seat effects are not strategy effects. random and the weakest specialists stay
+# out: a weak seat-mate hands wins to the others and blurs seat effects.
+DEFAULT_FIELD = {2: "balanced,greedy", 3: "balanced,greedy,blocker", 4: "balanced,greedy,blocker,cards"}

@@ -1,0 +1,265 @@
+"""A skill ladder, played: the same seeds at every rung, and 2-player duels between the rungs.
+
+``evora skill`` answers "does this finding hold for stronger players?". Every rung is an ordinary
+run folder (``OUT/r1``, ``OUT/r2``, ...) played with the same run seed, number of seeds and rules,
+so game ``i`` of every rung is dealt the same stacks (common random numbers) and the rungs differ
+only in their players. The duels (``OUT/duels/rI-rJ...``) place the rungs on one strength scale
+(:func:`analysis.skill.rung_ratings`).
+
+The plan (sizes, rungs, seed, rules) is written to ``OUT/ladder.json`` before the first game. A
+second call with the same arguments reads it and plays only what is missing (each run resumes
+as ``evora simulate`` does); different arguments are refused, so a ladder never mixes two
+designs. Without ``--games``, a short timed pilot of every rung and duel sizes the ladder to the
+time budget; the sizes are then fixed in the plan, so a resumed ladder does not depend on the
+speed of the machine that resumes it.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .fields import DEFAULT_FIELD
+from .manifest import RunError
+
+PLAN_FILE = "ladder.json"
+PLAN_FORMAT = "evora-sim skill ladder"
+MCTS_BUDGET = 100            # k of the default ladder's search rungs, mcts(k) and mcts(4k)
+DEFAULT_BUDGET = 15.0        # minutes
+MIN_SEEDS = 40               # the fewest seeds a rung plays when sized by the budget
+MIN_DUEL_SEEDS = 20          # per pair of rungs
+PILOT_SEEDS = 2
+DUEL_SHARE = 0.4             # of the playing time, spent on the duels
+EFFICIENCY = 0.85            # of the cores, kept busy by the runner (chunks end unevenly)
+RESERVE = 75.0               # seconds of the budget kept for the report
+
+
+def default_ladder(players: int) -> list[str]:
+    """Weakest first: moves at random; picks each action greedily without planning its moves;
+    the main job's turn-planning field; the search player at k and 4k iterations. Each step is
+    measured in the ladder's duels (README: the default ladder's ratings)."""
+    return ["random", "greedy(plan=action)", DEFAULT_FIELD[players],
+            f"mcts(iterations={MCTS_BUDGET})", f"mcts(iterations={4 * MCTS_BUDGET})"]
+
+
+def parse_ladder(text: str) -> list[str]:
+    """``SPEC;SPEC;...`` (weakest first; a rung is one strategy for every seat, or a field
+    ``A,B,...`` with one strategy per seat) as its rungs, or RunError naming the problem."""
+    if text is None or not text.strip():
+        raise RunError("--ladder is empty; give rungs weakest first, e.g. "
+                       "--ladder 'random;greedy;mcts(iterations=100)'")
+    rungs = [part.strip() for part in text.split(";")]
+    for i, r in enumerate(rungs):
+        if not r:
+            raise RunError(f"--ladder {text!r}: rung {i + 1} is empty (two ';' in a row, or one at an end)")
+    if len(rungs) < 2:
+        raise RunError(f"--ladder {text!r} has one rung; a ladder needs at least two, separated by ';'")
+    if len(set(rungs)) < len(rungs):
+        twice = next(r for r in rungs if rungs.count(r) > 1)
+        raise RunError(f"--ladder {text!r}: the rung {twice!r} is given twice")
+    return rungs
+
+
+def rung_members(rung: str, players: int) -> list:
+    """The strategies of one rung (StrategyError or RunError naming the rung when it cannot
+    seat ``players``)."""
+    from strategies.registry import parse_spec, resolve_each, split_specs
+
+    items = split_specs(rung)
+    if len(items) not in (1, players):
+        raise RunError(f"rung {rung!r} names {len(items)} strategies; give one (for every seat) or "
+                       f"{players} (one per seat)")
+    return resolve_each(items, parse_spec)
+
+
+def _distinct(members: list) -> list:
+    seen = {}
+    for m in members:
+        seen.setdefault(m.name, m)
+    return list(seen.values())
+
+
+@dataclass
+class Duel:
+    """A 2-player run of one member of rung ``a`` against one of rung ``b`` (a mixed rung plays
+    each of its members in turn, the pair's seeds shared between them)."""
+
+    a: int
+    b: int
+    field: list              # [name of a's member, name of b's member]
+    seeds: int
+    folder: str              # relative to the ladder folder
+
+
+@dataclass
+class Plan:
+    players: int
+    rungs: list
+    seed: int
+    seeds: int                       # per rung
+    duel_seeds: int                  # per pair of rungs (each seed played in both seat orders)
+    rules_hash: str
+    budget_minutes: float | None
+    pilot: dict = field(default_factory=dict)     # rung or duel folder -> CPU seconds per seed
+    duels: list = field(default_factory=list)     # Duel
+
+    def rung_folder(self, i: int) -> str:
+        return f"r{i + 1}"
+
+    def as_json(self) -> dict:
+        return {"format": PLAN_FORMAT, "version": 1, **asdict(self)}
+
+
+def duel_plan(rungs: list, players: int, duel_seeds: int) -> list[Duel]:
+    """Every pair of rungs; a pair of mixed rungs plays each pair of distinct members, the pair's
+    seeds shared between them (a member both rungs hold teaches nothing about the difference)."""
+    members = [_distinct(rung_members(r, players)) for r in rungs]
+    out = []
+    for i in range(len(rungs)):
+        for j in range(i + 1, len(rungs)):
+            pairs = [(x.name, y.name) for x in members[i] for y in members[j] if x.name != y.name]
+            if not pairs:
+                raise RunError(f"rungs {rungs[i]!r} and {rungs[j]!r} hold the same players; every rung "
+                               "must differ from the others")
+            each = max(1, math.ceil(duel_seeds / len(pairs)))
+            for k, (x, y) in enumerate(pairs):
+                tail = f"-{k + 1}" if len(pairs) > 1 else ""
+                out.append(Duel(i, j, [x, y], each, f"duels/r{i + 1}-r{j + 1}{tail}"))
+    return out
+
+
+def read_plan(folder: str | Path) -> dict | None:
+    """The plan in ``folder`` (None when there is none), or RunError when it cannot be read."""
+    from .jsonfile import read_json
+
+    path = Path(folder) / PLAN_FILE
+    if not path.exists():
+        return None
+    doc = read_json(path, "ladder plan", RunError)
+    if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
+        raise RunError(f"{path} is not an evora skill ladder plan")
+    return doc
+
+
+def load_plan(doc: dict) -> Plan:
+    duels = [Duel(**d) for d in doc["duels"]]
+    keep = {k: doc[k] for k in ("players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
+                                "budget_minutes", "pilot")}
+    return Plan(**keep, duels=duels)
+
+
+def write_plan(folder: Path, plan: Plan) -> None:
+    import json
+
+    from .fsutil import write_bytes_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(folder / PLAN_FILE, (json.dumps(plan.as_json(), indent=1) + "\n").encode("utf-8"))
+
+
+def same_design(old: dict, players: int, rungs: list, seed: int, rules_hash: str) -> str | None:
+    """Why an existing plan is not this ladder (None when it is)."""
+    for key, mine in (("players", players), ("rungs", rungs), ("seed", seed), ("rules_hash", rules_hash)):
+        if old.get(key) != mine:
+            return f"its {key.replace('_', ' ')} {old.get(key)!r}, not {mine!r}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# sizing by a timed pilot
+# ---------------------------------------------------------------------------------------------
+def _cpu_per_seed(players: int, spec, seed: int, rules, seeds: int = PILOT_SEEDS) -> float:
+    """CPU seconds one seed (every seat rotation of it) takes, from a short in-process run after
+    one warm-up game (which loads the compiled engine)."""
+    from .runner import make_config, play_chunk
+
+    warm = make_config(players, 1, spec, seed, None, 1, rules)
+    play_chunk(warm, rules, 0)
+    config = make_config(players, seeds, spec, seed + 1, None, seeds, rules)
+    t0 = time.process_time()
+    play_chunk(config, rules, 0)
+    return (time.process_time() - t0) / seeds
+
+
+def pilot(players: int, rungs: list, rules, seed: int, on_step=None) -> dict:
+    """CPU seconds per seed of each rung (at ``players``) and of each pair of members a duel
+    plays (at 2 players), keyed as in the plan: ``r1``, ... and ``A|B``."""
+    out = {}
+    for i, r in enumerate(rungs):
+        if on_step:
+            on_step(f"timing rung {i + 1} of {len(rungs)}: {r}")
+        out[f"r{i + 1}"] = _cpu_per_seed(players, r, seed, rules)
+    for d in duel_plan(rungs, players, 1):
+        key = "|".join(d.field)
+        if key not in out:
+            if on_step:
+                on_step(f"timing duel {d.field[0]} vs {d.field[1]}")
+            out[key] = _cpu_per_seed(2, d.field, seed, rules)
+    return out
+
+
+def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int) -> tuple[int, int, float]:
+    """Seeds per rung and per duel pair that fill ``minutes`` of wall time on ``cores``
+    (``DUEL_SHARE`` of it on the duels), and the minutes they are expected to take; RunError
+    when even the smallest ladder does not fit."""
+    rung_cost = sum(costs[f"r{i + 1}"] for i in range(len(rungs)))
+    duels = duel_plan(rungs, players, 1)
+    pairs = {}
+    for d in duels:
+        pairs.setdefault((d.a, d.b), []).append(costs["|".join(d.field)])
+    duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
+    cpu = max(0.0, minutes * 60 - RESERVE) * cores * EFFICIENCY
+    seeds = int(cpu * (1 - DUEL_SHARE) / rung_cost) if rung_cost > 0 else 10**6
+    duel_seeds = int(cpu * DUEL_SHARE / duel_cost) if duel_cost > 0 else 10**6
+    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE
+    if seeds < MIN_SEEDS or duel_seeds < MIN_DUEL_SEEDS:
+        raise RunError(f"--budget {minutes:g} minutes is too short for this ladder on {cores} core"
+                       f"{'s' if cores > 1 else ''}: it needs about {need / 60:.0f} minutes for {MIN_SEEDS} "
+                       f"seeds a rung and {MIN_DUEL_SEEDS} a duel; give a larger --budget, fewer or cheaper "
+                       "rungs, or --games")
+    expected = (seeds * rung_cost + duel_seeds * duel_cost) / (cores * EFFICIENCY) + RESERVE
+    return min(seeds, 10**6), min(duel_seeds, 10**6), expected / 60
+
+
+def default_duel_seeds(seeds: int) -> int:
+    """Seeds per pair of rungs when the user sizes the ladder with --games."""
+    return max(MIN_DUEL_SEEDS, seeds // 2)
+
+
+def chunk_for(seeds: int) -> int:
+    """Chunks small enough to keep 8 cores busy on a short, expensive rung (and the same on any
+    machine, so a ladder resumes anywhere)."""
+    return max(1, min(5000, math.ceil(seeds / 32)))
+
+
+def play(plan: Plan, out: Path, rules, jobs: int, backend: str = "loky", scheduler: str | None = None,
+         quiet: bool = True, command: str = "", on_step=None) -> None:
+    """Play (or finish) every rung and duel of ``plan`` into ``out``: each an ordinary run folder
+    that resumes as ``evora simulate`` does."""
+    from .runner import simulate
+
+    steps = _steps(plan)
+    for k, (players, spec, seeds, rotate, folder) in enumerate(steps):
+        if on_step:
+            what = spec if isinstance(spec, str) else f"{spec[0]} vs {spec[1]}"
+            kind = "rung" if k < len(plan.rungs) else "duel"
+            on_step(f"[{k + 1}/{len(steps)}] {kind} {what}: {seeds:,} seeds at {players} players -> {out / folder}")
+        simulate(players, seeds, spec, seed=plan.seed, out=out / folder, jobs=jobs, seat_rotation=rotate,
+                 rules=rules, backend=backend, scheduler=scheduler, chunk_size=chunk_for(seeds),
+                 quiet=quiet, command=command)
+
+
+def _steps(plan: Plan) -> list:
+    """(players, strategies, seeds, seat rotation, folder) of every run of the plan, rungs first."""
+    return ([(plan.players, plan.rungs[i], plan.seeds, None, plan.rung_folder(i)) for i in range(len(plan.rungs))]
+            + [(2, d.field, d.seeds, True, d.folder) for d in plan.duels])
+
+
+def check_folders(plan: Plan, out: Path, rules) -> None:
+    """Every run folder of the plan is new or holds the same run (RunError otherwise): checked
+    before the first game, so a clash costs nothing."""
+    from .runner import check_folder, make_config
+
+    for players, spec, seeds, rotate, folder in _steps(plan):
+        check_folder(out / folder, make_config(players, seeds, spec, plan.seed, rotate, chunk_for(seeds), rules))

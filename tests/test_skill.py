@@ -1,0 +1,263 @@
+"""evora skill: the verdict statistics (their level shown by simulation), the rungs' ratings, the
+ladder's plan and resume, its bad input, and the report's Skill section."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from analysis.skill import half_width_se, ratings_from_wins, trend, verdict
+from analysis.stats import ALPHA, wilson
+from cli_results import ok, one_error_line
+from evora_sim.cli import main
+from evora_sim.ladder import default_ladder, parse_ladder
+from evora_sim.manifest import RunError
+
+
+# ---------------------------------------------------------------------------------------------
+# the trend test keeps its level at "no trend", and finds a real one
+# ---------------------------------------------------------------------------------------------
+def _rates(p_by_rung, n, rng):
+    k = rng.binomial(n, p_by_rung)
+    lo, hi = wilson(k, n)
+    return k / n, lo, hi
+
+
+def test_trend_test_rejects_at_most_its_level_when_skill_changes_nothing():
+    """Five rungs with the same true win rate (at a fair 25% and at a skewed 10%): the slope's
+    two-sided test rejects in about 5% of ladders, not more (binomial margin for 4,000)."""
+    rng = np.random.default_rng(12)
+    for p in (0.25, 0.10):
+        rejected = 0
+        sims = 4000
+        for _ in range(sims):
+            v, lo, hi = _rates(np.full(5, p), 400, rng)
+            rejected += trend(v, half_width_se(lo, hi))[2] < ALPHA
+        rate = rejected / sims
+        assert rate < ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims), (p, rate)
+        assert rate > 0.02, (p, rate)            # a test that never rejects would also pass the line above
+
+
+def test_trend_test_finds_a_rate_that_climbs_with_skill():
+    rng = np.random.default_rng(13)
+    found = 0
+    for _ in range(300):
+        v, lo, hi = _rates(np.linspace(0.25, 0.31, 5), 2000, rng)
+        found += trend(v, half_width_se(lo, hi))[2] < ALPHA
+    assert found / 300 > 0.9
+
+
+def test_trend_slope_is_the_weighted_least_squares_slope():
+    slope, se, p = trend([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 0.5, 0.5])
+    assert slope == pytest.approx(1.0)
+    assert se == pytest.approx(0.5 / np.sqrt(5.0))         # sum of (x - mean)^2 = 5
+    assert p == pytest.approx(2 * 3.87e-6, rel=0.01)          # z = 2 sqrt(5) = 4.47
+
+
+# ---------------------------------------------------------------------------------------------
+# verdicts
+# ---------------------------------------------------------------------------------------------
+def _v(values, significant, null=0.25, slope=0.0, trend_significant=False, half=0.02):
+    values = np.asarray(values, dtype=float)
+    return verdict(values, values - half, values + half, significant, null, slope, trend_significant)
+
+
+def test_each_verdict():
+    assert _v([0.30, 0.31, 0.30], [True, True, True]) == "holds at every rung"
+    assert _v([0.27, 0.30, 0.33], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
+    assert _v([0.20, 0.22, 0.24], [True, True, False], slope=0.02, trend_significant=True) == "shrinks with skill"
+    assert _v([0.30, 0.25, 0.20], [True, False, True], slope=-0.05, trend_significant=True) == "reverses"
+    # a trend across "no effect", each end's interval clear of it (the rungs' own tests not significant)
+    assert _v([0.21, 0.25, 0.29], [False, False, False], slope=0.04, trend_significant=True) == "reverses"
+    assert _v([0.24, 0.27, 0.30], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
+    assert _v([0.26, 0.24, 0.25], [False, False, False]) == "no effect at any rung"
+    assert _v([0.30, 0.24, 0.25], [True, False, False]) == "unclear"
+    # a figure without a no-effect value (game length): only its trend is said
+    assert _v([20.0, 15.0, 11.0], [None] * 3, null=np.nan, slope=-4.5, trend_significant=True) == "shrinks with skill"
+    assert _v([20.0, 20.5, 19.8], [None] * 3, null=np.nan, slope=0.0) == "holds at every rung"
+
+
+# ---------------------------------------------------------------------------------------------
+# ratings of the rungs from duels
+# ---------------------------------------------------------------------------------------------
+def _duels(strength, seeds, rng):
+    """Per-seed win matrices of every pair's duel (2 games a seed, as with seat rotation), the
+    rungs' true Bradley-Terry strengths given (natural log)."""
+    k = len(strength)
+    out = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            p = 1 / (1 + np.exp(strength[b] - strength[a]))
+            w = np.zeros((seeds, k, k))
+            won = rng.binomial(2, p, seeds)
+            w[:, a, b], w[:, b, a] = won, 2 - won
+            out.append(w)
+    return out
+
+
+def test_rating_steps_keep_their_level_when_two_rungs_are_equal():
+    """Rungs 1 and 2 equally strong: the step between them is called significant in at most about
+    5% of ladders (one-sided bootstrap test; Holm over the steps only lowers it)."""
+    rng = np.random.default_rng(7)
+    sims, called = 200, 0
+    for i in range(sims):
+        _, steps = ratings_from_wins(_duels([0.0, 0.0, 1.0], 60, rng), ["a", "b", "c"], n_boot=300, seed=i)
+        called += bool(steps["significant"].iloc[0])
+    assert called / sims < ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
+
+
+def test_ratings_recover_the_order_and_say_every_step_is_significant():
+    rng = np.random.default_rng(8)
+    ratings, steps = ratings_from_wins(_duels([-1.5, -0.5, 0.5, 1.5], 150, rng), list("abcd"), n_boot=500)
+    assert list(np.argsort(ratings["elo"].to_numpy())) == [0, 1, 2, 3]
+    assert steps["significant"].all()
+    assert (ratings["ci_lo"] < ratings["elo"]).all() and (ratings["elo"] < ratings["ci_hi"]).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# the ladder's spec
+# ---------------------------------------------------------------------------------------------
+def test_parse_ladder_and_the_default():
+    assert parse_ladder(" random ; greedy(plan=action);balanced,greedy ") == ["random", "greedy(plan=action)",
+                                                                              "balanced,greedy"]
+    for bad in ("", "  ", "random", "random;;greedy", "random;greedy;", "random;random"):
+        with pytest.raises(RunError):
+            parse_ladder(bad)
+    assert default_ladder(4)[0] == "random" and default_ladder(4)[-1].startswith("mcts(")
+
+
+# ---------------------------------------------------------------------------------------------
+# the command: a small ladder end to end, resumed, and its report
+# ---------------------------------------------------------------------------------------------
+CHEAP = "random;greedy(plan=action);balanced"
+
+
+@pytest.fixture(scope="module")
+def small_ladder(tmp_path_factory):
+    base = tmp_path_factory.mktemp("skill")
+    args = ["skill", "-n", "3", "--ladder", CHEAP, "--games", "40", "--duel-games", "40", "--jobs", "1",
+            "--out", str(base / "runs"), "--report-dir", str(base / "rep"), "-q"]
+    result = CliRunner().invoke(main, args)
+    ok(result)
+    return base, args
+
+
+def test_skill_writes_a_report_with_the_skill_section(small_ladder):
+    base, _ = small_ladder
+    page = (base / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "## Skill" in page and "Skill ladder" in page and "Against skill" in page
+    for name in ("skill_verdicts", "skill_figures", "skill_ratings", "skill_steps"):
+        assert (base / "rep" / f"{name}.csv").is_file()
+    plan = json.loads((base / "runs" / "ladder.json").read_text())
+    assert plan["rungs"] == CHEAP.split(";") and plan["seeds"] == 40 and plan["duel_seeds"] == 20
+    configs = [json.loads((base / "runs" / f"r{i}" / "manifest.json").read_text())["config"] for i in (1, 2, 3)]
+    assert len({(c["seed"], c["games"], c["rules_hash"]) for c in configs}) == 1      # common random numbers
+
+
+def test_skill_resumes_without_playing_again(small_ladder, tmp_path):
+    base, args = small_ladder
+    before = {p: p.stat().st_mtime_ns for p in (base / "runs").rglob("*.parquet")}
+    args = args[:-3] + ["--report-dir", str(tmp_path / "rep2"), "-q"]
+    ok(CliRunner().invoke(main, args))
+    after = {p: p.stat().st_mtime_ns for p in (base / "runs").rglob("*.parquet")}
+    assert before == after
+
+
+def test_report_reads_a_ladder_folder(small_ladder, tmp_path):
+    base, _ = small_ladder
+    ok(CliRunner().invoke(main, ["report", str(base / "runs"), "--out", str(tmp_path / "r")]))
+    assert "## Skill" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("ladder, needle", [
+    ("", "--ladder is empty"),
+    ("random", "has one rung"),
+    ("random;nosuchbot", "nosuchbot"),
+    ("random;greedy(plan=", "greedy(plan="),
+])
+def test_bad_ladders_are_one_line_and_write_nothing(tmp_path, ladder, needle):
+    result = CliRunner().invoke(main, ["skill", "-n", "2", "--ladder", ladder, "--games", "4",
+                                       "--out", str(tmp_path / "o"), "--report-dir", str(tmp_path / "r")])
+    assert needle in one_error_line(result)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_runs_of_different_seeds_or_rules_are_no_ladder(tmp_path):
+    runner = CliRunner()
+    common = ["simulate", "-n", "2", "--seeds", "6", "--jobs", "1", "-q"]
+    ok(runner.invoke(main, common + ["--strategies", "random", "--out", str(tmp_path / "a")]))
+    ok(runner.invoke(main, common + ["--strategies", "greedy", "--seed", "2", "--out", str(tmp_path / "b")]))
+    ok(runner.invoke(main, common + ["--strategies", "greedy", "--set", "white_stone.vp=3",
+                                     "--out", str(tmp_path / "c")]))
+    for other, needle in (("b", "run seed"), ("c", "rules")):
+        result = runner.invoke(main, ["report", "--ladder", str(tmp_path / "a"), str(tmp_path / other),
+                                      "--out", str(tmp_path / "rep")])
+        assert needle in one_error_line(result)
+        assert not (tmp_path / "rep").exists()
+    result = runner.invoke(main, ["report", "--ladder", str(tmp_path / "a"), "--out", str(tmp_path / "rep")])
+    assert "at least two" in one_error_line(result)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_a_folder_with_another_ladder_is_refused(small_ladder):
+    base, args = small_ladder
+    other = list(args)
+    other[other.index("--ladder") + 1] = "random;balanced"
+    result = CliRunner().invoke(main, other)
+    assert "holds another ladder" in one_error_line(result)
+
+
+# ---------------------------------------------------------------------------------------------
+# the planted check: a variant that helps the first seat only when it plans its moves
+# ---------------------------------------------------------------------------------------------
+# One white stone in the game, worth 40 VP, placed by the first player to use one of two spaces
+# (2 and 14, turned from "build 1 stone" into "build a stone and a white stone"). The start player
+# places its worker first and moves first: a turn planner puts its worker where its first move
+# reaches a white-stone space and takes the 40 VP on turn 1; players that move at random win the
+# race only by chance, so the first seat's edge grows with skill by construction.
+PLANTED = ("supply.white_stones=1", "white_stone.vp=40", "board.spaces.2.action=build_stone_and_white",
+           "board.spaces.14.action=build_stone_and_white")
+
+
+def _seat0_verdict(tmp_path, overrides, name):
+    from analysis.skill import Ladder, check_ladder, figure_table, verdicts
+    from analysis.tables import open_runs
+    from evora_sim.rules import load_rules
+    from evora_sim.runner import simulate
+
+    rules = load_rules(None, overrides) if overrides else load_rules()
+    for i, rung in enumerate(CHEAP.split(";")):
+        simulate(4, 300, rung, seed=515, out=tmp_path / name / f"r{i}", jobs=1, rules=rules)
+    ladder: Ladder = check_ladder(open_runs([tmp_path / name / f"r{i}" for i in range(3)]))
+    table = verdicts(figure_table(ladder, min_effect=0.01)).set_index("figure")
+    return table.loc["seat 0"]
+
+
+def test_planted_first_seat_edge_that_needs_planning_grows_with_skill(tmp_path):
+    planted = _seat0_verdict(tmp_path, PLANTED, "planted")
+    assert planted["verdict"] == "grows with skill", planted.to_dict()
+    plain = _seat0_verdict(tmp_path, (), "plain")          # the same seeds under the default rules
+    assert plain["verdict"] != "grows with skill", plain.to_dict()
+
+
+def test_skill_on_a_dask_cluster_plays_the_same_games(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    import pandas as pd
+
+    args = ["skill", "-n", "3", "--ladder", "random;balanced", "--games", "12", "--duel-games", "8", "-q"]
+    ok(CliRunner().invoke(main, args + ["--jobs", "1", "--out", str(tmp_path / "local"),
+                                        "--report-dir", str(tmp_path / "rl")]))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        where = ["--backend", "dask", "--scheduler", cluster.scheduler_address]
+        ok(CliRunner().invoke(main, args + where + ["--out", str(tmp_path / "dask"),
+                                                    "--report-dir", str(tmp_path / "rd")]))
+    from evora_sim.runner import open_run
+
+    for run in ("r1", "r2", "duels/r1-r2"):
+        here, there = (open_run(tmp_path / side / run).seats for side in ("local", "dask"))
+        pd.testing.assert_frame_equal(here.sort_values(["game_id", "seat"]).reset_index(drop=True),
+                                      there.sort_values(["game_id", "seat"]).reset_index(drop=True))
+    assert "## Skill" in (tmp_path / "rd" / "report.md").read_text(encoding="utf-8")
