@@ -13,15 +13,23 @@ and :func:`verdicts` says how it moves with skill:
   the ladder. "Grows" means the finding gets larger: its effect moves away from "no effect" (a
   fair share, no difference) going up the ladder; for a figure without a "no effect" value (game
   length, shares) it means the figure rises. The rungs are treated as independent; they share
-  their seeds, which correlates their estimates positively (the same deals), and under positive
-  correlation the slope's true variance is smaller than assumed, so the test is conservative.
+  their seeds, which correlates their estimates positively (the same deals). A correlation shared
+  by every pair of rungs cancels from any contrast of them (a slope, a deviation from the mean),
+  so then the true variance is smaller than assumed and the tests are conservative.
 - **reverses**: the effect is significant in one direction at one rung and in the other at
   another (each rung's own test, as its report would say), or a significant trend carries it
   from one side of "no effect" at the weakest rung to the other at the strongest (both ends'
   95% intervals exclude it).
-- **holds at every rung**: the same sign at every rung, no reversal and no trend.
+- **varies with skill, no trend** (figures without a "no effect" value): no significant trend,
+  but the rungs differ (Cochran's heterogeneity test, Holm over these figures).
+- **holds at every rung**: significant at every rung, in the same direction, with no trend (for
+  a figure without a "no effect" value: the same at every rung within its noise).
+- **some rungs only**: significant at some rungs (in one direction), not at others, no trend.
 - **no effect at any rung**: never significant, no trend.
-- **unclear**: none of these (the sign changes between rungs, but nothing is significant).
+
+A rung's own significance is its report's: the seat tests Holm-corrected over the seats, the
+seat unfairness's test of "all seats fair", the card and space effects Holm-corrected over the
+cards (spaces).
 
 The strongest cards and spaces are chosen by their mean absolute adjusted effect over all rungs,
 so no rung's noise decides alone which findings are followed (the choice inflates every rung's
@@ -34,8 +42,8 @@ turn) fitted by Bradley-Terry on the Elo scale, with a bootstrap over seeds, str
 are meant to be far apart, so a weak rung may never beat a strong one, and then no finite rating
 fits: half a win is added to both directions of every pair of rungs that met (the usual
 small-sample correction), which pulls the ratings together a little and so only makes a step
-harder to call significant. A step up the ladder is significant when the bootstrap p-value of "the upper rung is no stronger", Holm-
-corrected over the steps, is below ``ALPHA``.
+harder to call significant. A step up the ladder is significant when the bootstrap p-value of
+"the upper rung is no stronger", Holm-corrected over the steps, is below ``ALPHA``.
 """
 from __future__ import annotations
 
@@ -51,7 +59,7 @@ from .stats import ALPHA, ELO, bradley_terry, holm
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
 VERDICTS = ("holds at every rung", "grows with skill", "shrinks with skill", "reverses",
-            "no effect at any rung", "unclear")
+            "varies with skill, no trend", "some rungs only", "no effect at any rung")
 
 
 class LadderError(RunError):
@@ -211,13 +219,30 @@ def trend(values, ses) -> tuple[float, float, float]:
     return slope, s, float(2 * sps.norm.sf(abs(slope / s)))
 
 
-def verdict(values, lo, hi, significant, null, trend_slope, trend_significant) -> str:
+def heterogeneity(values, ses) -> float:
+    """p-value of "the figure is the same at every rung" (Cochran's Q: weighted squared deviations
+    from the weighted mean, chi-square on rungs - 1 degrees of freedom). It catches a figure that
+    rises and falls again, which a linear trend misses."""
+    v = np.asarray(values, dtype=float)
+    se = np.asarray(ses, dtype=float)
+    ok = np.isfinite(v) & np.isfinite(se)
+    v, se = v[ok], se[ok]
+    if len(v) < 2 or not np.any(se > 0):
+        return float("nan")
+    se = np.where(se > 0, se, se[se > 0].min())
+    w = 1.0 / se ** 2
+    q = float((w * (v - (w * v).sum() / w.sum()) ** 2).sum())
+    return float(sps.chi2.sf(q, len(v) - 1))
+
+
+def verdict(values, lo, hi, significant, null, trend_slope, trend_significant,
+            varies: bool = False) -> str:
     """One figure's verdict from its values at the rungs (weakest first); see the module."""
     v = np.asarray(values, dtype=float)
-    if not np.isfinite(null):                       # descriptive: only a trend can be said
+    if not np.isfinite(null):                       # descriptive: a trend, or a change without one
         if trend_significant:
             return "grows with skill" if trend_slope > 0 else "shrinks with skill"
-        return "holds at every rung"
+        return "varies with skill, no trend" if varies else "holds at every rung"
     e = v - null
     sig = np.array([bool(x) for x in significant])
     if np.any(sig & (e > 0)) and np.any(sig & (e < 0)):
@@ -232,8 +257,9 @@ def verdict(values, lo, hi, significant, null, trend_slope, trend_significant) -
         return "grows with skill" if direction * trend_slope > 0 else "shrinks with skill"
     if not sig.any():
         return "no effect at any rung"
-    signs = set(np.sign(e[e != 0]))
-    return "holds at every rung" if len(signs) == 1 else "unclear"
+    if sig.all() and len(set(np.sign(e))) == 1:
+        return "holds at every rung"
+    return "some rungs only"
 
 
 def verdicts(table: pd.DataFrame) -> pd.DataFrame:
@@ -242,19 +268,26 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for fig, g in table.groupby("figure", sort=False):
         g = g.sort_values("rung")
-        slope, s, p = trend(g["value"], half_width_se(g["lo"], g["hi"]))
+        ses = half_width_se(g["lo"], g["hi"])
+        slope, s, p = trend(g["value"], ses)
+        descriptive = not np.isfinite(g["null"].iloc[0])
         rows.append({"figure": fig, "label": g["label"].iloc[0], "kind": g["kind"].iloc[0],
-                     "null": g["null"].iloc[0], "rungs": len(g), "slope": slope, "slope_se": s, "p_trend": p})
+                     "null": g["null"].iloc[0], "rungs": len(g), "slope": slope, "slope_se": s, "p_trend": p,
+                     "p_same": heterogeneity(g["value"], ses) if descriptive else np.nan})
     out = pd.DataFrame(rows)
-    ps = out["p_trend"].to_numpy()
-    adj = np.full(len(ps), np.nan)
-    ok = np.isfinite(ps)
-    adj[ok] = holm(ps[ok])
-    out["p_trend_holm"] = adj
-    out["trend_significant"] = np.nan_to_num(adj, nan=1.0) < ALPHA
+    for raw, col in (("p_trend", "p_trend_holm"), ("p_same", "p_same_holm")):
+        ps = out[raw].to_numpy()
+        adj = np.full(len(ps), np.nan)
+        ok = np.isfinite(ps)
+        if ok.any():
+            adj[ok] = holm(ps[ok])
+        out[col] = adj
+    out["trend_significant"] = np.nan_to_num(out["p_trend_holm"].to_numpy(), nan=1.0) < ALPHA
+    varies = np.nan_to_num(out["p_same_holm"].to_numpy(), nan=1.0) < ALPHA
     out["verdict"] = [
-        verdict(g["value"], g["lo"], g["hi"], g["significant"].fillna(False), r.null, r.slope, r.trend_significant)
-        for r, (_, g) in zip(out.itertuples(), table.groupby("figure", sort=False))]
+        verdict(g["value"], g["lo"], g["hi"], g["significant"].fillna(False), r.null, r.slope, r.trend_significant,
+                bool(v))
+        for r, v, (_, g) in zip(out.itertuples(), varies, table.groupby("figure", sort=False))]
     return out
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import plots
 from .numbers import p_cell, ranged
-from .skill import Ladder, figure_table, rung_ratings, verdicts
+from .skill import VERDICTS, Ladder, figure_table, rung_ratings, verdicts
 from .stats import ALPHA
 
 
@@ -50,6 +50,7 @@ def shown_verdicts(table: pd.DataFrame, verdict: pd.DataFrame, labels) -> pd.Dat
             row[names[r.rung]] = _cell(v.kind, r.value, r.lo, r.hi)
         row["Trend per rung"] = _slope(v.kind, v.slope)
         row["p (Holm)"] = p_cell(v.p_trend_holm)
+        row["Rungs differ, p (Holm)"] = p_cell(v.p_same_holm)
         row["Verdict"] = v.verdict
         rows.append(row)
     return pd.DataFrame(rows)
@@ -75,7 +76,12 @@ def _finding_line(v, g, labels) -> str:
     lo, hi = g.iloc[0], g.iloc[-1]
     text = (f"{v.label}: {v.verdict} ({_cell(v.kind, lo.value, lo.lo, lo.hi)} with {labels[0]}, "
             f"{_cell(v.kind, hi.value, hi.lo, hi.hi)} with {labels[-1]}")
-    if np.isfinite(v.slope):
+    if v.verdict == "varies with skill, no trend":
+        low, high = g.loc[g["value"].idxmin()], g.loc[g["value"].idxmax()]
+        text += (f"; from {_cell(v.kind, low.value, low.lo, low.hi)} with {low.rung_label} to "
+                 f"{_cell(v.kind, high.value, high.lo, high.hi)} with {high.rung_label}, the rungs differ: "
+                 f"Holm p {p_cell(v.p_same_holm) or 'n/a'}")
+    elif np.isfinite(v.slope):
         text += f"; trend {_slope(v.kind, v.slope)} per rung, Holm p {p_cell(v.p_trend_holm) or 'n/a'}"
     return text + ")."
 
@@ -84,15 +90,23 @@ def findings(table, verdict, steps, labels, seeds) -> list[str]:
     """The Findings section's skill sentences: a count per verdict, then every finding that is
     not the same at every rung, then the ladder's own check (its steps)."""
     counts = verdict["verdict"].value_counts()
-    parts = [f"{k} ({counts[k]})" for k in ("holds at every rung", "grows with skill", "shrinks with skill",
-                                          "reverses", "no effect at any rung", "unclear") if k in counts]
+    parts = [f"{k} ({counts[k]})" for k in VERDICTS if k in counts]
     out = [f"Against skill ({len(labels)} rungs, weakest first: {'; '.join(labels)}; {seeds:,} seeds each, "
            f"the same deals at every rung), the verdicts of {len(verdict)} headline findings: {', '.join(parts)}. "
            "A verdict of 'grows' or 'shrinks' is a significant trend over the rungs (Holm over the findings); "
            "findings that hold at every rung are robust to skill."]
+    robust = [v.label for v in verdict.itertuples() if v.verdict == "holds at every rung"]
+    if robust:
+        out.append("Robust to skill (holds at every rung): " + "; ".join(robust) + ".")
     for v in verdict.itertuples():
-        if v.verdict in ("grows with skill", "shrinks with skill", "reverses"):
+        if v.verdict in ("grows with skill", "shrinks with skill", "reverses", "varies with skill, no trend"):
             out.append(_finding_line(v, table[table["figure"] == v.figure].sort_values("rung"), labels))
+    partly = [v.label for v in verdict.itertuples() if v.verdict == "some rungs only"]
+    if partly:
+        out.append("Significant at some rungs only (no trend): " + "; ".join(partly) + ".")
+    quiet = [v.label for v in verdict.itertuples() if v.verdict == "no effect at any rung"]
+    if quiet:
+        out.append("No effect at any rung: " + "; ".join(quiet) + ".")
     if len(steps):
         weak = steps[~steps["significant"]]
         if weak.empty:
@@ -114,16 +128,24 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
     ratings, steps = rung_ratings(ladder, n_boot=n_boot)
     seeds = int(ladder.runs[0].manifest["config"]["games"])
     names = rung_names(ladder.labels)
+    seat_rows = table[table["figure"].str.startswith("seat ")]
+    half = 100 * float(np.median((seat_rows["hi"] - seat_rows["lo"]) / 2))
+    precision = (f"At {seeds:,} seeds a rung, a seat's win rate is known to about ±{half:.1f} points (the "
+                 "median half-width of the seats' 95% ranges); more --games or a larger --budget narrow it.")
     note = ("Every headline figure measured at each rung of a skill ladder: the same seeds (the same deals) "
             "played with every seat filled by the rung's players, weakest first. 'Trend per rung' is the "
             "weighted least-squares slope of the figure on the rung's place; its p-value is Holm-corrected over "
-            "the findings. Verdicts: 'holds at every rung' (the same sign everywhere, no trend, no reversal); "
+            "the findings. Verdicts: 'holds at every rung' (significant at every rung, one direction, no trend); "
             "'grows/shrinks with skill' (a significant trend that moves the finding away from/towards no effect; "
             "for a figure without a no-effect value, up/down); 'reverses' (significant in opposite directions "
-            "at two rungs, or a significant trend from one side of no effect to the other); 'no effect at any rung'; 'unclear' (the sign changes, nothing significant). The "
-            "strongest cards and spaces are those of largest mean effect over the rungs; their effects are "
-            "associations, not causes (see Card value). "
-            f"Rung sizes: {seeds:,} seeds each. The ratings come from 2-player duels between the rungs "
+            "at two rungs, or a significant trend from one side of no effect to the other); 'some rungs only' "
+            "(significant at some, not all, no trend); 'no effect at any rung'; for a figure without a no-effect "
+            "value, 'varies with skill, no trend' (the rungs differ by Cochran's test, Holm over those figures, "
+            "without a trend) and otherwise 'holds at every rung'. The strongest cards and spaces are "
+            "those of largest mean effect over the rungs; their effects are associations, not causes (see "
+            "Card value). The rungs share their deals, which correlates their estimates; the trend test "
+            "treats them as independent, which is conservative when that correlation is positive. "
+            f"{precision} The ratings come from 2-player duels between the rungs "
             "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds); a step is significant "
             "when the bootstrap p-value of 'the upper rung is no stronger' is below "
             f"{ALPHA} after Holm's correction over the steps.")
@@ -139,5 +161,5 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
         note += " No duels were given (runs named as rungs with --ladder), so the rungs have no ratings here."
     section = Section("Skill", note, tables, figures)
     header = ("Skill ladder", f"{len(ladder.labels)} rungs, weakest first: " + "; ".join(names)
-              + f" ({seeds:,} seeds each). The sections after Skill describe the top rung, {ladder.labels[-1]}.")
+              + f". {precision} The sections after Skill describe the top rung, {ladder.labels[-1]}.")
     return SkillPart(section, findings(table, verdict, steps, ladder.labels, seeds), header)

@@ -139,14 +139,24 @@ def read_plan(folder: str | Path) -> dict | None:
     doc = read_json(path, "ladder plan", RunError)
     if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
         raise RunError(f"{path} is not an evora skill ladder plan")
+    load_plan(doc, str(path))                 # refused here, whole, if any field is damaged
     return doc
 
 
-def load_plan(doc: dict) -> Plan:
-    duels = [Duel(**d) for d in doc["duels"]]
-    keep = {k: doc[k] for k in ("players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
-                                "budget_minutes", "pilot")}
-    return Plan(**keep, duels=duels)
+def load_plan(doc: dict, where="the ladder plan") -> Plan:
+    """The plan of a parsed ladder.json; RunError naming it when a field is missing or malformed."""
+    try:
+        duels = [Duel(**d) for d in doc["duels"]]
+        keep = {k: doc[k] for k in ("players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
+                                    "budget_minutes", "pilot")}
+        plan = Plan(**keep, duels=duels)
+        ok = (isinstance(plan.rungs, list) and all(isinstance(r, str) for r in plan.rungs)
+              and all(isinstance(x, int) and x > 0 for x in (plan.players, plan.seeds, plan.duel_seeds)))
+    except (KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise RunError(f"{where} is damaged (a field is missing or malformed); play the ladder into a new --out")
+    return plan
 
 
 def write_plan(folder: Path, plan: Plan) -> None:

@@ -49,6 +49,20 @@ def test_trend_test_finds_a_rate_that_climbs_with_skill():
     assert found / 300 > 0.9
 
 
+def test_heterogeneity_test_keeps_its_level_and_sees_a_rise_and_fall():
+    from analysis.skill import heterogeneity
+
+    rng = np.random.default_rng(14)
+    sims = 3000
+    rejected = sum(heterogeneity(v, half_width_se(lo, hi)) < ALPHA
+                   for v, lo, hi in (_rates(np.full(5, 0.4), 300, rng) for _ in range(sims)))
+    assert 0.02 < rejected / sims < ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
+    bump = np.array([0.32, 0.44, 0.44, 0.44, 0.32])           # no linear trend, clearly not flat
+    v, lo, hi = _rates(bump, 2000, rng)
+    assert heterogeneity(v, half_width_se(lo, hi)) < 1e-6
+    assert trend(v, half_width_se(lo, hi))[2] > 0.01
+
+
 def test_trend_slope_is_the_weighted_least_squares_slope():
     slope, se, p = trend([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 0.5, 0.5])
     assert slope == pytest.approx(1.0)
@@ -59,9 +73,9 @@ def test_trend_slope_is_the_weighted_least_squares_slope():
 # ---------------------------------------------------------------------------------------------
 # verdicts
 # ---------------------------------------------------------------------------------------------
-def _v(values, significant, null=0.25, slope=0.0, trend_significant=False, half=0.02):
+def _v(values, significant, null=0.25, slope=0.0, trend_significant=False, half=0.02, varies=False):
     values = np.asarray(values, dtype=float)
-    return verdict(values, values - half, values + half, significant, null, slope, trend_significant)
+    return verdict(values, values - half, values + half, significant, null, slope, trend_significant, varies)
 
 
 def test_each_verdict():
@@ -73,10 +87,13 @@ def test_each_verdict():
     assert _v([0.21, 0.25, 0.29], [False, False, False], slope=0.04, trend_significant=True) == "reverses"
     assert _v([0.24, 0.27, 0.30], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
     assert _v([0.26, 0.24, 0.25], [False, False, False]) == "no effect at any rung"
-    assert _v([0.30, 0.24, 0.25], [True, False, False]) == "unclear"
+    assert _v([0.30, 0.24, 0.25], [True, False, False]) == "some rungs only"
+    assert _v([0.30, 0.28, 0.31], [True, False, True]) == "some rungs only"
+    assert _v([0.24, 0.26, 0.25], [False, False, False]) == "no effect at any rung"
     # a figure without a no-effect value (game length): only its trend is said
     assert _v([20.0, 15.0, 11.0], [None] * 3, null=np.nan, slope=-4.5, trend_significant=True) == "shrinks with skill"
     assert _v([20.0, 20.5, 19.8], [None] * 3, null=np.nan, slope=0.0) == "holds at every rung"
+    assert _v([0.3, 0.45, 0.3], [None] * 3, null=np.nan, slope=0.0, varies=True) == "varies with skill, no trend"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,3 +278,33 @@ def test_skill_on_a_dask_cluster_plays_the_same_games(tmp_path):
         pd.testing.assert_frame_equal(here.sort_values(["game_id", "seat"]).reset_index(drop=True),
                                       there.sort_values(["game_id", "seat"]).reset_index(drop=True))
     assert "## Skill" in (tmp_path / "rd" / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_damaged_ladder_plan_is_one_line(small_ladder, tmp_path):
+    base, args = small_ladder
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(base / "runs", copy)
+    plan = json.loads((copy / "ladder.json").read_text())
+    del plan["seeds"]
+    (copy / "ladder.json").write_text(json.dumps(plan))
+    result = CliRunner().invoke(main, ["report", str(copy), "--out", str(tmp_path / "rep")])
+    assert "damaged" in one_error_line(result)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_run_with_skill_adds_a_short_ladder_and_its_section(tmp_path, monkeypatch):
+    """The main job's --skill wiring; the ladder is made cheap here (the real one is sized to
+    about 5 minutes by its pilot)."""
+    import evora_sim.ladder as ladder
+
+    monkeypatch.setattr(ladder, "default_ladder", lambda n: ["random", "balanced", "greedy"])
+    monkeypatch.setattr(ladder, "size_to_budget", lambda *a, **k: (24, 12, 0.1))
+    result = CliRunner().invoke(main, ["run", "--games", "12", "--skill", "--jobs", "1", "-q",
+                                       "--out", str(tmp_path / "runs"), "--report-dir", str(tmp_path / "rep")])
+    ok(result)
+    plan = json.loads((tmp_path / "runs" / "skill" / "ladder.json").read_text())
+    assert plan["rungs"] == ["random", "balanced"] and plan["seeds"] == 24
+    page = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "## Skill" in page and "### 2 players" in page and "### 4 players" in page
