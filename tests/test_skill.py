@@ -308,3 +308,11 @@ def test_run_with_skill_adds_a_short_ladder_and_its_section(tmp_path, monkeypatc
     assert plan["rungs"] == ["random", "balanced"] and plan["seeds"] == 24
     page = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "## Skill" in page and "### 2 players" in page and "### 4 players" in page
+
+
+def test_rules_without_two_players_are_refused_before_any_game(tmp_path):
+    result = CliRunner().invoke(main, ["skill", "-n", "3", "--ladder", "random;greedy", "--games", "4",
+                                       "--set", "players.min=3", "--out", str(tmp_path / "o"),
+                                       "--report-dir", str(tmp_path / "r")])
+    assert "2-player duels" in one_error_line(result)
+    assert list(tmp_path.iterdir()) == []

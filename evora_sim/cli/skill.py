@@ -84,7 +84,7 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
                    "as many as --budget allows.")
 @click.option("--duel-games", "duel_games", type=int, default=None, metavar="N",
               help="2-player games per pair of rungs, for the ratings (each seed in both seat orders). "
-                   "Default: as many as --budget allows (half of --games when --games is given).")
+                   "Default: as many as --budget allows (about --games, at least 40, when --games is given).")
 @click.option("--budget", type=float, default=15.0, show_default=True, metavar="MINUTES",
               help="Without --games: the wall time the ladder may take here, report included; a timed pilot "
                    "of every rung sizes it.")
@@ -150,6 +150,10 @@ def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, 
     from ..runner import RunError, check_jobs
 
     old = check_ladder_folder(out)
+    lo = rules.data["players"]["min"]
+    if lo > 2:
+        raise UserError(f"these rules allow {lo} to {rules.data['players']['max']} players; the ladder measures "
+                        "its rungs' strength in 2-player duels, so it needs rules that allow 2 players")
     try:
         check_jobs(jobs)
         plan, expected = make_plan(out, old, n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
