@@ -7,6 +7,8 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import warnings  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -18,6 +20,9 @@ plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.fonttype": "none
 COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
            "#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195"]
 SEAT_LABEL = "seat (0 = first player)"
+# long card and space names can leave tight_layout no room; the figure is still drawn in full
+# (saved with bbox_inches="tight"), so the warning tells a reader of the terminal nothing
+warnings.filterwarnings("ignore", message="Tight layout not applied", category=UserWarning)
 
 
 def _panels(counts, width=4.2, height=3.4, sharey=False):
