@@ -42,11 +42,12 @@ from .layout import (
     PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
     PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
-    R_GOV_COL, R_GOV_H, R_GOV_H_TIE, R_GOV_WORKER_CAP, R_GOV_WORKER_VP, R_HEIGHT_VP, R_HMAJ,
-    R_HMAJ_TIE, R_MAX_ROUNDS, R_MIN_PARTS, R_NCOLS, R_NSPACES, R_SITE_WORKERS, R_SPACE_ACTION,
-    R_SPACE_ARG, R_SPACE_COLOUR, R_START_VP, R_STONES, R_WHITE_VP, R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
+    R_GIVE, R_GIVE_SEAT, R_GOV_COL, R_GOV_H, R_GOV_H_TIE, R_GOV_WORKER_CAP, R_GOV_WORKER_VP,
+    R_HEIGHT_VP, R_HMAJ, R_HMAJ_TIE, R_MAX_ROUNDS, R_MIN_PARTS, R_NCOLS, R_NSPACES, R_REMOVE,
+    R_SITE_WORKERS, R_SPACE_ACTION, R_SPACE_ARG, R_SPACE_COLOUR, R_START_VP, R_STONES, R_WHITE_VP,
+    R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
     S_SPACE_USES, S_TEMPLE_USES, SA_BUILD, SA_CENTURION, SA_DRAW2, SA_EMPEROR, SA_TEMPLE, SITE,
-    SSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, STATS, T_FLIP_BOTH, WHITE,
+    SSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, STATS, T_FLIP_BOTH, TILE_PUBLIC, WHITE,
 )
 from .rng import randbelow, seed_stream
 
@@ -108,6 +109,25 @@ def add_vp(s, p, vp, category):
 # ---------------------------------------------------------------------------------------------
 # setup (D3, D20)
 # ---------------------------------------------------------------------------------------------
+REMOVE_STREAM = 0x7E40_7E40   # xor-ed into the seed: which replacement gets the odd copy (P12)
+
+
+@njit(cache=True)
+def replace_copies(s, base, e, copies, seed):
+    """P12: the copies of effect ``e`` in a stack's unshuffled cards (``base``) become the other
+    two effects of its type, alternately, from a coin of the game's own stream: each keeps its
+    stack's size (so the game its length) and, over games, an equal share. The stack's shuffle
+    is unchanged, so every other card lies where it lies in the game without the removal."""
+    rs = np.zeros(1, dtype=np.uint64)
+    seed_stream(rs, seed, REMOVE_STREAM)
+    t = e // 3
+    k = e % 3
+    coin = randbelow(rs, 2)
+    for j in range(copies):
+        other = (k + 1 + (j + coin) % 2) % 3
+        s[base + k * copies + j] = t * 3 + other
+
+
 @njit(cache=True, _nrt=True)
 def init_game(s, R, n, seed):
     """Fill ``s`` with a new game for ``n`` players; the stacks are shuffled from ``seed``."""
@@ -141,6 +161,8 @@ def init_game(s, R, n, seed):
         m = 3 * copies
         for i in range(m):
             s[base + i] = t * 3 + i // copies
+        if 0 <= R[R_REMOVE] < NEFF and R[R_REMOVE] // 3 == t:
+            replace_copies(s, base, R[R_REMOVE], copies, seed)
         for i in range(m - 1, 0, -1):     # Fisher-Yates
             j = randbelow(rs, i + 1)
             tmp = s[base + i]
@@ -149,7 +171,7 @@ def init_game(s, R, n, seed):
         s[STACK_LEN + t] = m
         s[STACK_TOP + t] = 0
     for t in range(NITILE):
-        s[ITILE_AVAIL + t] = 1
+        s[ITILE_AVAIL + t] = TILE_PUBLIC
     for p in range(n):
         b = pb(p)
         s[b + P_STONES] = R[R_STONES]
@@ -158,6 +180,15 @@ def init_game(s, R, n, seed):
         for k in range(2):
             s[b + P_WPOS + k] = -1
             s[b + P_TPOS + k] = -1
+    if R[R_REMOVE] >= NEFF:               # P12: an instant tile out of the Temple
+        s[ITILE_AVAIL + R[R_REMOVE] - NEFF] = 0
+    give, seat = R[R_GIVE], R[R_GIVE_SEAT]
+    if give >= 0 and seat < n:            # P11: a card in hand, or a tile of the seat's own
+        if give < NEFF:
+            s[pb(seat) + P_HAND + give] += 1
+            s[pb(seat) + P_HANDN] += 1
+        else:
+            s[ITILE_AVAIL + give - NEFF] |= 2 << seat
 
 
 # ---------------------------------------------------------------------------------------------
@@ -590,8 +621,9 @@ def legal_plays(s, R, p, out, n):
                 out[n] = A_PLAY + e
                 n += 1
     if s[b + P_HANDN] >= 3:
+        mine = TILE_PUBLIC | (2 << p)
         for t in range(NITILE):
-            if s[ITILE_AVAIL + t]:
+            if s[ITILE_AVAIL + t] & mine:
                 if out is None:
                     return 1
                 out[n] = A_TILE + t
@@ -1033,7 +1065,9 @@ def carry_out(s, R, a):
     elif a >= A_TILE and a < A_TILE + NITILE:
         t = a - A_TILE
         s[G_CARD_PLAYED] = 1
-        s[ITILE_AVAIL + t] = 0
+        # P11: the Temple's tile first; the seat's own stays for later (nobody else can take it)
+        own = s[ITILE_AVAIL + t]
+        s[ITILE_AVAIL + t] = own & ~TILE_PUBLIC if own & TILE_PUBLIC else own & ~(2 << p)
         s[sb(p) + S_PLAYS + NEFF + t] += 1
         s[G_TRACK] = NEFF + t
         s[G_TRACK_SCORE0] = s[b + P_SCORE]

@@ -41,6 +41,12 @@ EFFECT_NAMES = (
 T_CAPITAL_TWO_STONES, T_FLIP_BOTH, T_TWO_CAPITALS, T_THREE_STONES = 0, 1, 2, 3
 ITILE_NAMES = ("tile_capital_two_stones", "tile_flip_both", "tile_two_capitals", "tile_three_stones")
 
+# An instant tile's availability is a bit set (P11): TILE_PUBLIC while it lies in the Temple for
+# everyone; bit (2 << seat) while the seat holds its own copy, given at the start (card-value
+# experiments). A default game only ever holds 1 or 0.
+TILE_PUBLIC = 1
+CARD_NAMES = EFFECT_NAMES + ITILE_NAMES    # the 16 things a seat can play: effects, then tiles
+
 # ---- build patterns (groups of parts; groups go to pairwise different columns) -------------
 K_NONE, K_STONE, K_WHITE, K_CAPITAL = 0, 1, 2, 3
 PAT_TWO_STONES, PAT_ONE_STONE, PAT_CAPITAL, PAT_STONE_AND_WHITE = 0, 1, 2, 3
@@ -163,7 +169,7 @@ COL_TILE = _alloc(MAXC)              # Emperor tile beside the column: seat*2+k,
 STACK_CARDS = _alloc(NTYPES * MAXSTACK)
 STACK_TOP = _alloc(NTYPES)           # index of the top card; == STACK_LEN when empty
 STACK_LEN = _alloc(NTYPES)
-ITILE_AVAIL = _alloc(NITILE)
+ITILE_AVAIL = _alloc(NITILE)         # bit TILE_PUBLIC: in the Temple; bit 2 << seat: that seat's own
 FRAMES = _alloc(MAXDEPTH * FW)
 H_COUNT = _alloc(5 * NOWNERS)        # parts per (level - 1, owner): kept by each placement
 
@@ -255,5 +261,8 @@ R_NCOLS = _ralloc(MAXP + 1)          # by player count
 R_SITE_WORKERS = _ralloc(MAXP + 1)   # by player count
 R_MAX_ROUNDS = _ralloc(1)
 R_START_VP = _ralloc(MAXP)          # VP each seat starts with (variant key players.start_vp)
+R_GIVE = _ralloc(1)                  # P11: card (effect, or NEFF + tile) given at the start, -1 none
+R_GIVE_SEAT = _ralloc(1)             # ... to this seat
+R_REMOVE = _ralloc(1)                # P12: card taken out of the game, -1 none
 RULES_SIZE = _r
 del _r

@@ -140,7 +140,7 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
         if a[sb0 + L.S_TEMPLE_USES + e] > b[sb0 + L.S_TEMPLE_USES + e]:
             out.append(f"seat {p} uses the Temple card {L.EFFECT_NAMES[e]}")
     for t in range(L.NITILE):
-        if b[L.ITILE_AVAIL + t] and not a[L.ITILE_AVAIL + t]:
+        if a[L.ITILE_AVAIL + t] < b[L.ITILE_AVAIL + t]:       # a bit cleared (P11: the Temple's or its own)
             out.append(f"seat {p} takes the instant tile {L.ITILE_NAMES[t]}")
     end_of_turn = []          # drawn cards join the hand when the turn ends: said after the turn's events
     for q in range(n):

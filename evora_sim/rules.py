@@ -45,6 +45,7 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "governor.worker_cap": (0, 999),
     "cards.copies": (1, L.MAXSTACK // 3),
     "limits.max_rounds": (1, 10_000),
+    "experiment.give_seat": (0, L.MAXP - 1),
 }
 for _h in range(1, 6):
     _INT_RANGES[f"height_vp.{_h}"] = (0, 99)
@@ -145,6 +146,41 @@ def _validate_board(data: dict) -> list[tuple[int, int, int, int]]:
     return out
 
 
+# The [experiment] table (P11, P12) at its shipped values: rules holding it so hash as if it
+# were not there, so every run made before the table existed keeps its hash and resumes.
+EXPERIMENT_DEFAULTS = {"give": "", "give_seat": 0, "remove": ""}
+CARD_KEYS = ("experiment.give", "experiment.remove")
+
+
+def _card_index(data: dict, dotted: str) -> int:
+    """The card (effect, or 12 + tile) a card key names, -1 for none."""
+    name = _get(data, dotted)
+    if name == "":
+        return -1
+    if not isinstance(name, str) or name not in L.CARD_NAMES:
+        raise RulesError(f"rules key '{dotted}' must be {allowed(dotted)}, got {name!r}")
+    return L.CARD_NAMES.index(name)
+
+
+def _validate_experiment(data: dict) -> tuple[int, int, int]:
+    """(card given, its seat, card removed) of the [experiment] table."""
+    give, remove = (_card_index(data, key) for key in CARD_KEYS)
+    if give >= 0 and give == remove:
+        raise RulesError(f"rules keys 'experiment.give' and 'experiment.remove' both name "
+                         f"{L.CARD_NAMES[give]!r}: a card cannot be given and taken out of the game at once")
+    return give, data["experiment"]["give_seat"], remove
+
+
+def gift_seat_problem(rules: "Rules", n_players: int) -> str | None:
+    """Why rules that give a card to a seat cannot be played by ``n_players`` (the seat is not
+    at the table), or None."""
+    exp = rules.data["experiment"]
+    if exp["give"] and exp["give_seat"] >= n_players:
+        return (f"rules key 'experiment.give_seat' is {exp['give_seat']}, but {n_players} players sit in "
+                f"seats 0 to {n_players - 1}")
+    return None
+
+
 @dataclass(frozen=True)
 class Rules:
     """Immutable, validated rules: the resolved data, its hash and the packed engine array."""
@@ -173,7 +209,7 @@ class Rules:
         return json.dumps(self.data, sort_keys=True, ensure_ascii=False)
 
 
-def _pack(data: dict, spaces: list[tuple[int, int, int]]) -> np.ndarray:
+def _pack(data: dict, spaces: list[tuple[int, int, int]], experiment: tuple[int, int, int]) -> np.ndarray:
     P = np.zeros(L.RULES_SIZE, dtype=np.int32)
     P[L.R_NSPACES] = len(spaces)
     for i, (colour, kind, arg) in enumerate(spaces):
@@ -205,6 +241,7 @@ def _pack(data: dict, spaces: list[tuple[int, int, int]]) -> np.ndarray:
         P[L.R_SITE_WORKERS + n] = data["players"]["workers_on_site"][str(n)]
     P[L.R_MAX_ROUNDS] = data["limits"]["max_rounds"]
     P[L.R_START_VP:L.R_START_VP + L.MAXP] = data["players"]["start_vp"]
+    P[L.R_GIVE], P[L.R_GIVE_SEAT], P[L.R_REMOVE] = experiment
     P.setflags(write=False)
     return P
 
@@ -227,18 +264,23 @@ def _start_vp(data: dict) -> list[int]:
 
 
 def _hashed(data: dict) -> dict:
-    """What the rules hash covers: everything, but a variant key at its neutral value is left
-    out, so rules (and run folders) from before the key existed keep their hash."""
-    if any(data["players"]["start_vp"]):
-        return data
-    out = dict(data, players={k: v for k, v in data["players"].items() if k != "start_vp"})
+    """What the rules hash covers: everything, but a variant key or the [experiment] table at its
+    neutral value is left out, so rules (and run folders) from before it existed keep their hash."""
+    out = data
+    if not any(data["players"]["start_vp"]):
+        out = dict(out, players={k: v for k, v in data["players"].items() if k != "start_vp"})
+    if data.get("experiment") == EXPERIMENT_DEFAULTS:
+        out = {k: v for k, v in out.items() if k != "experiment"}
     return out
 
 
 def validate(data: dict) -> Rules:
-    """Check every key of a complete rules table and build the :class:`Rules`."""
+    """Check every key of a complete rules table and build the :class:`Rules`. Rules written
+    before the [experiment] table existed (a run's manifest) get it at its shipped values."""
     if isinstance(data.get("players"), dict):
         data = dict(data, players=dict(data["players"], start_vp=_start_vp(data)))
+    if isinstance(data, dict) and "experiment" not in data:
+        data = {**data, "experiment": dict(EXPERIMENT_DEFAULTS)}
     for dotted, (lo, hi) in _INT_RANGES.items():
         _check_int(data, dotted, lo, hi)
     values = _get(data, "emperor_tile.values")
@@ -247,6 +289,7 @@ def validate(data: dict) -> Rules:
         raise RulesError(f"rules key 'emperor_tile.values' must be 2 whole numbers (front, back) from 0 to 99, got {values!r}")
     if data["players"]["min"] > data["players"]["max"]:
         raise RulesError("rules key 'players.min' is larger than 'players.max'")
+    experiment = _validate_experiment(data)
     spaces = _validate_board(data)
     for n in range(2, L.MAXP + 1):
         pieces = n * data["players"]["workers_on_site"][str(n)] + 1
@@ -255,7 +298,7 @@ def validate(data: dict) -> Rules:
             raise RulesError(
                 f"board too small: {len(spaces)} spaces, but {n} players put {pieces} pieces on the site "
                 f"(workers + Centurion) and D2 needs at least 3 * {pieces} + 1 = {need}")
-    packed = _pack(data, spaces)
+    packed = _pack(data, spaces, experiment)
     digest = hashlib.sha256(json.dumps(_hashed(data), sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
     return Rules(data=copy.deepcopy(data), packed=packed, hash=digest)
 
@@ -334,6 +377,8 @@ def allowed(dotted: str) -> str:
     if dotted == "players.start_vp":
         return (f"1 to {L.MAXP} whole numbers from 0 to {START_VP_MAX}, comma-separated: the VP each seat "
                 "starts with, seat 0 first (seats past the list start with 0), e.g. 0,0,0,8")
+    if dotted in CARD_KEYS:
+        return "a card effect or instant tile, or \"\" for none: " + ", ".join(L.CARD_NAMES)
     if dotted == "emperor_tile.values":
         return "2 whole numbers from 0 to 99, comma-separated (front,back), e.g. 3,5"
     if generic == "board.spaces.N.colour":

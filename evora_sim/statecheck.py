@@ -75,10 +75,9 @@ def _check(s, rules) -> None:
     _range(s, L.G_NTURNS, 0, MAX_COUNT, "the turns played")
     _columns(s, n, ncol, sup)
     _site(s, n, nsp, cent, workers, phase)
-    _players(s, n, ncol, nsp, workers, copies, sup, d)
-    _stacks(s, copies)
-    for t in range(L.NITILE):
-        _range(s, L.ITILE_AVAIL + t, 0, 1, f"bonus tile {t}")
+    _players(s, n, ncol, nsp, workers, rules, sup, d)
+    _stacks(s, _stack_counts(rules))
+    _tiles(s, rules)
     for f in range(sp):
         _frame(s, L.FRAMES + f * L.FW, f, ncol)
     for i in range(L.STATS, L.SCRATCH):
@@ -198,8 +197,50 @@ def _setup_progress(s, n, workers, phase) -> None:
                            f"placed {done} workers")
 
 
-def _players(s, n, ncol, nsp, workers, copies, sup, d) -> None:
+def _stack_counts(rules) -> list[set[tuple[int, int, int]]]:
+    """Per stack, the copies of its 3 effects it may hold: ``cards.copies`` each, or with an
+    effect removed (P12) none of it and its copies split between the other two."""
+    copies = rules.data["cards"]["copies"]
+    removed = int(rules.packed[L.R_REMOVE])
+    out = [{(copies,) * 3} for _ in range(L.NTYPES)]
+    if 0 <= removed < L.NEFF:
+        t, k = divmod(removed, 3)
+        more, less = copies + (copies + 1) // 2, copies + copies // 2
+        splits = set()
+        for a, b in ((more, less), (less, more)):
+            counts = [0, 0, 0]
+            counts[(k + 1) % 3], counts[(k + 2) % 3] = a, b
+            splits.add(tuple(counts))
+        out[t] = splits
+    return out
+
+
+def _most_copies(rules, seat: int) -> list[int]:
+    """Per effect, the most cards of it ``seat`` can hold: every copy in the stacks (P12 may
+    add some), and one more if it is the seat given that effect (P11)."""
+    most = [max(c[e % 3] for c in _stack_counts(rules)[e // 3]) for e in range(L.NEFF)]
+    give = int(rules.packed[L.R_GIVE])
+    if 0 <= give < L.NEFF and seat == int(rules.packed[L.R_GIVE_SEAT]):
+        most[give] += 1
+    return most
+
+
+def _tiles(s, rules) -> None:
+    """Each instant tile: in the Temple (unless removed, P12), and held by the seat given it
+    (P11); no other bit."""
+    give, seat, removed = (int(rules.packed[i]) for i in (L.R_GIVE, L.R_GIVE_SEAT, L.R_REMOVE))
+    for t in range(L.NITILE):
+        allowed = 0 if removed == L.NEFF + t else L.TILE_PUBLIC
+        if give == L.NEFF + t:
+            allowed |= 2 << seat
+        v = int(s[L.ITILE_AVAIL + t])
+        if v & ~allowed:
+            raise _Bad(f"bonus tile {t} is {v}, expected a subset of the bits {allowed}")
+
+
+def _players(s, n, ncol, nsp, workers, rules, sup, d) -> None:
     for p in range(n):
+        most = _most_copies(rules, p)
         b = L.PLAYERS + p * L.PSTRIDE
         who = f"seat {p}'s"
         _range(s, b + L.P_SCORE, 0, MAX_VP, f"{who} score")
@@ -212,11 +253,11 @@ def _players(s, n, ncol, nsp, workers, copies, sup, d) -> None:
             if c >= 0 and int(s[L.COL_TILE + c]) != p * 2 + k:
                 raise _Bad(f"{who} Emperor tile {k} is beside column {c}, which does not hold it")
             _range(s, b + L.P_TVAL + k, 0, 1, f"{who} Emperor tile {k}'s side")
-        hand = [_range(s, b + L.P_HAND + e, 0, copies, f"{who} cards of effect {e}") for e in range(L.NEFF)]
+        hand = [_range(s, b + L.P_HAND + e, 0, most[e], f"{who} cards of effect {e}") for e in range(L.NEFF)]
         if int(s[b + L.P_HANDN]) != sum(hand):
             raise _Bad(f"{who} hand size is {int(s[b + L.P_HANDN])}, its cards add up to {sum(hand)}")
         for e in range(L.NEFF):
-            _range(s, b + L.P_PENDING + e, 0, copies, f"{who} pending cards of effect {e}")
+            _range(s, b + L.P_PENDING + e, 0, most[e], f"{who} pending cards of effect {e}")
         for i in range(L.P_VP_BUILD, L.P_FINAL + 1):
             _range(s, b + i, 0, MAX_VP, f"{who} VP slot {i - L.P_VP_BUILD}")
     for c in range(ncol):
@@ -225,14 +266,15 @@ def _players(s, n, ncol, nsp, workers, copies, sup, d) -> None:
             raise _Bad(f"column {c} holds seat {tile // 2}'s Emperor tile {tile % 2}, which is elsewhere")
 
 
-def _stacks(s, copies) -> None:
+def _stacks(s, counts) -> None:
     for t in range(L.NTYPES):
         m = int(s[L.STACK_LEN + t])
         _range(s, L.STACK_TOP + t, 0, m, f"stack {t}'s top")
         cards = s[L.STACK_CARDS + t * L.MAXSTACK:L.STACK_CARDS + t * L.MAXSTACK + m]
         if ((cards < 3 * t) | (cards > 3 * t + 2)).any() or \
-                (np.bincount(cards - 3 * t, minlength=3) != copies).any():
-            raise _Bad(f"stack {t} does not hold {copies} cards of each of its 3 effects")
+                tuple(int(x) for x in np.bincount(cards - 3 * t, minlength=3)) not in counts[t]:
+            want = " or ".join("/".join(map(str, c)) for c in sorted(counts[t]))
+            raise _Bad(f"stack {t} does not hold its 3 effects' cards as these rules deal them ({want})")
 
 
 _FRAME_ARGS = {   # kind -> allowed (a, b, c) ranges; c of a build is a bitmask of columns

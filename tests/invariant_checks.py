@@ -70,7 +70,8 @@ X_SITEW = 13         # + player count
 X_HVP = 18           # + height (1..5)
 X_WHITEVP = 24
 X_MAXROUNDS = 25
-XSIZE = 26
+X_GIVE, X_GIVE_SEAT, X_REMOVE = 26, 27, 28      # P11, P12: card given / removed, -1 none
+XSIZE = 29
 
 
 def expected_numbers(rules) -> np.ndarray:
@@ -92,6 +93,13 @@ def expected_numbers(rules) -> np.ndarray:
         X[X_HVP + h] = d["height_vp"][str(h)]
     X[X_WHITEVP] = d["white_stone"]["vp"]
     X[X_MAXROUNDS] = d["limits"]["max_rounds"]
+    names = list(L.EFFECT_NAMES + L.ITILE_NAMES)
+    exp = d["experiment"]
+    X[X_GIVE] = names.index(exp["give"]) if exp["give"] else -1
+    X[X_GIVE_SEAT] = exp["give_seat"]
+    X[X_REMOVE] = names.index(exp["remove"]) if exp["remove"] else -1
+    if 0 <= X[X_GIVE] < NEFF:
+        X[X_CARDS] += 1                                            # P11: one card from outside
     return X
 
 
@@ -303,8 +311,13 @@ def _check_state_core(s, R, X, out, legal):
                 _flag(out, C_CARDS, 4, t, i, e, 0)                # a card in the wrong stack
             else:
                 per[e % 3] += 1
+        removed = X[X_REMOVE] - 3 * t                  # P12: its copies are the other two's
         for j in range(3):
-            if per[j] != X[X_COPIES]:
+            if 0 <= removed < 3:
+                bad = per[j] != 0 if j == removed else abs(per[j] - 3 * X[X_COPIES] / 2) > 0.5
+            else:
+                bad = per[j] != X[X_COPIES]
+            if bad:
                 _flag(out, C_CARDS, 5, t, j, per[j], 0)           # copies of one effect
     in_hands = 0
     pending = 0
@@ -338,7 +351,11 @@ def _check_state_core(s, R, X, out, legal):
     if total != X[X_CARDS]:
         _flag(out, C_CARDS, 1, total, in_stacks, in_hands + pending, played - unpaid)
     for t in range(NITILE):
-        if tile_uses[t] + s[ITILE_AVAIL + t] != 1:
+        copies = (0 if X[X_REMOVE] == NEFF + t else 1) + (1 if X[X_GIVE] == NEFF + t else 0)
+        left = 0
+        for bit in range(1 + MAXP):
+            left += (s[ITILE_AVAIL + t] >> bit) & 1
+        if tile_uses[t] + left != copies:
             _flag(out, C_CARDS, 7, t, tile_uses[t], s[ITILE_AVAIL + t], 0)
 
     # ---- Emperor tiles ---------------------------------------------------------------------------
