@@ -16,7 +16,7 @@ from numba import njit
 
 from . import engine as E
 from . import layout as L
-from .rules import Rules, load_rules
+from .rules import Rules, gift_seat_problem, load_rules
 
 
 class IllegalActionError(ValueError):
@@ -69,6 +69,9 @@ class State:
 def new_game(rules: Rules | None = None, n_players: int = 4, seed: int = 0) -> State:
     rules = rules or load_rules()
     n = check_players(n_players)
+    problem = gift_seat_problem(rules, n)
+    if problem:
+        raise ValueError(problem)
     if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
     arr = E.new_state()

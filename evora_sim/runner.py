@@ -648,6 +648,7 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     from strategies.registry import resolved
 
     from .api import check_players
+    from .rules import gift_seat_problem
 
     players = check_players(players)
     if not _is_int(games) or games < 1:
@@ -660,6 +661,9 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     if not lo <= players <= hi:
         raise RunError(f"these rules allow {lo} to {hi} players, got {players}")
+    problem = gift_seat_problem(rules, players)
+    if problem:
+        raise RunError(problem)
     seats = resolve_strategies(strategy_spec, players)
     if seat_rotation is None:
         seat_rotation = default_rotation(seats)

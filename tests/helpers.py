@@ -121,13 +121,14 @@ def pending(state, p):
 
 
 # ---- game start and turns ------------------------------------------------------------------
-def setup_game(n_players=4, seed=0, placements=None):
+def setup_game(n_players=4, seed=0, placements=None, rules=None):
     """A new game with the initial workers placed through the API (D20 order).
 
     ``placements`` lists the spaces in placement order; by default the first free spaces from
-    space 1 on, spread out so that every worker has room to move.
+    space 1 on, spread out so that every worker has room to move. ``rules``: the default rules
+    with some change that leaves the board as it is (the card-value keys, P11 and P12).
     """
-    state = api.new_game(n_players=n_players, seed=seed)
+    state = api.new_game(rules, n_players=n_players, seed=seed)
     n_site = n_players * int(R[L.R_SITE_WORKERS + n_players])
     if placements is None:
         placements = [1 + 3 * i for i in range(n_site)]
@@ -188,13 +189,13 @@ def begin_main(state, seat, x, worker=0):
     a[L.G_PHASE] = L.PH_MAIN
 
 
-def turn_on(x, seat=0, n_players=4, worker=0, centurion=None, others=None, seed=0):
+def turn_on(x, seat=0, n_players=4, worker=0, centurion=None, others=None, seed=0, rules=None):
     """A game after setup where ``seat`` has just moved its worker ``worker`` to space ``x``.
 
     The Centurion goes to ``centurion`` (default: space 0, or 8 when ``x`` is 0); ``others``
     maps (seat, k) -> space for every other worker on the site (default: spread away from ``x``).
     """
-    state = setup_game(n_players, seed)
+    state = setup_game(n_players, seed, rules=rules)
     if centurion is None:
         centurion = 0 if x != 0 else 8
     if others is None:

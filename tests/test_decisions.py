@@ -1,5 +1,5 @@
 """One test (or more) per rules decision: D1-D20 (shared/rules/DECISIONS.md) and the project's
-P1-P8 and the variant keys V1 (docs/RULES.md). Every test drives the engine through the public API from a position
+P1-P12 and the variant keys V1 (docs/RULES.md). Every test drives the engine through the public API from a position
 written into the state (tests/helpers.py), on the default rules and board.
 """
 import copy
@@ -1165,3 +1165,109 @@ def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():
             p = int(st.arr[L.G_CUR])
             picks.append(int(choose(kinds[p], W, p, st.arr.copy(), rules.packed, legal, len(legal), rs, work)))
         assert picks[0] == picks[1], spec
+
+
+# =============================================================================================
+# P11, P12: the card-value experiment keys (evora card-value)
+# =============================================================================================
+def _experiment(**keys):
+    return load_rules(overrides=[f"experiment.{k}={v}" for k, v in keys.items()])
+
+
+STACK_SLOTS = slice(L.STACK_CARDS, L.STACK_CARDS + L.NTYPES * L.MAXSTACK)
+
+
+def test_p11_given_card_is_in_the_seats_hand_at_the_start_and_playable_on_its_first_turn():
+    rules = _experiment(give="emp_flip", give_seat=2)
+    state, plain = api.new_game(rules, 4, 3), api.new_game(None, 4, 3)
+    assert [hand(state, p) for p in range(4)] == [[], [], [L.E_EMP_FLIP], []]
+    assert pending(state, 2) == []                           # in the hand, not drawn (D9)
+    assert (state.arr[STACK_SLOTS] == plain.arr[STACK_SLOTS]).all()   # from outside the game
+    state = turn_on(SP_DRAW_AC, seat=2, rules=rules)         # seat 2's first turn, an emperor space
+    plain = turn_on(SP_DRAW_AC, seat=2)
+    assert pget(state, 2, L.P_TURNS) == 0
+    assert legal(state) == plays(L.E_EMP_FLIP) | MAIN_OPTIONS
+    assert legal(plain) == MAIN_OPTIONS
+    act(state, L.A_PLAY + L.E_EMP_FLIP)
+    assert legal(state) == {L.A_EMPTILE} and hand(state, 2) == []     # both tiles alike (P5)
+
+
+def test_p11_given_tile_is_its_seats_only_and_the_temples_copy_stays_for_the_others():
+    rules = _experiment(give="tile_flip_both", give_seat=1)
+    state = turn_on(SP_ONE, seat=0, rules=rules)             # others on 4, 7, 12; Centurion on 0
+    assert [state.get(L.ITILE_AVAIL + t) for t in range(4)] == [1, 1 | 2 << 1, 1, 1]
+    buy_tile(state, 0, L.T_FLIP_BOTH)                        # seat 0 takes the Temple's copy
+    assert state.get(L.ITILE_AVAIL + L.T_FLIP_BOTH) == 2 << 1
+    begin_main(state, 2, 10)
+    give_cards(state, 2, L.E_EMP_FLIP, L.E_ARCH_STONE, L.E_CENT_MOVE)
+    assert L.A_TILE + L.T_FLIP_BOTH not in legal(state)      # seat 1's own: nobody else's
+    begin_main(state, 1, 13)
+    buy_tile(state, 1, L.T_FLIP_BOTH)
+    assert state.get(L.ITILE_AVAIL + L.T_FLIP_BOTH) == 0
+    # the given seat takes the Temple's copy first and keeps its own for later
+    state = turn_on(SP_ONE, seat=1, rules=rules)
+    buy_tile(state, 1, L.T_FLIP_BOTH)
+    assert state.get(L.ITILE_AVAIL + L.T_FLIP_BOTH) == 2 << 1
+    begin_main(state, 1, 10)
+    buy_tile(state, 1, L.T_FLIP_BOTH)
+    assert state.get(L.ITILE_AVAIL + L.T_FLIP_BOTH) == 0
+
+
+def test_p12_removed_effects_copies_become_the_other_two_and_every_stack_keeps_its_size():
+    rules, splits = _experiment(remove="emp_flip"), set()
+    emp = slice(L.STACK_CARDS + EMP * L.MAXSTACK, L.STACK_CARDS + EMP * L.MAXSTACK + 9)
+    for seed in range(20):
+        state, plain = api.new_game(rules, 4, seed), api.new_game(None, 4, seed)
+        assert [state.get(L.STACK_LEN + t) for t in range(4)] == [plain.get(L.STACK_LEN + t) for t in range(4)]
+        cards, was = state.arr[emp], plain.arr[emp]
+        assert L.E_EMP_FLIP not in cards
+        assert ((cards == was) | (was == L.E_EMP_FLIP)).all()     # the other cards lie where they lay
+        splits.add((int((cards == L.E_EMP_PLACE).sum()), int((cards == L.E_EMP_TEMPLE).sum())))
+        rest = np.r_[np.arange(STACK_SLOTS.start, emp.start), np.arange(emp.stop, STACK_SLOTS.stop)]
+        assert (state.arr[rest] == plain.arr[rest]).all()
+    assert splits == {(5, 4), (4, 5)}                          # 3 copies: 2 + 1, either way round
+
+
+def test_p12_removed_tile_is_not_in_the_temple():
+    state = turn_on(SP_ONE, rules=_experiment(remove="tile_three_stones"))
+    assert [state.get(L.ITILE_AVAIL + t) for t in range(4)] == [1, 1, 1, 0]
+    give_cards(state, 0, L.E_EMP_FLIP, L.E_ARCH_STONE, L.E_CENT_MOVE)
+    assert legal(state) & tiles(0, 1, 2, 3) == tiles(0, 1, 2)
+
+
+def test_p11_p12_keys_at_their_defaults_change_nothing_and_bad_values_are_refused():
+    rules = load_rules()
+    assert rules.data["experiment"] == {"give": "", "give_seat": 0, "remove": ""}
+    older = copy.deepcopy(rules.data)
+    del older["experiment"]                                  # rules (and runs) from before the table
+    assert validate(older).hash == rules.hash
+    assert _experiment(give="emp_flip").hash != rules.hash != _experiment(remove="emp_flip").hash
+    for keys, message in (({"give": "emp_flips"}, "experiment.give"), ({"remove": "x"}, "experiment.remove"),
+                          ({"give_seat": 4}, "experiment.give_seat"),
+                          ({"give": "cent_any", "remove": "cent_any"}, "cannot be given and taken out")):
+        with pytest.raises(RulesError, match=message):
+            _experiment(**keys)
+    with pytest.raises(ValueError, match="give_seat' is 3, but 2 players"):
+        api.new_game(_experiment(give="cent_any", give_seat=3), 2, 0)
+
+
+@pytest.mark.parametrize("keys", [{"give": "gov_workers", "give_seat": 3}, {"give": "tile_two_capitals", "give_seat": 0},
+                                  {"remove": "arch_two_stones"}, {"remove": "tile_flip_both"}])
+def test_p11_p12_played_games_keep_the_engine_state_valid(keys):
+    """Whole games with a card given or removed keep every engine invariant (conservation of the
+    cards and tiles included) and pass the checks of saved games, at every step."""
+    from evora_sim.batch import play_game
+    from evora_sim.statecheck import state_problem
+    from invariant_checks import check_state, check_step
+
+    rules = _experiment(**keys)
+    for seed in range(3):
+        _, log = play_game(rules, 4, seed, ["balanced", "cards", "greedy", "random"])
+        state = api.new_game(rules, 4, seed)
+        assert check_state(state.arr, rules) == [] and state_problem(state.arr, rules) is None
+        for a in log:
+            prev = state.arr.copy()
+            api.apply_action(state, int(a))
+            assert check_state(state.arr, rules) + check_step(prev, state.arr, rules) == []
+            assert state_problem(state.arr, rules) is None
+        assert api.is_terminal(state)

@@ -101,6 +101,7 @@ def set_option(f):
 
 def check_players_arg(n_players, rules) -> int:
     from ..api import check_players
+    from ..rules import gift_seat_problem
 
     try:
         n = check_players(n_players)
@@ -109,6 +110,9 @@ def check_players_arg(n_players, rules) -> int:
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     if not lo <= n <= hi:
         raise UserError(f"player count {n} is outside the rules' players.min..players.max ({lo} to {hi})")
+    problem = gift_seat_problem(rules, n)
+    if problem:
+        raise UserError(problem)
     return n
 
 
