@@ -179,6 +179,14 @@ def _fields(specs, counts: list[int]) -> dict[int, str]:
     return fields
 
 
+def field_names(spec: str, n: int) -> list[str]:
+    """The field's strategy per seat (rotation 0), normalised: one strategy fills every seat."""
+    from strategies.registry import parse_spec, split_specs
+
+    field = [parse_spec(x).name for x in split_specs(spec)]
+    return field * n if len(field) == 1 else field
+
+
 @main.command(epilog=examples(
     "evora balance --players 4 --param temple.columns.4=12..16 --param supply.stones=12..16 --budget 480000 --out runs/bal",
     "evora balance --compensation --players 4 --budget 160000 --out runs/comp"))
@@ -229,7 +237,7 @@ def balance(params, targets, players_text, specs, penalty, compensation, iterati
 def _compensation(params, targets, counts, fields, iterations, kw):
     from pathlib import Path
 
-    from strategies.registry import StrategyError, parse_spec, split_specs
+    from strategies.registry import StrategyError
 
     from ..experiments.compensation import check_budget, compensation_doc, run_compensation
     from ..experiments.search import check_search_folder
@@ -249,8 +257,7 @@ def _compensation(params, targets, counts, fields, iterations, kw):
     check_seed_arg(kw["seed"])
     try:
         check_budget(n, kw["budget"], iterations)
-        field = [parse_spec(x).name for x in split_specs(fields[n])]
-        field = field * n if len(field) == 1 else field
+        field = field_names(fields[n], n)
         doc = compensation_doc(n, field, kw["budget"], iterations, confirm, kw["seed"], kw["rules_path"],
                                kw["overrides"])
         check_search_folder(Path(kw["out"]), doc)

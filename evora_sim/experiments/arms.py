@@ -82,24 +82,30 @@ def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, com
     return FirstSeeds(run, seeds)
 
 
-def play_arms(arms: list[Arm], seeds: int, run_seed: int, chunk: int, backend: Backend,
+def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int, backend: Backend,
               command: str = "") -> list[FirstSeeds]:
     """Play (or finish, or grow to ``seeds``) every arm on game seeds ``0 .. seeds - 1`` of
     ``run_seed``, each under every seat rotation, in chunks of ``chunk`` seeds; the runs (their
-    first ``seeds`` seeds) in the order of ``arms``. Arms sharing a folder are played once."""
+    first ``seeds`` seeds) in the order of ``arms``. ``seeds`` may give each arm its own count
+    (a list, one per arm: the shorter arms play the first seeds of the longer). Arms sharing a
+    folder are played once (to the most seeds asked of it)."""
+    sizes = [seeds] * len(arms) if isinstance(seeds, int) else list(seeds)
+    most: dict[str, int] = {}
+    for a, k in zip(arms, sizes):
+        most[a.folder] = max(k, most.get(a.folder, 0))
     unique = list({a.folder: a for a in arms}.values())
     if backend.backend == "dask":
         from concurrent.futures import ThreadPoolExecutor
 
         # each arm's chunks go to the cluster; the threads only wait and write the tables
         with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
-            done = list(pool.map(lambda a: _play(a, seeds, run_seed, chunk, backend, command), unique))
+            done = list(pool.map(lambda a: _play(a, most[a.folder], run_seed, chunk, backend, command), unique))
     elif backend.jobs > 1 and len(unique) > 1:
         from joblib import Parallel, delayed
 
         done = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
-            delayed(_play)(a, seeds, run_seed, chunk, backend, command) for a in unique)
+            delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command) for a in unique)
     else:
-        done = [_play(a, seeds, run_seed, chunk, backend, command) for a in unique]
+        done = [_play(a, most[a.folder], run_seed, chunk, backend, command) for a in unique]
     by_folder = {str(Path(a.folder)): r for a, r in zip(unique, done)}
-    return [by_folder[str(Path(a.folder))] for a in arms]
+    return [FirstSeeds(by_folder[str(Path(a.folder))].run, k) for a, k in zip(arms, sizes)]
