@@ -6,9 +6,10 @@
 - ``tuning``: tune strategy, balance (searches over parameters);
 - ``skill``: skill (the findings against a ladder of players);
 - ``analyse``: report, compare;
-- ``rules``: rules (every rules key, its value and what it allows).
+- ``rules``: rules (every rules key, its value and what it allows);
+- ``cardvalue``: card-value (each card's value by experiment).
 """
-from . import analyse, experiments, play, rules, runs, skill, tuning  # noqa: F401  (each registers its commands)
+from . import analyse, cardvalue, experiments, play, rules, runs, skill, tuning  # noqa: F401  (each registers its commands)
 from .group import UserError, main
 from ..fields import DEFAULT_FIELD
 from .runs import DEFAULT_GAMES

@@ -1,0 +1,168 @@
+"""Card value by experiment (``evora card-value``): what holding a card, or the card's being in
+the game at all, does to win rates, measured by intervention on common seeds.
+
+The observational card table of the report compares seats that played a card with seats that
+did not: an association (a strong position both plays more cards and wins). Here the card is
+the only thing that changes between two games of the same seed:
+
+- **Given** (P11). In seed s, rotation r, the game where seat g holds one more of the card from
+  the start, and the same game without it. ``won_given[s, g, r]``: did seat g win the first;
+  ``won_base[s, g, r]``: did seat g win the second. Every seat is the given one in turn (the
+  design balances who holds the card over seats and strategies), every seed under every seat
+  rotation. The change in the given seat's win rate is the mean of the per-seed differences
+  ``mean_{g,r}(won_given - won_base)``: seeds are the independent units (a seed's games share
+  their stacks), so its interval is the t interval over seeds. (Summed over the given seats,
+  each game without the card has exactly one winner, so its part is exactly 1/n a seed: the
+  pairing removes the seat's own edge, and the variance is that of the games with the card.)
+- **Removed** (P12). The game with the card taken out (an effect's copies replaced by the other
+  two of its type) against the same game with it: the paired change in each strategy's win rate
+  (per-seed wins, t interval over seeds) and in seat fairness (:func:`analysis.fairness.compare_fairness`,
+  paired by seed).
+
+Intervals are 95% for each card on its own; the p-values are Holm-corrected over the cards (and
+over the strategies of the removal table) before anything is called significant.
+:func:`paired_power` is the power of the paired t test for a planted change, for planning
+``--games`` and checking the test in the suite.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .fairness import compare_fairness
+from .search import paired_rate_difference
+from .stats import ALPHA, holm
+
+POWER = 0.8            # the power behind the smallest detectable change that a table reports
+
+
+def given_effect(won_given, won_base, alpha: float = ALPHA) -> dict:
+    """The change in the given seat's win rate, from the paired outcomes of shape
+    (seeds, given seats, rotations) (see the module); rates as fractions."""
+    a = np.asarray(won_given, dtype=float)
+    b = np.asarray(won_base, dtype=float)
+    if a.shape != b.shape or a.ndim != 3:
+        raise ValueError(f"paired outcomes must share one shape (seeds, seats, rotations), got {a.shape} and {b.shape}")
+    seeds, per_seed = a.shape[0], a.shape[1] * a.shape[2]
+    given, base = a.sum(axis=(1, 2)), b.sum(axis=(1, 2))
+    diff, lo, hi, p = paired_rate_difference(base, given, per_seed, alpha)
+    sd = float(np.std((given - base) / per_seed, ddof=1)) if seeds > 1 else float("nan")
+    return {"change": diff, "lo": lo, "hi": hi, "p": p, "seeds": seeds, "games": int(a.size),
+            "rate_given": float(a.mean()), "rate_without": float(b.mean()),
+            "discordance": float((a != b).mean()), "seed_sd": sd,
+            "detectable": detectable_change(sd, seeds, alpha)}
+
+
+def strategy_change(wins_with, wins_without, games_per_seed: int, alpha: float = ALPHA) -> dict:
+    """One strategy's paired change in win rate (without the card minus with it, per-seed wins
+    on the same seeds)."""
+    diff, lo, hi, p = paired_rate_difference(wins_with, wins_without, games_per_seed, alpha)
+    return {"change": diff, "lo": lo, "hi": hi, "p": p, "seeds": len(wins_with),
+            "games": len(wins_with) * games_per_seed,
+            "rate_with": float(np.sum(wins_with) / (len(wins_with) * games_per_seed)),
+            "rate_without": float(np.sum(wins_without) / (len(wins_without) * games_per_seed))}
+
+
+def paired_power(change: float, seed_sd: float, seeds: int, alpha: float = ALPHA) -> float:
+    """The chance that the two-sided paired t test on ``seeds`` per-seed differences of standard
+    deviation ``seed_sd`` rejects "no change" at ``alpha`` when the true change is ``change``
+    (noncentral t)."""
+    df = seeds - 1
+    crit = stats.t.isf(alpha / 2, df)
+    nc = change * np.sqrt(seeds) / seed_sd
+    return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+
+
+def detectable_change(seed_sd: float, seeds: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The smallest true change the paired test finds with ``power`` (normal approximation)."""
+    if not (seeds > 1 and np.isfinite(seed_sd)):
+        return float("nan")
+    return float((stats.t.isf(alpha / 2, seeds - 1) + stats.norm.ppf(power)) * seed_sd / np.sqrt(seeds))
+
+
+def seeds_for(half_width: float, seed_sd: float, alpha: float = ALPHA) -> int:
+    """Seeds a paired t interval needs for a half-width of at most ``half_width``."""
+    z = stats.norm.isf(alpha / 2)
+    n = int(np.ceil((z * seed_sd / half_width) ** 2))
+    while n > 1 and stats.t.isf(alpha / 2, n - 1) * seed_sd / np.sqrt(n) > half_width:
+        n += 1
+    return max(n, 2)
+
+
+def _holm_column(table: pd.DataFrame) -> pd.DataFrame:
+    table = table.copy()
+    table["p_holm"] = holm(table["p"].to_numpy(dtype=float))
+    table["significant"] = table["p_holm"] < ALPHA
+    return table
+
+
+def given_table(effects: dict[str, dict]) -> pd.DataFrame:
+    """One row per card: its :func:`given_effect`, p-values Holm-corrected over the cards."""
+    return _holm_column(pd.DataFrame([{"card": card, **e} for card, e in effects.items()]))
+
+
+def removal_table(strategy_wins: dict[str, tuple[np.ndarray, np.ndarray]], seat_wins: dict[str, tuple[np.ndarray, np.ndarray]],
+                  field: list[str], games_per_seed: int, alpha: float = ALPHA) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The card taken out of the game against the game with it, paired by seed. ``strategy_wins``
+    and ``seat_wins``: per card, (with, without) per-seed wins of shape (seeds, players), by the
+    field's strategy and by seat. Returns (per card and strategy: the change in its win rate,
+    Holm over every row; per card: the change in seat fairness, Holm over the cards)."""
+    rows, fair = [], []
+    for card, (with_card, without) in strategy_wins.items():
+        for i, name in enumerate(field):
+            rows.append({"card": card, "position": i, "strategy": name,
+                         **strategy_change(with_card[:, i], without[:, i], games_per_seed, alpha)})
+        cmp = compare_fairness(*seat_wins[card], paired=True, alpha=alpha)
+        fair.append({"card": card, "unfairness_with": cmp.a.rms, "unfairness_without": cmp.b.rms,
+                     "mean_square_change": cmp.diff, "lo": cmp.lo, "hi": cmp.hi, "p": cmp.p,
+                     "seeds": cmp.seeds, "games": int(cmp.b.games)})
+    return _holm_column(pd.DataFrame(rows)), _holm_column(pd.DataFrame(fair))
+
+
+def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observed: pd.DataFrame):
+    """Forest plot of the 16 cards: the given seat's change in win rate (95%) beside the
+    observational "win rate when played, adjusted"; and, with the removal measure, each
+    strategy's change in win rate when the card is taken out."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .names import card_title
+    from .plots import COLOURS
+
+    cards = list(given["card"])
+    y = np.arange(len(cards))
+    panels = 2 if removed is not None else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6.2 * panels, 0.32 * len(cards) + 1.8), sharey=True, squeeze=False)
+    ax = axes[0][0]
+    obs = observed.set_index("card").reindex(cards)
+    for off, (v, lo, hi, name, colour) in enumerate([
+            (given["change"], given["lo"], given["hi"], "given at the start (causal)", COLOURS[0]),
+            (obs["adj_diff"], obs["adj_lo"], obs["adj_hi"], "played vs. not, adjusted (association)", "#8c8c8c")]):
+        v, lo, hi = (100 * np.asarray(x, dtype=float) for x in (v, lo, hi))
+        ax.errorbar(v, y + (-0.15 if off == 0 else 0.15), xerr=np.clip([v - lo, hi - v], 0, None), fmt="o", ms=3.5,
+                    color=colour, ecolor=colour, capsize=2, label=name)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(y, [card_title(c) for c in cards])
+    ax.invert_yaxis()
+    ax.set_xlabel("change in win rate (points; 95%, seeds as units)")
+    ax.set_title("Holding one more of the card")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8)
+    if removed is not None:
+        bx = axes[0][1]
+        names = removed.drop_duplicates("position").sort_values("position")["strategy"].tolist()
+        for k, name in enumerate(names):
+            d = removed[removed["position"] == k].set_index("card").reindex(cards)
+            v, lo, hi = (100 * d[c].to_numpy(float) for c in ("change", "lo", "hi"))
+            bx.errorbar(v, y + (k - (len(names) - 1) / 2) * 0.16, xerr=np.clip([v - lo, hi - v], 0, None), fmt="o",
+                        ms=3, color=COLOURS[k % len(COLOURS)], capsize=1.5, label=f"{k}: {name}")
+        bx.axvline(0, color="black", linewidth=0.8)
+        bx.set_xlabel("change in the strategy's win rate without the card (points; 95%)")
+        bx.set_title("The card taken out of the game")
+        bx.grid(axis="x", alpha=0.3)
+        bx.legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,87 @@
+"""``evora card-value``: each card's value by experiment (a card given to one seat at the start,
+and the card taken out of the game), on common seeds. Every argument is checked before anything
+is written; the experiment is :mod:`evora_sim.experiments.cardvalue`, its statistics
+:mod:`analysis.cardvalue`."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .group import (JOBS_DEFAULT, SET_HELP, STRATEGIES_HELP, UserError, check_out_arg, check_players_arg,
+                    check_seed_arg, examples, load_rules_arg, main)
+
+# Games per card: with these, --players 4 on the default field finishes within 10 minutes on 2
+# cores with every interval within +-1 point (measured: reports/issue14_card_value).
+DEFAULT_GAMES = 16_000
+DEFAULT_REMOVE_GAMES = 12_000
+
+
+@main.command("card-value", epilog=examples(
+    "evora card-value --players 4 --out runs/cards4",
+    "evora card-value -n 3 --strategies balanced,greedy,cards --games 20000 --out runs/cards3",
+    "evora card-value -n 4 --remove-games 0 --set height_vp.3=10 --out runs/cards_h3"))
+@click.option("--players", "-n", "n_players", type=int, default=4, show_default=True, metavar="N", help="2, 3 or 4.")
+@click.option("--games", type=int, default=DEFAULT_GAMES, show_default=True, metavar="N",
+              help="Games per card with the card given: over every seed, each seat given it in turn under "
+                   "every seat rotation (players x players games a seed), each paired with the same game "
+                   "without it.")
+@click.option("--remove-games", "remove_games", type=int, default=DEFAULT_REMOVE_GAMES, show_default=True,
+              metavar="N", help="Games per card with the card taken out of the game (players games a seed); "
+                                "0: no removal measure.")
+@click.option("--strategies", "spec", default=None, metavar="A,B,...",
+              help=STRATEGIES_HELP + " Default: the main job's field for the player count.")
+@click.option("--seed", type=int, default=1, show_default=True, help="The experiment's seed.")
+@click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True,
+              help="Processes playing the arms at once; -1 = every core.")
+@click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
+              help="The experiment folder (created, or resumed: run the same command again).")
+@click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="loky: processes on this machine; dask: a dask.distributed cluster.")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def card_value(n_players, games, remove_games, spec, seed, out, rules_path, overrides, quiet, **kw):
+    """Measure each card effect's and instant tile's value by intervention: one seat holds one more
+    of it from the start (every seat in turn) against the same games without it, and the card
+    taken out of the game against the game with it, all on common seeds. Writes DIR/summary:
+    the tables (CSV) beside the observational card table of the same games, card_value.png and
+    report.md."""
+    from pathlib import Path
+
+    from strategies.registry import StrategyError
+
+    from ..experiments.cardvalue import Plan, card_value_doc, check_base_rules, run_card_value
+    from ..experiments.search import check_search_folder
+    from ..runner import RunError, check_strategies, make_config
+    from ..fields import DEFAULT_FIELD
+    from .tuning import _backend, _interrupted, field_names
+
+    rules = load_rules_arg(rules_path, overrides)
+    n = check_players_arg(n_players, rules)
+    check_seed_arg(seed)
+    try:
+        field = field_names(spec if spec is not None else DEFAULT_FIELD[n], n)
+        if len(field) != n:
+            raise UserError(f"--strategies {spec}: {len(field)} strategies for {n} seats; give one per seat, or one "
+                            "for every seat")
+        plan = Plan(n, tuple(field), games, remove_games, seed)
+        plan.check()
+        check_base_rules(rules)
+        config = make_config(n, plan.given_seeds, list(field), seed, True, None, rules)
+        check_strategies(config, rules)
+        check_search_folder(Path(out), card_value_doc(plan, rules, rules_path, overrides))
+    except (StrategyError, RunError) as exc:
+        raise UserError(str(exc)) from None
+    backend = _backend(kw)
+    command = "evora " + " ".join(sys.argv[1:])
+    try:
+        result = run_card_value(plan, out, rules, rules_path=rules_path, overrides=overrides, backend=backend,
+                                command=command, notice=None if quiet else (lambda line: click.echo(line, err=True)))
+    except (RunError, StrategyError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        _interrupted(out)
+    click.echo("\n".join(result["lines"]))
+    click.echo(f"card-value summary: {result['summary'] / 'report.md'}")

@@ -1,0 +1,246 @@
+"""``evora card-value``: each card's value by intervention, on common seeds.
+
+Arms (ordinary run folders, :mod:`.arms`; all on the same game seeds, every seed under every seat
+rotation):
+
+- ``baseline/``: the rules as given;
+- ``given/CARD/seatG/``: seat G holds one more CARD from the start (P11, ``experiment.give``),
+  for every card and every seat: each seed's games with the card are paired with the same
+  games of the baseline;
+- ``removed/CARD/``: CARD taken out of the game (P12, ``experiment.remove``: an effect's copies
+  become the other two effects of its type, a tile leaves the Temple).
+
+The statistics are :mod:`analysis.cardvalue`; ``summary/`` holds the tables (CSV), the figure and
+``report.md``, next to the observational card table of the baseline games. Playing the same
+command again finishes an interrupted experiment (finished chunks are kept).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import layout as L
+from ..fsutil import atomic_folder
+from ..manifest import RunError
+from ..rules import EXPERIMENT_DEFAULTS, Rules
+from .arms import Arm, Backend, derive_seed, play_arms
+from .search import SUMMARY_KIND, _open_folder
+from .space import variant
+
+KIND = "card-value"
+CARDS = L.CARD_NAMES
+CHUNK = 1000             # seeds per chunk: the unit of resuming
+MIN_SEEDS = 10
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What decides an experiment's games: the table, the field (one strategy per seat,
+    rotation 0), the games per card of each measure (0: the removal measure is not played)."""
+
+    players: int
+    field: tuple[str, ...]
+    games: int
+    remove_games: int
+    seed: int
+
+    @property
+    def given_seeds(self) -> int:
+        """Seeds of each card's given arms: every seed is played n x n times (given seat x rotation)."""
+        return math.ceil(self.games / self.players ** 2)
+
+    @property
+    def removed_seeds(self) -> int:
+        return math.ceil(self.remove_games / self.players)
+
+    def check(self) -> None:
+        n = self.players
+        if self.games < MIN_SEEDS * n * n:
+            raise RunError(f"--games must be at least {MIN_SEEDS * n * n:,} at {n} players ({MIN_SEEDS} seeds, "
+                           f"each played {n} x {n} times: every seat given the card, every rotation), got {self.games:,}")
+        if self.remove_games and self.remove_games < MIN_SEEDS * n:
+            raise RunError(f"--remove-games must be 0 (no removal measure) or at least {MIN_SEEDS * n:,} at {n} "
+                           f"players ({MIN_SEEDS} seeds x {n} rotations), got {self.remove_games:,}")
+
+    def total_games(self) -> int:
+        n = self.players
+        base = max(self.given_seeds, self.removed_seeds) * n
+        return len(CARDS) * (self.given_seeds * n * n + self.removed_seeds * n) + base
+
+
+def check_base_rules(rules: Rules) -> None:
+    """The experiment sets the [experiment] keys itself: base rules must leave them alone."""
+    if rules.data["experiment"] != EXPERIMENT_DEFAULTS:
+        changed = sorted(k for k, v in rules.data["experiment"].items() if EXPERIMENT_DEFAULTS[k] != v)
+        raise RunError("card-value gives and removes each card itself: drop "
+                       + ", ".join(f"experiment.{k}" for k in changed) + " from --rules/--set")
+
+
+def card_value_doc(plan: Plan, base: Rules, rules_path=None, overrides=()) -> dict:
+    return {"format": "evora-sim search", "version": 1, "kind": KIND,
+            "config": {"players": plan.players, "field": list(plan.field), "games": plan.games,
+                       "remove_games": plan.remove_games, "seed": plan.seed, "base_rules_hash": base.hash,
+                       "rules_file": rules_path, "set": list(overrides)}}
+
+
+def arms_of(plan: Plan, base: Rules, out: Path, rules_path=None, overrides=()) -> tuple[list[Arm], list[int]]:
+    """Every arm and the seeds it plays: the baseline first, then each card's given arms (seat
+    0 first), then the removed arms."""
+    n, field = plan.players, tuple(plan.field)
+    arms = [Arm(str(out / "baseline"), n, field, base)]
+    seeds = [max(plan.given_seeds, plan.removed_seeds)]
+    for card in CARDS:
+        for g in range(n):
+            rules = variant(base, [f"experiment.give={card}", f"experiment.give_seat={g}"], rules_path, overrides)
+            arms.append(Arm(str(out / "given" / card / f"seat{g}"), n, field, rules))
+            seeds.append(plan.given_seeds)
+    if plan.remove_games:
+        for card in CARDS:
+            arms.append(Arm(str(out / "removed" / card), n, field,
+                            variant(base, [f"experiment.remove={card}"], rules_path, overrides)))
+            seeds.append(plan.removed_seeds)
+    return arms, seeds
+
+
+def _winners(run, players: int) -> np.ndarray:
+    """Winner seat per (seed, rotation) of a run's first seeds."""
+    games = run.table("games", ["game_id", "winner_seat"]).sort_values("game_id")
+    return games["winner_seat"].to_numpy().reshape(-1, players)
+
+
+def given_outcomes(base_winners: np.ndarray, given_winners: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(won_given, won_base) of shape (seeds, seats, rotations) from the winners per (seed,
+    rotation) of the baseline and of the arm giving the card to each seat g (in seat order)."""
+    seeds = min(len(w) for w in given_winners)
+    won_given = np.stack([w[:seeds] == g for g, w in enumerate(given_winners)], axis=1)
+    won_base = np.stack([base_winners[:seeds] == g for g in range(len(given_winners))], axis=1)
+    return won_given, won_base
+
+
+def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(), backend: Backend = Backend(),
+                   command: str = "", notice=None) -> dict:
+    """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print."""
+    from analysis.cardvalue import given_effect, given_table, removal_table
+    from analysis.search import seat_wins, strategy_wins
+
+    out = Path(out)
+    plan.check()
+    check_base_rules(base)
+    doc = card_value_doc(plan, base, rules_path, overrides)
+    _open_folder(out, doc)
+    arms, seeds = arms_of(plan, base, out, rules_path, overrides)
+    if notice is not None:
+        notice(f"card-value: {len(arms)} arms, {plan.total_games():,} games in all, into {out}")
+    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command)
+    n = plan.players
+    base_run, rest = runs[0], runs[1:]
+    base_winners = _winners(base_run, n)
+    effects = {}
+    for i, card in enumerate(CARDS):
+        given = [_winners(r, n) for r in rest[i * n:(i + 1) * n]]
+        effects[card] = given_effect(*given_outcomes(base_winners, given))
+    given = given_table(effects)
+    strategy_rows = fairness_rows = None
+    if plan.remove_games:
+        removed = rest[len(CARDS) * n:]
+        cut = base_run.run.table("games", ["game_id", "rotation", "winner_seat"])
+        cut = cut[cut["game_id"].to_numpy() < plan.removed_seeds * n].sort_values("game_id")
+        s_with, w_with = strategy_wins(cut, n), seat_wins(cut, n)
+        s_wins, w_wins = {}, {}
+        for card, run in zip(CARDS, removed):
+            games = run.table("games", ["game_id", "rotation", "winner_seat"])
+            s_wins[card] = (s_with, strategy_wins(games, n))
+            w_wins[card] = (w_with, seat_wins(games, n))
+        strategy_rows, fairness_rows = removal_table(s_wins, w_wins, list(plan.field), n)
+    observed = _observed(out / "baseline")
+    lines = summary_lines(plan, given, strategy_rows, fairness_rows)
+    summary = _write(out, doc, command, plan, given, strategy_rows, fairness_rows, observed, lines)
+    return {"given": given, "removed": strategy_rows, "fairness": fairness_rows, "observed": observed,
+            "lines": lines, "summary": summary}
+
+
+def _observed(folder: Path) -> pd.DataFrame:
+    """The report's observational card table (win rate when played, adjusted) of the baseline games."""
+    from analysis import tables as T
+    from analysis.scan import scan
+
+    from ..runner import open_run
+
+    return T.card_value(scan([open_run(folder)]))
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:+.2f}"
+
+
+def widest_half(table: pd.DataFrame) -> float:
+    """The widest half-width of a table's intervals (an interval may be off-centre by rounding)."""
+    return float(np.max(np.maximum(table["hi"] - table["change"], table["change"] - table["lo"])))
+
+
+def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows) -> list[str]:
+    n = plan.players
+    g = given.iloc[0]
+    lines = [f"Card value by experiment at {n} players ({', '.join(plan.field)}): each card given to one seat "
+             f"at the start, against the same games without it; {int(g['seeds']):,} seeds x {n} seats x {n} "
+             f"rotations = {int(g['games']):,} paired games a card.",
+             "Change in the given seat's win rate, points (95% interval; * = significant after Holm over the "
+             f"{len(given)} cards):"]
+    for r in given.sort_values("change", ascending=False).itertuples():
+        lines.append(f"  {r.card:24s} {_points(r.change)} [{_points(r.lo)}, {_points(r.hi)}]"
+                     f"{' *' if r.significant else ''}")
+    lines.append(f"Widest half-width: {100 * widest_half(given):.2f} points.")
+    if strategy_rows is not None:
+        s = strategy_rows
+        half = widest_half(s)
+        sig = s[s["significant"]]
+        lines.append(f"Each card removed: {int(s['seeds'].iloc[0]):,} seeds x {n} rotations a card; each strategy's "
+                     f"change in win rate (widest half-width {100 * half:.2f} points); "
+                     + (f"{len(sig)} of {len(s)} significant after Holm: "
+                        + "; ".join(f"{r.card} -> {r.strategy} {_points(r.change)}" for r in sig.itertuples())
+                        if len(sig) else f"none of the {len(s)} is significant after Holm."))
+        fsig = fairness_rows[fairness_rows["significant"]]
+        lines.append("Seat fairness when a card is removed: "
+                     + (", ".join(f"{r.card} {1e4 * r.mean_square_change:+.2f} points squared" for r in fsig.itertuples())
+                        if len(fsig) else f"no change significant after Holm over the {len(fairness_rows)} cards."))
+    return lines
+
+
+REPORT_NOTE = ("The observational table (the report's Card value) compares seats that played a card with "
+               "seats that did not: an association, since a seat that is doing well both plays more cards "
+               "and wins. Here the card is the only difference between two games on the same seed: the "
+               "given-card table is the causal value of holding one more of it at the start, and the "
+               "removed-card tables what the game loses without it.")
+
+
+def _write(out: Path, doc, command, plan, given, strategy_rows, fairness_rows, observed, lines) -> Path:
+    from analysis.cardvalue import card_value_figure
+    from analysis.plots import save
+
+    final = out / "summary"
+    with atomic_folder(final, SUMMARY_KIND) as tmp:
+        given.to_csv(tmp / "card_value_given.csv", index=False)
+        observed.to_csv(tmp / "card_value_observed.csv", index=False)
+        if strategy_rows is not None:
+            strategy_rows.to_csv(tmp / "card_value_removed.csv", index=False)
+            fairness_rows.to_csv(tmp / "card_value_removed_fairness.csv", index=False)
+        png = save(card_value_figure(given, strategy_rows, observed), tmp, "card_value")
+        side = given[["card", "change", "lo", "hi", "p_holm"]].merge(
+            observed[["card", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm"]], on="card", how="left")
+        side.columns = ["card", "given: change", "lo", "hi", "p (Holm)", "observed: adjusted", "lo ", "hi ", "p (Holm) "]
+        md = ["## Card value by experiment", "", f"Command: `{command}`" if command else "", "",
+              f"![card value]({png.name})", "", *lines, "", REPORT_NOTE, "",
+              "### Given card and observed association (rates as fractions)", "", side.to_markdown(index=False), ""]
+        if strategy_rows is not None:
+            md += ["### Card removed: change in each strategy's win rate", "",
+                   strategy_rows.to_markdown(index=False), "",
+                   "### Card removed: change in seat fairness (mean square seat deviation)", "",
+                   fairness_rows.to_markdown(index=False), ""]
+        md += ["```json", json.dumps(doc["config"], indent=1), "```", ""]
+        (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
+    return final

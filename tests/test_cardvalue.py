@@ -1,0 +1,199 @@
+"""Card value by experiment (issue 14, part 4): the statistics on simulated paired data, where
+the truth is known (coverage at "no effect", the power for a planted effect, the placebo
+card's false-positive rate), then the command on real games.
+
+The simulated design is the command's: per seed, every seat given the card in turn (G given
+seats) under every seat rotation (R), each game paired with the same game without the card,
+whose winner is one seat of the table.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.cardvalue import given_effect, paired_power, removal_table, seeds_for, strategy_change
+
+N = 4                      # players: given seats = rotations = 4
+
+
+def _mc_band(rate: float, reps: int) -> float:
+    """Three Monte Carlo standard errors of an observed rate."""
+    return 3 * np.sqrt(rate * (1 - rate) / reps)
+
+
+def _base_winners(rng, q, reps_shape):
+    """The winner of each game without the card: seat k with the seed's chance q[..., k]."""
+    u = rng.random(reps_shape)[..., None]
+    return (u > np.cumsum(q, axis=-1)).sum(axis=-1)
+
+
+def _paired(rng, seeds: int, kappa: float, stay: float, change: float = 0.0):
+    """Paired outcomes (won_given, won_base), shape (seeds, N, N), of a clustered design: each seed
+    deals its seats chances q ~ Dirichlet(kappa / N); the game without the card is won by seat k
+    with chance q_k; the game with it is the same game (the same winner) with chance ``stay``,
+    otherwise a new game in which the given seat g wins with chance q_g + change / (1 - stay)
+    (the others in proportion). True change in the given seat's win rate: ``change``."""
+    q = rng.dirichlet(np.full(N, kappa / N), size=seeds)                 # (seeds, N)
+    base = _base_winners(rng, q[:, None, :], (seeds, N))                 # (seeds, rotation)
+    won_base = base[:, None, :] == np.arange(N)[None, :, None]           # (seeds, g, r)
+    boost = change / (1 - stay)
+    p_g = np.clip(q + boost, 0, 1)                                       # (seeds, g)
+    new_win = rng.random((seeds, N, N)) < p_g[:, :, None]
+    kept = rng.random((seeds, N, N)) < stay
+    return np.where(kept, won_base, new_win), won_base
+
+
+def test_given_card_intervals_cover_no_effect_at_their_nominal_rate():
+    """Shuffled labels: the card changes the game but not the odds (and the seeds deal unequal
+    seats): the 95% interval of the change covers 0 in 95% of replicates."""
+    rng = np.random.default_rng(11)
+    reps, covered = 2000, 0
+    for _ in range(reps):
+        e = given_effect(*_paired(rng, 200, kappa=8.0, stay=0.3))
+        covered += e["lo"] <= 0 <= e["hi"]
+    assert abs(covered / reps - 0.95) < _mc_band(0.95, reps)
+
+
+def test_given_card_planted_half_point_is_found_at_the_power_the_test_should_have():
+    """A planted +0.5 point change, no clustering beyond the design (the given seat wins each of
+    its games with chance 1/4 + 0.005): the detection rate equals the noncentral-t power computed
+    from the design's own variance."""
+    rng = np.random.default_rng(12)
+    seeds, change, reps = 2400, 0.005, 1000
+    p1 = 1 / N + change
+    seed_sd = np.sqrt(p1 * (1 - p1) / (N * N))      # the baseline part of a seed is exactly 1/n
+    expected = paired_power(change, seed_sd, seeds)
+    assert 0.4 < expected < 0.8                      # a power the check can tell from 5% and 100%
+    found = 0
+    for _ in range(reps):
+        base = rng.integers(0, N, size=(seeds, N))                           # (seeds, rotation)
+        won_base = base[:, None, :] == np.arange(N)[None, :, None]
+        won_given = rng.random((seeds, N, N)) < p1
+        e = given_effect(won_given, won_base)
+        found += e["p"] < 0.05 and e["change"] > 0
+    assert abs(found / reps - expected) < _mc_band(expected, reps)
+
+
+def test_placebo_card_false_positive_rate_is_five_percent():
+    """A placebo card: its game is played anew (every game may change) but its holder's chance is
+    the seat's own. p < 0.05 in 5% of replicates, within Monte Carlo error."""
+    rng = np.random.default_rng(13)
+    reps, hits = 2000, 0
+    for _ in range(reps):
+        hits += given_effect(*_paired(rng, 150, kappa=4.0, stay=0.0))["p"] < 0.05
+    assert abs(hits / reps - 0.05) < _mc_band(0.05, reps)
+
+
+def test_removed_card_strategy_intervals_cover_no_effect():
+    """Taking out a card that changes games but not the odds: each strategy's paired interval
+    covers 0 at its nominal rate."""
+    rng = np.random.default_rng(14)
+    reps, covered = 1500, 0
+    for _ in range(reps):
+        q = rng.dirichlet(np.full(N, 2.0), size=300)                       # per seed, per strategy
+        w = _base_winners(rng, q[:, None, :], (300, N))                    # (seeds, rotation): strategy
+        wo = np.where(rng.random((300, N)) < 0.2, w, _base_winners(rng, q[:, None, :], (300, N)))
+        wins_w = (w[:, :, None] == np.arange(N)).sum(axis=1)               # (seeds, strategy)
+        wins_wo = (wo[:, :, None] == np.arange(N)).sum(axis=1)
+        e = strategy_change(wins_w[:, 0], wins_wo[:, 0], N)
+        covered += e["lo"] <= 0 <= e["hi"]
+    assert abs(covered / reps - 0.95) < _mc_band(0.95, reps)
+
+
+def test_given_effect_reads_the_design():
+    won_given = np.zeros((3, N, N), dtype=bool)
+    won_given[:, 0, :] = True                        # seat 0, given the card, wins all its games
+    won_base = np.zeros((3, N, N), dtype=bool)
+    won_base[:, 1, :] = True                         # without it seat 1 wins every game
+    e = given_effect(won_given, won_base)
+    assert e["rate_given"] == pytest.approx(0.25) and e["rate_without"] == pytest.approx(0.25)
+    assert e["change"] == 0 and e["games"] == 3 * N * N and e["seeds"] == 3
+    assert e["discordance"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="share one shape"):
+        given_effect(won_given, won_base[:2])
+
+
+def test_removal_table_holm_over_every_strategy_and_card():
+    rng = np.random.default_rng(3)
+    wins = {c: (rng.integers(0, 2, (50, N)), rng.integers(0, 2, (50, N))) for c in ("a", "b")}
+    per_seat = {c: (np.eye(N)[rng.integers(0, N, 50)] * N, np.eye(N)[rng.integers(0, N, 50)] * N) for c in wins}
+    strat, fair = removal_table(wins, per_seat, ["s0", "s1", "s2", "s3"], N)
+    assert len(strat) == 2 * N and len(fair) == 2
+    assert (strat["p_holm"] >= strat["p"]).all() and strat["p_holm"].max() <= 1
+    assert list(fair.columns[:3]) == ["card", "unfairness_with", "unfairness_without"]
+
+
+def test_seeds_for_a_half_width():
+    n = seeds_for(0.01, 0.1)
+    assert 380 <= n <= 390                          # (1.96 x 0.1 / 0.01)^2 = 384, t a little wider
+
+
+# ---------------------------------------------------------------------------------------------
+# the command, on real games (2 players, 10 seeds a measure: seconds)
+# ---------------------------------------------------------------------------------------------
+SMALL = ["card-value", "-n", "2", "--strategies", "balanced,greedy", "--games", "40", "--remove-games", "20",
+         "--jobs", "1", "-q"]
+
+
+def test_card_value_command_writes_both_measures_beside_the_observed_table_and_resumes(tmp_path):
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from cli_results import ok
+    from evora_sim.cli import main
+    from evora_sim.layout import CARD_NAMES
+
+    out = tmp_path / "cv"
+    first = ok(CliRunner().invoke(main, SMALL + ["--out", str(out)]))
+    assert "Change in the given seat's win rate" in first and "Each card removed" in first
+    summary = out / "summary"
+    given = pd.read_csv(summary / "card_value_given.csv")
+    assert list(given["card"]) == list(CARD_NAMES)
+    assert (given["seeds"] == 10).all() and (given["games"] == 40).all()
+    assert ((given["lo"] <= given["change"]) & (given["change"] <= given["hi"])).all()
+    # the game without the card is the baseline's: its seat wins exactly 1 game in n
+    assert np.allclose(given["rate_without"], 0.5)
+    removed = pd.read_csv(summary / "card_value_removed.csv")
+    assert len(removed) == 2 * len(CARD_NAMES) and set(removed["strategy"]) == {"balanced", "greedy"}
+    assert len(pd.read_csv(summary / "card_value_removed_fairness.csv")) == len(CARD_NAMES)
+    assert len(pd.read_csv(summary / "card_value_observed.csv")) == len(CARD_NAMES)
+    md = (summary / "report.md").read_text()
+    assert "observed: adjusted" in md and "association" in md and "![card value](card_value.png)" in md
+    assert (summary / "card_value.png").stat().st_size > 0
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+    again = ok(CliRunner().invoke(main, SMALL + ["--out", str(out)]))      # finished: nothing replayed
+    assert again == first
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == stamps
+
+
+def test_card_value_given_arm_is_the_baseline_when_the_card_changes_nothing(tmp_path):
+    """The placebo on real games: arms that are the same games give a change of exactly 0."""
+    from evora_sim.experiments.cardvalue import given_outcomes
+
+    base = np.random.default_rng(0).integers(0, N, size=(30, N))
+    e = given_effect(*given_outcomes(base, [base] * N))
+    assert (e["change"], e["lo"], e["hi"], e["discordance"]) == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n", "5"], "player count must be 2, 3 or 4, got 5"),
+    (["--games", "39"], "--games must be at least 40 at 2 players"),
+    (["--remove-games", "5"], "--remove-games must be 0"),
+    (["--strategies", "balanced,greedy,cards"], "3 strategies for 2 seats"),
+    (["--strategies", "nosuch"], "nosuch"),
+    (["--set", "experiment.give=emp_flip"], "drop experiment.give"),
+    (["--set", "experiment.remove=nothing"], "experiment.remove"),
+    (["--seed", "-1"], "seed"),
+    (["--jobs", "0"], "jobs"),
+])
+def test_card_value_bad_input_is_one_line_and_writes_nothing(tmp_path, args, message):
+    from click.testing import CliRunner
+
+    from cli_results import one_error_line
+    from evora_sim.cli import main
+
+    base = ["card-value", "-n", "2", "--strategies", "balanced,greedy", "--games", "40", "--remove-games", "20"]
+    out = tmp_path / "cv"
+    line = one_error_line(CliRunner().invoke(main, base + args + ["--out", str(out)]))
+    assert message in line
+    assert not out.exists()
