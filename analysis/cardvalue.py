@@ -166,3 +166,69 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
         bx.legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# the report's section (evora report --card-value DIR)
+# ---------------------------------------------------------------------------------------------
+SUMMARY_FILES = {"given": "card_value_given.csv", "removed": "card_value_removed.csv",
+                 "fairness": "card_value_removed_fairness.csv", "observed": "card_value_observed.csv"}
+EXPLAINED = ("The report's Card value table is an association: seats that played a card against seats that "
+             "did not. Here the card is the only difference between two games on the same seed (common "
+             "random numbers): the change in the given seat's win rate is the causal value of holding one "
+             "more of the card from the start; the removal tables say what the game loses without it.")
+
+
+def read_summary(folder) -> dict:
+    """The tables an ``evora card-value`` folder wrote (its ``summary/``), and its settings; the
+    removal tables are None when it was run with ``--remove-games 0``. ValueError if ``folder``
+    holds no card-value summary."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    summary = folder / "summary"
+    if not (summary / SUMMARY_FILES["given"]).is_file() or not (folder / "search.json").is_file():
+        raise ValueError(f"{folder} holds no finished evora card-value experiment (no summary/{SUMMARY_FILES['given']})")
+    out = {k: pd.read_csv(summary / f) if (summary / f).is_file() else None for k, f in SUMMARY_FILES.items()}
+    out["config"] = json.loads((folder / "search.json").read_text(encoding="utf-8"))["config"]
+    return out
+
+
+def shown_given(given: pd.DataFrame) -> pd.DataFrame:
+    from . import numbers
+    from .names import card_title
+
+    return pd.DataFrame({
+        "Card": [card_title(c) for c in given["card"]],
+        "Change in the given seat's win rate": [numbers.bracket(r.change, r.lo, r.hi, 100, " points", signed=True)
+                                                for r in given.itertuples()],
+        "Win rate given / without": [f"{100 * r.rate_given:.1f}% / {100 * r.rate_without:.1f}%" for r in given.itertuples()],
+        "Games changed": [f"{100 * x:.0f}%" for x in given["discordance"]],
+        "Paired games (seeds)": [f"{int(r.games):,} ({int(r.seeds):,})" for r in given.itertuples()],
+        "p (Holm)": [numbers.p_cell(p) for p in given["p_holm"]]})
+
+
+def shown_removed(removed: pd.DataFrame) -> pd.DataFrame:
+    from . import numbers
+    from .names import card_title
+
+    cells = removed.assign(cell=[numbers.bracket(r.change, r.lo, r.hi, 100, "", signed=True)
+                                 + (" *" if r.significant else "") for r in removed.itertuples()],
+                           who=[f"{r.position}: {r.strategy}" for r in removed.itertuples()])
+    table = cells.pivot(index="card", columns="who", values="cell").reindex(list(dict.fromkeys(removed["card"])))
+    table.insert(0, "Card", [card_title(c) for c in table.index])
+    return table.reset_index(drop=True)
+
+
+def shown_fairness(fair: pd.DataFrame) -> pd.DataFrame:
+    from . import numbers
+    from .names import card_title
+
+    return pd.DataFrame({
+        "Card": [card_title(c) for c in fair["card"]],
+        "Seat unfairness with / without (points)": [f"{100 * r.unfairness_with:.2f} / {100 * r.unfairness_without:.2f}"
+                                                     for r in fair.itertuples()],
+        "Change in its mean square (points²)": [numbers.bracket(r.mean_square_change, r.lo, r.hi, 1e4, "", signed=True)
+                                                for r in fair.itertuples()],
+        "p (Holm)": [numbers.p_cell(p) for p in fair["p_holm"]]})

@@ -204,11 +204,42 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
     return Section("Seat advantage", note, tables, figures, notice=" ".join(held.values()))
 
 
+def card_value_section(experiment: dict, cards: pd.DataFrame) -> Section:
+    """The section of an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
+    beside the report's own observational card table (of the same player count, when the report
+    has one; else the experiment's baseline games')."""
+    from . import cardvalue as CV
+
+    cfg = experiment["config"]
+    n = int(cfg["players"])
+    given, removed, fair = experiment["given"], experiment["removed"], experiment["fairness"]
+    own = cards[cards["n_players"] == n] if len(cards) else cards
+    observed = own if len(own) else experiment["observed"]
+    where = ("this report's" if len(own) else "the experiment's baseline games'")
+    note = (f"From evora card-value at {n} players ({', '.join(cfg['field'])}; {int(given['games'].iloc[0]):,} "
+            f"paired games a card given, every seat in turn under every rotation"
+            + (f"; {int(removed['games'].iloc[0]):,} games a card removed" if removed is not None else "")
+            + "). " + CV.EXPLAINED + " Ranges are 95% for each card, seeds as units; p-values Holm-corrected "
+            "over the 16 cards (removal: over every card and strategy); * = significant after Holm. The figure "
+            f"sets each card beside {where} observational estimate (win rate when played, adjusted).")
+    tables = [Table("card_value_given", given, CV.shown_given(given), folded=False)]
+    if removed is not None:
+        tables += [Table("card_value_removed", removed, CV.shown_removed(removed), caption=(
+                       "Change in each strategy's win rate when the card is taken out of the game (points)."),
+                         folded=False),
+                   Table("card_value_removed_fairness", fair, CV.shown_fairness(fair))]
+    return Section("Card value by experiment", note, tables,
+                   [("Card value by experiment", "card_value_experiment",
+                     lambda: CV.card_value_figure(given, removed, observed))])
+
+
 def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
-            scheduler: str | None = None, ladder=None) -> Report:
+            scheduler: str | None = None, ladder=None, card_value: dict | None = None) -> Report:
     """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
     ``backend="dask"``: on the cluster at ``scheduler``). ``ladder`` (:class:`analysis.skill.Ladder`):
-    a Skill section first, and the findings' robustness to skill said first among the findings."""
+    a Skill section first, and the findings' robustness to skill said first among the findings.
+    ``card_value``: an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
+    shown after the card table."""
     from .sample_game import sample_game
     from .scan import scan
 
@@ -320,6 +351,9 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                 + ([("Game tension", "tension", lambda: plots.tension(T.tension_distributions(data)))]
                    if len(tension) else [])),
     ]
+    if card_value is not None:
+        at = next(i for i, sec in enumerate(sections) if sec.title == "Card value") + 1
+        sections.insert(at, card_value_section(card_value, cards))
     if ladder is not None:
         from .skill_report import skill_part
 
@@ -345,11 +379,13 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
 
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
-                 backend: str = "local", scheduler: str | None = None, ladder=None) -> Path:
+                 backend: str = "local", scheduler: str | None = None, ladder=None,
+                 card_value: dict | None = None) -> Path:
     from . import page
 
     out = Path(out)
-    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler, ladder=ladder)
+    rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler, ladder=ladder,
+                  card_value=card_value)
     shown = list(runs) + ([r for r in ladder.runs if r not in runs] if ladder is not None else [])
     manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in shown]
     with atomic_folder(out, REPORT_KIND) as tmp:

@@ -135,7 +135,19 @@ SMALL = ["card-value", "-n", "2", "--strategies", "balanced,greedy", "--games", 
          "--jobs", "1", "-q"]
 
 
-def test_card_value_command_writes_both_measures_beside_the_observed_table_and_resumes(tmp_path):
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A finished small experiment: (its folder, what the command printed)."""
+    from click.testing import CliRunner
+
+    from cli_results import ok
+    from evora_sim.cli import main
+
+    out = tmp_path_factory.mktemp("cardvalue") / "cv"
+    return out, ok(CliRunner().invoke(main, SMALL + ["--out", str(out)]))
+
+
+def test_card_value_command_writes_both_measures_beside_the_observed_table_and_resumes(small):
     import pandas as pd
     from click.testing import CliRunner
 
@@ -143,8 +155,7 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     from evora_sim.cli import main
     from evora_sim.layout import CARD_NAMES
 
-    out = tmp_path / "cv"
-    first = ok(CliRunner().invoke(main, SMALL + ["--out", str(out)]))
+    out, first = small
     assert "Change in the given seat's win rate" in first and "Each card removed" in first
     summary = out / "summary"
     given = pd.read_csv(summary / "card_value_given.csv")
@@ -164,6 +175,27 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     again = ok(CliRunner().invoke(main, SMALL + ["--out", str(out)]))      # finished: nothing replayed
     assert again == first
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == stamps
+
+
+def test_report_shows_the_experiment_after_the_observational_card_table(small, tmp_path):
+    from click.testing import CliRunner
+
+    from cli_results import ok, one_error_line
+    from evora_sim.cli import main
+
+    out, _ = small
+    ok(CliRunner().invoke(main, ["report", str(out / "baseline"), "--out", str(tmp_path / "r"),
+                                 "--card-value", str(out)]))
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert md.index("## Card value") < md.index("## Card value by experiment") < md.index("## Construction Site")
+    assert "causal value of holding one more" in md and "association" in md
+    for name in ("card_value_given.csv", "card_value_removed.csv", "card_value_removed_fairness.csv",
+                 "card_value_experiment.png"):
+        assert (tmp_path / "r" / name).is_file()
+    line = one_error_line(CliRunner().invoke(main, ["report", str(out / "baseline"), "--out", str(tmp_path / "s"),
+                                                    "--card-value", str(out / "baseline")]))
+    assert "--card-value" in line and "no finished evora card-value experiment" in line
+    assert not (tmp_path / "s").exists()
 
 
 def test_card_value_given_arm_is_the_baseline_when_the_card_changes_nothing(tmp_path):

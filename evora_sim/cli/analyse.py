@@ -39,10 +39,12 @@ def check_report_dir(out, option="--out") -> None:
 
 
 def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0,
-                 backend="local", scheduler=None, ladder_dir=None):
+                 backend="local", scheduler=None, ladder_dir=None, card_value=None):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
-    without ``allow_partial``, runs of different rules, an empty selection), then build the
-    report into ``out`` (with the Skill section of the ladder in ``ladder_dir``, if given)."""
+    without ``allow_partial``, runs of different rules, an empty selection) and the card-value
+    folder if given, then build the report into ``out`` (with the Skill section of the ladder in
+    ``ladder_dir``, if given)."""
+    from analysis.cardvalue import read_summary
     from analysis.report import build_report
     from analysis.skill import open_ladder
     from analysis.tables import open_runs
@@ -52,6 +54,12 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
 
     check_report_dir(out, option)
     check_backend(backend, scheduler)
+    experiment = None
+    if card_value is not None:
+        try:
+            experiment = read_summary(card_value)
+        except (ValueError, OSError) as exc:
+            raise UserError(f"--card-value {card_value}: {exc}") from None
     try:
         runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
         ladder = open_ladder(ladder_dir) if ladder_dir is not None else None
@@ -59,7 +67,7 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
         raise UserError(str(exc)) from None
     try:
         return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler,
-                            ladder=ladder)
+                            ladder=ladder, card_value=experiment)
     except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -109,9 +117,12 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
 @click.option("--ladder", "as_ladder", is_flag=True,
               help="The run folders are the rungs of a skill ladder, weakest first (same seeds and rules): "
                    "add the Skill section. A folder played by evora skill is read as its ladder without it.")
+@click.option("--card-value", "card_value", metavar="DIR",
+              help="An evora card-value folder: its tables (a card given, a card removed) join the report "
+                   "after the observational card table.")
 @min_effect_option
 @scan_options
-def report(runs, out, allow_partial, players, as_ladder, min_effect, backend, scheduler):
+def report(runs, out, allow_partial, players, as_ladder, card_value, min_effect, backend, scheduler):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders.
     The runs are read once, block by block, so a run of any size is reported in bounded memory."""
     from pathlib import Path
@@ -119,8 +130,9 @@ def report(runs, out, allow_partial, players, as_ladder, min_effect, backend, sc
     from ..ladder import PLAN_FILE
 
     if as_ladder or (len(runs) == 1 and (Path(runs[0]) / PLAN_FILE).is_file()):
-        if allow_partial or players:
-            raise UserError("a skill ladder is reported whole: --allow-partial and --players do not apply to it")
+        if allow_partial or players or card_value:
+            raise UserError("a skill ladder is reported whole: --allow-partial, --players and --card-value do not "
+                            "apply to it")
         source = list(runs) if as_ladder else runs[0]
         if as_ladder and len(runs) < 2:
             raise UserError(f"--ladder needs at least two run folders (rungs, weakest first), got {len(runs)}")
@@ -128,7 +140,7 @@ def report(runs, out, allow_partial, players, as_ladder, min_effect, backend, sc
         click.echo(f"report: {path / 'report.html'}")
         return
     path = write_report(runs, out, allow_partial, players, min_effect=min_effect, backend=backend,
-                        scheduler=scheduler)
+                        scheduler=scheduler, card_value=card_value)
     click.echo(f"report: {path / 'report.html'}")
 
 

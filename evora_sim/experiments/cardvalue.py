@@ -193,7 +193,8 @@ def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows)
              f"{len(given)} cards):"]
     for r in given.sort_values("change", ascending=False).itertuples():
         lines.append(f"  {r.card:24s} {_points(r.change)} [{_points(r.lo)}, {_points(r.hi)}]"
-                     f"{' *' if r.significant else ''}")
+                     f"{' *' if r.significant else ''}"
+                     f"{'  (changed no game: the given copy was never the one taken)' if r.discordance == 0 else ''}")
     lines.append(f"Widest half-width: {100 * widest_half(given):.2f} points.")
     if strategy_rows is not None:
         s = strategy_rows
