@@ -204,18 +204,21 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
     return Section("Seat advantage", note, tables, figures, notice=" ".join(held.values()))
 
 
-def card_value_section(experiment: dict, cards: pd.DataFrame) -> Section:
+def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> Section:
     """The section of an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
-    beside the report's own observational card table (of the same player count, when the report
-    has one; else the experiment's baseline games')."""
+    beside an observational card table of the same field: the report's own (``fields``: the
+    strategies of its runs per player count) when its games had the experiment's player count
+    and strategies, else the experiment's baseline games'."""
     from . import cardvalue as CV
 
     cfg = experiment["config"]
     n = int(cfg["players"])
     given, removed, fair = experiment["given"], experiment["removed"], experiment["fairness"]
-    own = cards[cards["n_players"] == n] if len(cards) else cards
-    observed = own if len(own) else experiment["observed"]
-    where = ("this report's" if len(own) else "the experiment's baseline games'")
+    same = fields.get(n) == sorted(cfg["field"])
+    observed = cards[cards["n_players"] == n] if same else experiment["observed"]
+    where = ("this report's" if same else
+             "the experiment's own baseline games' (this report's games had "
+             + (f"other strategies: {', '.join(fields[n])})" if n in fields else f"no {n}-player games)"))
     note = (f"From evora card-value at {n} players ({', '.join(cfg['field'])}; {int(given['games'].iloc[0]):,} "
             f"paired games a card given, every seat in turn under every rotation"
             + (f"; {int(removed['games'].iloc[0]):,} games a card removed" if removed is not None else "")
@@ -352,8 +355,9 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                    if len(tension) else [])),
     ]
     if card_value is not None:
+        fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
         at = next(i for i, sec in enumerate(sections) if sec.title == "Card value") + 1
-        sections.insert(at, card_value_section(card_value, cards))
+        sections.insert(at, card_value_section(card_value, cards, fields))
     if ladder is not None:
         from .skill_report import skill_part
 

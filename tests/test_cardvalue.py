@@ -189,6 +189,7 @@ def test_report_shows_the_experiment_after_the_observational_card_table(small, t
     md = (tmp_path / "r" / "report.md").read_text()
     assert md.index("## Card value") < md.index("## Card value by experiment") < md.index("## Construction Site")
     assert "causal value of holding one more" in md and "association" in md
+    assert "beside this report's observational estimate" in md        # the same field's games
     for name in ("card_value_given.csv", "card_value_removed.csv", "card_value_removed_fairness.csv",
                  "card_value_experiment.png"):
         assert (tmp_path / "r" / name).is_file()
