@@ -54,6 +54,18 @@ def given_effect(won_given, won_base, alpha: float = ALPHA) -> dict:
             "detectable": detectable_change(sd, seeds, alpha)}
 
 
+def given_by_position(won_given, won_base, alpha: float = ALPHA) -> list[dict]:
+    """:func:`given_effect` for each position of the field: the games in which the given seat
+    held that strategy (rotation r seats the field's strategy i at seat (i + r) mod n, so at seat
+    g sits strategy (g - r) mod n): n of a seed's n x n games each. Secondary: a quarter of the
+    games, so wider intervals."""
+    a, b = np.asarray(won_given), np.asarray(won_base)
+    n = a.shape[1]
+    pos = (np.arange(n)[:, None] - np.arange(a.shape[2])[None, :]) % n
+    return [{"position": i, **given_effect(a[:, pos == i][:, :, None], b[:, pos == i][:, :, None], alpha)}
+            for i in range(n)]
+
+
 def strategy_change(wins_with, wins_without, games_per_seed: int, alpha: float = ALPHA) -> dict:
     """One strategy's paired change in win rate (without the card minus with it, per-seed wins
     on the same seeds)."""
@@ -100,6 +112,12 @@ def _holm_column(table: pd.DataFrame) -> pd.DataFrame:
 def given_table(effects: dict[str, dict]) -> pd.DataFrame:
     """One row per card: its :func:`given_effect`, p-values Holm-corrected over the cards."""
     return _holm_column(pd.DataFrame([{"card": card, **e} for card, e in effects.items()]))
+
+
+def given_strategy_table(by_position: dict[str, list[dict]], field: list[str]) -> pd.DataFrame:
+    """One row per card and field position: :func:`given_by_position`, Holm over every row."""
+    return _holm_column(pd.DataFrame([{"card": card, "strategy": field[e["position"]], **e}
+                                      for card, rows in by_position.items() for e in rows]))
 
 
 def removal_table(strategy_wins: dict[str, tuple[np.ndarray, np.ndarray]], seat_wins: dict[str, tuple[np.ndarray, np.ndarray]],
@@ -171,7 +189,8 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
 # ---------------------------------------------------------------------------------------------
 # the report's section (evora report --card-value DIR)
 # ---------------------------------------------------------------------------------------------
-SUMMARY_FILES = {"given": "card_value_given.csv", "removed": "card_value_removed.csv",
+SUMMARY_FILES = {"given": "card_value_given.csv", "given_by_strategy": "card_value_given_by_strategy.csv",
+                 "removed": "card_value_removed.csv",
                  "fairness": "card_value_removed_fairness.csv", "observed": "card_value_observed.csv"}
 EXPLAINED = ("The report's Card value table is an association: seats that played a card against seats that "
              "did not. Here the card is the only difference between two games on the same seed (common "
@@ -209,7 +228,8 @@ def shown_given(given: pd.DataFrame) -> pd.DataFrame:
         "p (Holm)": [numbers.p_cell(p) for p in given["p_holm"]]})
 
 
-def shown_removed(removed: pd.DataFrame) -> pd.DataFrame:
+def shown_by_strategy(removed: pd.DataFrame) -> pd.DataFrame:
+    """A change per card (rows) and field position (columns), ``*`` where significant after Holm."""
     from . import numbers
     from .names import card_title
 

@@ -226,8 +226,13 @@ def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> S
             "over the 16 cards (removal: over every card and strategy); * = significant after Holm. The figure "
             f"sets each card beside {where} observational estimate (win rate when played, adjusted).")
     tables = [Table("card_value_given", given, CV.shown_given(given), folded=False)]
+    by_strategy = experiment["given_by_strategy"]
+    if by_strategy is not None:
+        tables.append(Table("card_value_given_by_strategy", by_strategy, CV.shown_by_strategy(by_strategy), caption=(
+            "The given card's change by the strategy that held it (points; a quarter of the games each, so "
+            "wider ranges; Holm over every card and strategy).")))
     if removed is not None:
-        tables += [Table("card_value_removed", removed, CV.shown_removed(removed), caption=(
+        tables += [Table("card_value_removed", removed, CV.shown_by_strategy(removed), caption=(
                        "Change in each strategy's win rate when the card is taken out of the game (points)."),
                          folded=False),
                    Table("card_value_removed_fairness", fair, CV.shown_fairness(fair))]

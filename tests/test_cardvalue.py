@@ -113,6 +113,23 @@ def test_given_effect_reads_the_design():
         given_effect(won_given, won_base[:2])
 
 
+def test_given_value_by_the_strategy_holding_the_card():
+    """Rotation r seats strategy i at seat (i + r) mod n: a card that only strategy 0 turns into
+    wins shows in position 0 alone."""
+    from analysis.cardvalue import given_by_position
+
+    seeds = 40
+    pos = (np.arange(N)[:, None] - np.arange(N)[None, :]) % N              # (given seat, rotation)
+    won_given = np.broadcast_to(pos == 0, (seeds, N, N)).copy()
+    base = np.random.default_rng(1).integers(0, N, size=(seeds, N))
+    won_base = base[:, None, :] == np.arange(N)[None, :, None]
+    rows = given_by_position(won_given, won_base)
+    assert [r["position"] for r in rows] == list(range(N)) and all(r["games"] == seeds * N for r in rows)
+    assert rows[0]["change"] == pytest.approx(1 - won_base[:, pos == 0].mean())
+    for r in rows[1:]:
+        assert r["change"] == pytest.approx(-won_base[:, pos == r["position"]].mean())
+
+
 def test_removal_table_holm_over_every_strategy_and_card():
     rng = np.random.default_rng(3)
     wins = {c: (rng.integers(0, 2, (50, N)), rng.integers(0, 2, (50, N))) for c in ("a", "b")}
@@ -168,6 +185,8 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     assert len(removed) == 2 * len(CARD_NAMES) and set(removed["strategy"]) == {"balanced", "greedy"}
     assert len(pd.read_csv(summary / "card_value_removed_fairness.csv")) == len(CARD_NAMES)
     assert len(pd.read_csv(summary / "card_value_observed.csv")) == len(CARD_NAMES)
+    by_strategy = pd.read_csv(summary / "card_value_given_by_strategy.csv")
+    assert len(by_strategy) == 2 * len(CARD_NAMES) and (by_strategy["games"] == 20).all()
     md = (summary / "report.md").read_text()
     assert "observed: adjusted" in md and "association" in md and "![card value](card_value.png)" in md
     assert (summary / "card_value.png").stat().st_size > 0
@@ -190,8 +209,8 @@ def test_report_shows_the_experiment_after_the_observational_card_table(small, t
     assert md.index("## Card value") < md.index("## Card value by experiment") < md.index("## Construction Site")
     assert "causal value of holding one more" in md and "association" in md
     assert "beside this report's observational estimate" in md        # the same field's games
-    for name in ("card_value_given.csv", "card_value_removed.csv", "card_value_removed_fairness.csv",
-                 "card_value_experiment.png"):
+    for name in ("card_value_given.csv", "card_value_given_by_strategy.csv", "card_value_removed.csv",
+                 "card_value_removed_fairness.csv", "card_value_experiment.png"):
         assert (tmp_path / "r" / name).is_file()
     line = one_error_line(CliRunner().invoke(main, ["report", str(out / "baseline"), "--out", str(tmp_path / "s"),
                                                     "--card-value", str(out / "baseline")]))

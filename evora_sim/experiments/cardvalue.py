@@ -125,7 +125,7 @@ def given_outcomes(base_winners: np.ndarray, given_winners: list[np.ndarray]) ->
 def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(), backend: Backend = Backend(),
                    command: str = "", notice=None) -> dict:
     """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print."""
-    from analysis.cardvalue import given_effect, given_table, removal_table
+    from analysis.cardvalue import given_by_position, given_effect, given_strategy_table, given_table, removal_table
     from analysis.search import seat_wins, strategy_wins
 
     out = Path(out)
@@ -140,11 +140,13 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
     n = plan.players
     base_run, rest = runs[0], runs[1:]
     base_winners = _winners(base_run, n)
-    effects = {}
+    effects, by_position = {}, {}
     for i, card in enumerate(CARDS):
-        given = [_winners(r, n) for r in rest[i * n:(i + 1) * n]]
-        effects[card] = given_effect(*given_outcomes(base_winners, given))
+        outcomes = given_outcomes(base_winners, [_winners(r, n) for r in rest[i * n:(i + 1) * n]])
+        effects[card] = given_effect(*outcomes)
+        by_position[card] = given_by_position(*outcomes)
     given = given_table(effects)
+    by_strategy = given_strategy_table(by_position, list(plan.field))
     strategy_rows = fairness_rows = None
     if plan.remove_games:
         removed = rest[len(CARDS) * n:]
@@ -159,8 +161,8 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
         strategy_rows, fairness_rows = removal_table(s_wins, w_wins, list(plan.field), n)
     observed = _observed(out / "baseline")
     lines = summary_lines(plan, given, strategy_rows, fairness_rows)
-    summary = _write(out, doc, command, plan, given, strategy_rows, fairness_rows, observed, lines)
-    return {"given": given, "removed": strategy_rows, "fairness": fairness_rows, "observed": observed,
+    summary = _write(out, doc, command, plan, given, by_strategy, strategy_rows, fairness_rows, observed, lines)
+    return {"given": given, "given_by_strategy": by_strategy, "removed": strategy_rows, "fairness": fairness_rows, "observed": observed,
             "lines": lines, "summary": summary}
 
 
@@ -219,13 +221,14 @@ REPORT_NOTE = ("The observational table (the report's Card value) compares seats
                "removed-card tables what the game loses without it.")
 
 
-def _write(out: Path, doc, command, plan, given, strategy_rows, fairness_rows, observed, lines) -> Path:
+def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fairness_rows, observed, lines) -> Path:
     from analysis.cardvalue import card_value_figure
     from analysis.plots import save
 
     final = out / "summary"
     with atomic_folder(final, SUMMARY_KIND) as tmp:
         given.to_csv(tmp / "card_value_given.csv", index=False)
+        by_strategy.to_csv(tmp / "card_value_given_by_strategy.csv", index=False)
         observed.to_csv(tmp / "card_value_observed.csv", index=False)
         if strategy_rows is not None:
             strategy_rows.to_csv(tmp / "card_value_removed.csv", index=False)
@@ -236,7 +239,10 @@ def _write(out: Path, doc, command, plan, given, strategy_rows, fairness_rows, o
         side.columns = ["card", "given: change", "lo", "hi", "p (Holm)", "observed: adjusted", "lo ", "hi ", "p (Holm) "]
         md = ["## Card value by experiment", "", f"Command: `{command}`" if command else "", "",
               f"![card value]({png.name})", "", *lines, "", REPORT_NOTE, "",
-              "### Given card and observed association (rates as fractions)", "", side.to_markdown(index=False), ""]
+              "### Given card and observed association (rates as fractions)", "", side.to_markdown(index=False), "",
+              "### Given card, by the strategy holding it (secondary: a quarter of the games each, wider intervals; "
+              "Holm over every row)", "",
+              by_strategy[["card", "strategy", "change", "lo", "hi", "p_holm", "games"]].to_markdown(index=False), ""]
         if strategy_rows is not None:
             md += ["### Card removed: change in each strategy's win rate", "",
                    strategy_rows.to_markdown(index=False), "",
