@@ -284,10 +284,15 @@ class Scan:
         return sorted(self.counts)
 
     def rules(self, n: int | None = None) -> dict:
+        """The rules of the runs (of ``n`` players), completed with the keys added since a run was
+        played, at their neutral values (``players.start_vp``, the [experiment] table): an older
+        run then reads as the default rules it played, not as a variant."""
+        from evora_sim.rules import validate
+
         for run in self.runs:
             if n is None or run.manifest["config"]["players"] == n:
-                return run.manifest["rules"]
-        return self.runs[0].manifest["rules"]
+                return validate(run.manifest["rules"]).data
+        return validate(self.runs[0].manifest["rules"]).data
 
 
 def has_column(run: RunResult, table: str, column: str) -> bool:

@@ -188,7 +188,7 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     by_strategy = pd.read_csv(summary / "card_value_given_by_strategy.csv")
     assert len(by_strategy) == 2 * len(CARD_NAMES) and (by_strategy["games"] == 20).all()
     md = (summary / "report.md").read_text()
-    assert "observed: adjusted" in md and "association" in md and "![card value](card_value.png)" in md
+    assert "Observed: played vs. not, adjusted" in md and "association" in md and "![card value](card_value.png)" in md
     assert (summary / "card_value.png").stat().st_size > 0
     stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
     again = ok(CliRunner().invoke(main, SMALL + ["--out", str(out)]))      # finished: nothing replayed
@@ -249,3 +249,20 @@ def test_card_value_bad_input_is_one_line_and_writes_nothing(tmp_path, args, mes
     line = one_error_line(CliRunner().invoke(main, base + args + ["--out", str(out)]))
     assert message in line
     assert not out.exists()
+
+
+def test_a_run_from_before_the_new_keys_reads_as_the_default_rules():
+    """A run played before players.start_vp and the [experiment] table existed holds rules
+    without them: the report's header must still call them the default rules, not a variant."""
+    import copy
+    from types import SimpleNamespace
+
+    from analysis.names import rules_differences
+    from analysis.scan import Scan
+    from evora_sim.rules import load_rules
+
+    older = copy.deepcopy(load_rules().data)
+    del older["experiment"], older["players"]["start_vp"]
+    data = Scan([SimpleNamespace(manifest={"config": {"players": 4}, "rules": older})])
+    assert rules_differences(older) != []                      # read raw, it looks like a variant
+    assert rules_differences(data.rules()) == rules_differences(data.rules(4)) == []
