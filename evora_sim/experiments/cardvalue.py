@@ -222,7 +222,8 @@ REPORT_NOTE = ("The observational table (the report's Card value) compares seats
 
 
 def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fairness_rows, observed, lines) -> Path:
-    from analysis.cardvalue import card_value_figure
+    from analysis import numbers
+    from analysis.cardvalue import card_value_figure, shown_by_strategy, shown_fairness, shown_given
     from analysis.plots import save
 
     final = out / "summary"
@@ -234,20 +235,22 @@ def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fai
             strategy_rows.to_csv(tmp / "card_value_removed.csv", index=False)
             fairness_rows.to_csv(tmp / "card_value_removed_fairness.csv", index=False)
         png = save(card_value_figure(given, strategy_rows, observed), tmp, "card_value")
-        side = given[["card", "change", "lo", "hi", "p_holm"]].merge(
-            observed[["card", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm"]], on="card", how="left")
-        side.columns = ["card", "given: change", "lo", "hi", "p (Holm)", "observed: adjusted", "lo ", "hi ", "p (Holm) "]
+        obs = observed.set_index("card").reindex(given["card"])
+        side = shown_given(given)
+        side["Observed: played vs. not, adjusted (association)"] = [
+            numbers.bracket(r.adj_diff, r.adj_lo, r.adj_hi, 100, " points", signed=True) for r in obs.itertuples()]
         md = ["## Card value by experiment", "", f"Command: `{command}`" if command else "", "",
               f"![card value]({png.name})", "", *lines, "", REPORT_NOTE, "",
-              "### Given card and observed association (rates as fractions)", "", side.to_markdown(index=False), "",
-              "### Given card, by the strategy holding it (secondary: a quarter of the games each, wider intervals; "
-              "Holm over every row)", "",
-              by_strategy[["card", "strategy", "change", "lo", "hi", "p_holm", "games"]].to_markdown(index=False), ""]
+              "### The card given, and the observational estimate of the same games", "",
+              side.to_markdown(index=False), "",
+              "### The card given, by the strategy holding it (points; a quarter of the games each, wider "
+              "intervals; * = significant after Holm over every card and strategy)", "",
+              shown_by_strategy(by_strategy).to_markdown(index=False), ""]
         if strategy_rows is not None:
-            md += ["### Card removed: change in each strategy's win rate", "",
-                   strategy_rows.to_markdown(index=False), "",
-                   "### Card removed: change in seat fairness (mean square seat deviation)", "",
-                   fairness_rows.to_markdown(index=False), ""]
+            md += ["### The card removed: change in each strategy's win rate (points; * = significant after Holm)",
+                   "", shown_by_strategy(strategy_rows).to_markdown(index=False), "",
+                   "### The card removed: change in seat fairness", "",
+                   shown_fairness(fairness_rows).to_markdown(index=False), ""]
         md += ["```json", json.dumps(doc["config"], indent=1), "```", ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final
