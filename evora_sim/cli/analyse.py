@@ -45,11 +45,9 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
     folder if given, then build the report into ``out`` (with the Skill section of the ladder in
     ``ladder_dir``, if given)."""
     from analysis.cardvalue import read_summary
-    from analysis.report import build_report
     from analysis.skill import open_ladder
     from analysis.tables import open_runs
 
-    from ..fsutil import OutputError
     from ..runner import RunError
 
     check_report_dir(out, option)
@@ -65,9 +63,19 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
         ladder = open_ladder(ladder_dir) if ladder_dir is not None else None
     except RunError as exc:
         raise UserError(str(exc)) from None
+    return _build(runs, out, min_effect, backend, scheduler, ladder=ladder, card_value=experiment)
+
+
+def _build(runs, out, min_effect, backend, scheduler, **parts):
+    """Build the report of opened runs into ``out``; a run that cannot be read or an output that
+    cannot be written becomes the one-line user error."""
+    from analysis.report import build_report
+
+    from ..fsutil import OutputError
+    from ..runner import RunError
+
     try:
-        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler,
-                            ladder=ladder, card_value=experiment)
+        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler, **parts)
     except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -78,11 +86,9 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
     """The report of a skill ladder: ``source`` is the folder ``evora skill`` played (rungs and
     duels), or a list of run folders named as rungs, weakest first (no duels, so no ratings).
     The sections after Skill describe the top rung."""
-    from analysis.report import build_report
     from analysis.skill import check_ladder, open_ladder
     from analysis.tables import open_runs
 
-    from ..fsutil import OutputError
     from ..runner import RunError
 
     check_report_dir(out, option)
@@ -96,13 +102,7 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
             ladder = open_ladder(source)
     except RunError as exc:
         raise UserError(str(exc)) from None
-    try:
-        return build_report([ladder.runs[-1]], out, min_effect=min_effect / 100, backend=backend,
-                            scheduler=scheduler, ladder=ladder)
-    except (RunError, OutputError) as exc:
-        raise UserError(str(exc)) from None
-    except OSError as exc:
-        raise UserError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    return _build([ladder.runs[-1]], out, min_effect, backend, scheduler, ladder=ladder)
 
 
 @main.command(epilog=examples("evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .analyse import check_report_dir
+from .analyse import check_backend, check_report_dir
 from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg, main,
                     playing, set_option)
 
@@ -113,8 +113,7 @@ def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, re
             raise UserError(f"{option} must be a positive whole number, got {value}")
     if not budget > 0 or budget != budget:
         raise UserError(f"--budget must be a positive number of minutes, got {budget}")
-    if backend == "dask" and not scheduler:
-        raise UserError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
+    check_backend(backend, scheduler)
     check_report_dir(report_dir, "--report-dir")
     rungs = parse_rungs(ladder_text, n)
     plan = prepare_ladder(Path(out), n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
