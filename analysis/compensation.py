@@ -1,17 +1,21 @@
 """Seat compensation: the starting VP per seat (``players.start_vp``) that equalise the seats' win
 rates, estimated from played games by re-scoring them.
 
-**Re-scoring.** Given each game's final totals and parts left per seat, the winner under extra
-starting VP ``x`` is found by the game's own rule (most VP, then fewer parts left, then the later
-seat, D18). Starting VP count in the total only (docs/RULES.md, V1), so this is exact for the
-final scoring; the players' play may change a little once they know the standings differ, which
-is why the command plays the estimate and estimates again, and why only the confirmation on fresh
-seeds is reported as the result.
+**Re-scoring.** Given each game's final totals, the half points its seats started with and
+their parts left, the winner under extra starting VP ``x`` is found by the game's own rule
+(``evora_sim.ranking.order_key``: most VP, then the half point of V2, then fewer parts left, then
+the later seat). Starting VP count in the total only (docs/RULES.md, V1) and the half point only
+breaks ties on the final totals (V2), so this is exact for the final scoring of any ``x`` in
+steps of half a VP; the players' play may change a little once they know the standings differ,
+which is why the command plays the estimate and estimates again, and why only the confirmation
+on fresh seeds is reported as the result.
 
-**Fractional VP.** Win rates are step functions of whole VP. A fractional offset is read as a coin
-flip for the extra point (``x = 2.3``: 3 VP with probability 0.3, else 2): every game's expected
-wins are then continuous, piecewise linear functions of ``x``, exact at whole numbers, and the
-offsets solving "every seat wins 1/n" are unique enough to estimate.
+**Half VP and between.** As totals are whole, a half point orders the seats exactly as half a VP
+would, so the playable values are the multiples of 0.5 and win rates are step functions on them.
+A value between two of them is read as a coin flip between the two (``x = 2.3``: 2.5 with
+probability 0.6, else 2): every game's expected wins are then continuous, piecewise linear
+functions of ``x``, exact at the playable values, and the offsets solving "every seat wins 1/n"
+are unique enough to estimate.
 
 **Estimate and interval.** Seat 0 is the reference (0 VP over it). The offsets of seats 1..n-1
 solve the n - 1 equations mean_seeds(win rate of seat k) = 1/n, a Z-estimator with the seed as
@@ -29,16 +33,20 @@ from itertools import product
 import numpy as np
 from scipy import stats
 
+from evora_sim.ranking import order_key
+
 STEP = 0.5           # half-width of the central differences (VP)
 
 
 @dataclass(frozen=True)
 class Games:
-    """Per game of one player count: final totals and parts left per seat (G, n), the seed."""
+    """Per game of one player count: final totals (whole VP), parts left and the half points the
+    seats started with (V2: 1 or 0) per seat (G, n), the seed."""
 
     totals: np.ndarray
     parts: np.ndarray
     seed: np.ndarray          # seed index 0..C-1 per game
+    half: np.ndarray | int = 0
 
     @property
     def players(self) -> int:
@@ -48,39 +56,44 @@ class Games:
     def seeds(self) -> int:
         return int(self.seed.max()) + 1 if len(self.seed) else 0
 
+    @property
+    def halves(self) -> np.ndarray:
+        """The totals in half VP, the half points included: the final scoring's order on them."""
+        return 2 * self.totals + self.half
 
-def games_from_seats(seats, players: int) -> Games:
-    """From a run's seats table (game_id, seat, score, parts_left); game_id // players is the seed
-    index under seat rotation."""
+
+def games_from_seats(seats, players: int, half=0) -> Games:
+    """From a run's seats table (game_id, seat, score, parts_left) and its rules' half points per
+    seat (``Rules.half_points``); game_id // players is the seed index under seat rotation."""
     s = seats.sort_values(["game_id", "seat"], kind="stable")
     totals = s["score"].to_numpy().reshape(-1, players).astype(np.int64)
     parts = s["parts_left"].to_numpy().reshape(-1, players).astype(np.int64)
     gid = s["game_id"].to_numpy()[::players]
-    return Games(totals, parts, (gid // players).astype(np.int64))
+    return Games(totals, parts, (gid // players).astype(np.int64), np.asarray(half, dtype=np.int64))
 
 
-def winners(totals: np.ndarray, parts: np.ndarray) -> np.ndarray:
-    """The winning seat of each game (D18: most VP, then fewer parts left, then the later seat)."""
-    n = totals.shape[1]
-    key = (totals * 1024 + (1023 - np.minimum(parts, 1023))) * n + np.arange(n)
-    return np.argmax(key, axis=1)
+def winners(halves: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """The winning seat of each game from its totals in half VP (``Games.halves``), by the final
+    scoring's own order."""
+    return np.argmax(order_key(halves // 2, halves % 2, parts, np.arange(halves.shape[1])), axis=1)
 
 
 def expected_wins(games: Games, x) -> np.ndarray:
-    """Each game's expected wins per seat (G, n) with extra starting VP ``x`` per seat, a fractional
-    part being a coin flip for one more VP."""
-    x = np.asarray(x, dtype=float)
-    base = np.floor(x)
-    frac = x - base
+    """Each game's expected wins per seat (G, n) with extra starting VP ``x`` per seat, a value
+    between two multiples of 0.5 being a coin flip between them."""
+    u = 2 * np.asarray(x, dtype=float)          # in half VP
+    base = np.floor(u)
+    frac = u - base
     n = games.players
     out = np.zeros(games.totals.shape)
     rows = np.arange(len(games.totals))
+    halves = games.halves
     for bits in product((0, 1), repeat=n):
         b = np.array(bits)
         prob = float(np.prod(np.where(b == 1, frac, 1 - frac)))
         if prob == 0:
             continue
-        w = winners(games.totals + (base + b).astype(np.int64), games.parts)
+        w = winners(halves + (base + b).astype(np.int64), games.parts)
         np.add.at(out, (rows, w), prob)
     return out
 
@@ -166,16 +179,17 @@ def estimate(games: Games, alpha: float = 0.05, start=None, iterations: int = 60
     return Compensation(full, _full(x - half), _full(x + half), c, len(games.totals), 1 - alpha, converged)
 
 
-def whole_vp(games: Games, offsets: np.ndarray) -> np.ndarray:
-    """Whole starting VP near ``offsets`` (each rounded down or up) whose re-scored seat win
-    rates are closest to 1/n (least sum of squares), shifted so the smallest is 0."""
+def playable_vp(games: Games, offsets: np.ndarray) -> np.ndarray:
+    """Starting VP in steps of half a VP near ``offsets`` (each rounded down or up to a multiple of
+    0.5) whose re-scored seat win rates are closest to 1/n (least sum of squares), shifted so the
+    smallest is 0. Re-scoring is exact at these values, so the choice is made on the games'
+    own outcomes."""
     n = games.players
-    lo = np.floor(offsets)
+    lo = np.floor(2 * np.asarray(offsets, dtype=float)) / 2
     best, best_err = None, np.inf
-    for bits in product((0, 1), repeat=n - 1):
+    for bits in product((0, 0.5), repeat=n - 1):
         cand = lo + np.r_[0, bits]
         err = float(((seed_rates(games, cand).mean(axis=0) - 1.0 / n) ** 2).sum())
         if err < best_err - 1e-15:
             best, best_err = cand, err
-    best = best.astype(np.int64)
     return best - best.min()

@@ -131,12 +131,12 @@ def final_scoring(state: State) -> dict:
 
 def start_vp_entry(rules, n_players: int, seat: int) -> dict:
     """``{"start_vp": VP}`` when the rules' variant key players.start_vp gives some seat of this
-    game starting VP (they count in the total, in no category); ``{}`` otherwise, so scoring
-    tables of the rulebook game keep their shape."""
-    packed = rules.packed
-    if not packed[L.R_START_VP:L.R_START_VP + n_players].any():
+    game starting VP (they count in the total, in no category; ``x.5``: x VP and the half point
+    of V2); ``{}`` otherwise, so scoring tables of the rulebook game keep their shape."""
+    values = rules.data["players"]["start_vp"]
+    if not any(values[:n_players]):
         return {}
-    return {"start_vp": int(packed[L.R_START_VP + seat])}
+    return {"start_vp": values[seat]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,13 +148,17 @@ WHITE = L.WHITE          # owner code of a white stone (seats are 0 .. n-1)
 @njit(cache=True)
 def _score_now(s, R, p):
     E.height_majorities(s, R, p, p + 1)   # writes scratch space only, never the game
-    return E.seat_total(s, R, p)
+    return E.standing(s, R, p)
 
 
-def score_now(state: State, seat: int) -> int:
+def score_now(state: State, seat: int) -> int | float:
     """``seat``'s total if the game were scored now: VP so far plus the Emperor bonus, column
-    and height majorities the position would give (the measure ``greedy`` maximises)."""
-    return int(_score_now(state.arr, state.rules.packed, seat))
+    and height majorities the position would give, and its starting VP (the measure ``greedy``
+    maximises). A whole number; ``x.5`` when the seat's starting VP carry the half point (V2),
+    so that comparing two seats' ``score_now`` gives the final scoring's order (the parts left
+    aside)."""
+    value = float(_score_now(state.arr, state.rules.packed, seat))
+    return int(value) if value.is_integer() else value
 
 
 def n_columns(state: State) -> int:

@@ -44,11 +44,12 @@ from .layout import (
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
     R_GIVE, R_GIVE_SEAT, R_GOV_COL, R_GOV_H, R_GOV_H_TIE, R_GOV_WORKER_CAP, R_GOV_WORKER_VP,
     R_HEIGHT_VP, R_HMAJ, R_HMAJ_TIE, R_MAX_ROUNDS, R_MIN_PARTS, R_NCOLS, R_NSPACES, R_REMOVE,
-    R_SITE_WORKERS, R_SPACE_ACTION, R_SPACE_ARG, R_SPACE_COLOUR, R_START_VP, R_STONES, R_WHITE_VP,
-    R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
+    R_SITE_WORKERS, R_SPACE_ACTION, R_SPACE_ARG, R_SPACE_COLOUR, R_START_HALF, R_START_VP, R_STONES,
+    R_WHITE_VP, R_WHITES, R_WORKERS, S_PLAY_VP, S_PLAYS,
     S_SPACE_USES, S_TEMPLE_USES, SA_BUILD, SA_CENTURION, SA_DRAW2, SA_EMPEROR, SA_TEMPLE, SITE,
     SSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, STATS, T_FLIP_BOTH, TILE_PUBLIC, WHITE,
 )
+from .ranking import order_key as _order_key
 from .rng import randbelow, seed_stream
 
 PATTERNS = np.array(PATTERNS_LIST, dtype=np.int64)          # [pattern, group, part]
@@ -842,13 +843,25 @@ def height_points(s, level, p):
 
 @njit(cache=True, inline="always")
 def seat_total(s, R, p):
-    """``p``'s total if the game were scored now (after ``height_majorities``): the
-    strategies' measure of standing, from the same category functions as the final scoring
-    (the VP the seat started with included: variant key players.start_vp)."""
+    """``p``'s total if the game were scored now (after ``height_majorities``), in whole VP, from
+    the same category functions as the final scoring (the whole VP the seat started with
+    included: variant key players.start_vp; the strategies compare seats by ``standing``)."""
     tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_majority_points(s, R, p) + R[R_START_VP + p]
     for level in range(1, 6):
         tot += height_points(s, level, p)
     return tot
+
+
+order_key = njit(cache=True, inline="always")(_order_key)
+
+
+@njit(cache=True, inline="always")
+def standing(s, R, p):
+    """``p``'s place in the order of the final scoring if the game were scored now, as a number
+    the strategies compare (after ``height_majorities``): its total, and half a VP for the half
+    point of its starting VP (V2). Totals are whole, so ordering by this number is ordering by
+    VP and then by the half point, exactly as ``order_key`` does; the parts left are not in it."""
+    return seat_total(s, R, p) + 0.5 * R[R_START_HALF + p]
 
 
 @njit(cache=True, _nrt=False)
@@ -862,7 +875,7 @@ def final_scoring(s, R):
         s[b + P_VP_COLMAJ] = column_majority_points(s, R, p)
         for level in range(1, 6):
             s[b + P_VP_HEIGHT + level - 1] = height_points(s, level, p)
-    best = -1
+    best, best_key = -1, np.int64(0)
     for p in range(n):
         b = pb(p)
         # the starting VP (variant key players.start_vp, V1) count in the total only: the 11
@@ -871,15 +884,11 @@ def final_scoring(s, R):
         for k in range(5):
             total += s[b + P_VP_HEIGHT + k]
         s[b + P_FINAL] = total
-        if best < 0:
-            best = p
-        else:
-            bb = pb(best)
-            left_p = s[b + P_STONES] + s[b + P_CAPS]
-            left_b = s[bb + P_STONES] + s[bb + P_CAPS]
-            # D18: more VP; then fewer parts left; then later in turn order (p > best here)
-            if total > s[bb + P_FINAL] or (total == s[bb + P_FINAL] and left_p <= left_b):
-                best = p
+        # D18 (more VP; then fewer parts left; then later in turn order), V2's half point
+        # between the VP and the parts: the one rule, ranking.order_key
+        key = order_key(total, R[R_START_HALF + p], s[b + P_STONES] + s[b + P_CAPS], p)
+        if best < 0 or key > best_key:
+            best, best_key = p, key
     s[G_WINNER] = best
     s[G_PHASE] = PH_TERMINAL
 

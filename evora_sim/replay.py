@@ -48,6 +48,8 @@ def scoring_lines(table: dict, strategies: list[str] | None = None) -> list[str]
     if seats and "start_vp" in seats[0]:       # a variant's starting VP (players.start_vp)
         columns.insert(-2, ("start", "start_vp"))
         legend += "; start: VP the seat started with (variant key players.start_vp)"
+        if any(_has_half(row) for row in seats):
+            legend += ", x.5: x VP in the total and a half point that breaks ties on VP (V2)"
     header = ["seat"] + (["strategy"] if strategies else []) + [h for h, _ in columns]
     rows = []
     for row in seats:
@@ -76,11 +78,19 @@ def winner_line(table: dict, strategies: list[str] | None = None) -> str:
     who = f"seat {w}" + (f" ({strategies[w]})" if strategies else "")
     total = seats[w]["total"]
     line = f"Winner: {who} with {total} VP"
-    tied = [str(r["seat"]) for r in seats if r["total"] == total and r["seat"] != w]
+    tied = [r for r in seats if r["total"] == total and r["seat"] != w]
     if tied:
-        line += (f" (tied on VP with seat {', '.join(tied)}; decided by fewer parts left, "
-                 f"then later in turn order)")
+        by_half = [r for r in tied if _has_half(r) != _has_half(seats[w])]
+        rest = "fewer parts left, then later in turn order"
+        why = ("the half point of its starting VP (V2)" if len(by_half) == len(tied) else
+               f"the half point of its starting VP (V2), then {rest}" if by_half else rest)
+        line += f" (tied on VP with seat {', '.join(str(r['seat']) for r in tied)}; decided by {why})"
     return line
+
+
+def _has_half(row: dict) -> bool:
+    """Whether a scoring table's seat row starts with V2's half point (start_vp x.5)."""
+    return row.get("start_vp", 0) != int(row.get("start_vp", 0))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -195,6 +195,10 @@ class Rules:
     def columns(self, n_players: int) -> int:
         return int(self.packed[L.R_NCOLS + n_players])
 
+    def half_points(self, n_players: int) -> np.ndarray:
+        """Per seat of an ``n_players`` game: 1 when its starting VP carry the half point (V2)."""
+        return self.packed[L.R_START_HALF:L.R_START_HALF + n_players].astype(np.int64)
+
     @property
     def n_spaces(self) -> int:
         return int(self.packed[L.R_NSPACES])
@@ -240,7 +244,9 @@ def _pack(data: dict, spaces: list[tuple[int, int, int]], experiment: tuple[int,
         P[L.R_NCOLS + n] = data["temple"]["columns"][str(n)]
         P[L.R_SITE_WORKERS + n] = data["players"]["workers_on_site"][str(n)]
     P[L.R_MAX_ROUNDS] = data["limits"]["max_rounds"]
-    P[L.R_START_VP:L.R_START_VP + L.MAXP] = data["players"]["start_vp"]
+    for p, value in enumerate(data["players"]["start_vp"]):
+        P[L.R_START_VP + p] = int(value)                   # the whole VP (values are at least 0)
+        P[L.R_START_HALF + p] = value != int(value)        # x.5: the half point (V2)
     P[L.R_GIVE], P[L.R_GIVE_SEAT], P[L.R_REMOVE] = experiment
     P.setflags(write=False)
     return P
@@ -249,17 +255,36 @@ def _pack(data: dict, spaces: list[tuple[int, int, int]], experiment: tuple[int,
 START_VP_MAX = 999
 
 
-def _start_vp(data: dict) -> list[int]:
+def _start_vp_values(values) -> list[int | float] | None:
+    """``players.start_vp`` as the rules hold it, or None if it is not 1 to 4 multiples of 0.5
+    from 0 to ``START_VP_MAX``: whole values as ``int`` (``2.0`` too, so a whole-number variant
+    keeps its rules hash however it is written), ``x.5`` as ``float`` (V2's half point)."""
+    if not isinstance(values, list) or not 1 <= len(values) <= L.MAXP:
+        return None
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= START_VP_MAX \
+                or (2 * v) % 1 != 0:               # NaN fails the range, 2.3 the half steps
+            return None
+        out.append(int(v) if v == int(v) else float(v))
+    return out
+
+
+def start_vp_text(values) -> str:
+    """Starting VP as ``--set players.start_vp=`` takes them: ``2.5,2.5,2.5,0``."""
+    return ",".join(str(int(v)) if v == int(v) else str(float(v)) for v in values)
+
+
+def _start_vp(data: dict) -> list[int | float]:
     """``players.start_vp``, a variant key (the rulebook gives no starting VP): the VP each seat
-    starts with, seat 0 first. 1 to 4 whole numbers; seats past the list start with 0, and a game
-    of n players reads the first n. Absent (a rules file or run from before the key existed):
-    every seat starts with 0."""
+    starts with, seat 0 first. 1 to 4 multiples of 0.5 (``x.5``: x VP and a half point that breaks
+    ties only, V2); seats past the list start with 0, and a game of n players reads the first n.
+    Absent (a rules file or run from before the key existed): every seat starts with 0."""
     players = data.get("players") if isinstance(data.get("players"), dict) else {}
-    values = players.get("start_vp", [0] * L.MAXP)
-    if (not isinstance(values, list) or not 1 <= len(values) <= L.MAXP
-            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= START_VP_MAX
-                       for v in values)):
-        raise RulesError(f"rules key 'players.start_vp' must be {allowed('players.start_vp')}, got {values!r}")
+    given = players.get("start_vp", [0] * L.MAXP)
+    values = _start_vp_values(given)
+    if values is None:
+        raise RulesError(f"rules key 'players.start_vp' must be {allowed('players.start_vp')}, got {given!r}")
     return values + [0] * (L.MAXP - len(values))
 
 
@@ -375,8 +400,9 @@ def allowed(dotted: str) -> str:
         lo, hi = _INT_RANGES[dotted]
         return f"a whole number from {lo} to {hi}"
     if dotted == "players.start_vp":
-        return (f"1 to {L.MAXP} whole numbers from 0 to {START_VP_MAX}, comma-separated: the VP each seat "
-                "starts with, seat 0 first (seats past the list start with 0), e.g. 0,0,0,8")
+        return (f"1 to {L.MAXP} numbers from 0 to {START_VP_MAX} in steps of 0.5, comma-separated: the VP each "
+                "seat starts with, seat 0 first (seats past the list start with 0; x.5 is x VP and a half "
+                "point that breaks ties only), e.g. 0,0,0,8 or 2.5,2.5,2.5,0")
     if dotted in CARD_KEYS:
         return "a card effect or instant tile, or \"\" for none: " + ", ".join(L.CARD_NAMES)
     if dotted == "emperor_tile.values":
@@ -422,6 +448,15 @@ def _parse_int(text: str, dotted: str) -> int:
     return int(t)
 
 
+def _parse_half(text: str, dotted: str) -> int | float:
+    """A whole number or one with a decimal point (``2.5``); whether it is a multiple of 0.5 in
+    range is :func:`_start_vp_values`'s to say."""
+    t = text.strip()
+    if not re.fullmatch(r"[+-]?\d+(\.\d+)?", t):
+        raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {allowed(dotted)}, got {text!r}")
+    return int(t) if re.fullmatch(r"[+-]?\d+", t) else float(t)
+
+
 def _parse_value(dotted: str, text: str, current: Any) -> Any:
     """``text`` read by the type of the value it replaces (or, for a board space's stacks or
     types, as a list of names)."""
@@ -435,6 +470,8 @@ def _parse_value(dotted: str, text: str, current: Any) -> Any:
         raise RulesError(f"--set {dotted}: not a settable key")
     if isinstance(current, int):
         return _parse_int(text, dotted)
+    if dotted == "players.start_vp":
+        return [_parse_half(x, dotted) for x in text.split(",")]
     if isinstance(current, list):
         items = [x for x in text.split(",")]
         return [_parse_int(x, dotted) for x in items]
@@ -472,8 +509,7 @@ def apply_overrides(data: dict, assignments) -> dict:
             lo, hi = _INT_RANGES[dotted]
             if not lo <= value <= hi:
                 raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}, got {value}")
-        if dotted == "players.start_vp" and not (1 <= len(value) <= L.MAXP
-                                                 and all(0 <= v <= START_VP_MAX for v in value)):
+        if dotted == "players.start_vp" and _start_vp_values(value) is None:
             raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}")
         node[leaf] = value
         explicit.add(dotted)

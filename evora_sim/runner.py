@@ -97,7 +97,7 @@ def play_chunk(config: RunConfig, rules: Rules, k: int,
         res = play_batch(rules, config.players, seeds, config.seat_strategies(r),
                          decision_timeout=decision_timeout)
         game_ids = np.arange(start, stop, dtype=np.int64) * config.rotations + r
-        parts.append(batch_tables(res, game_ids, r, config.seat_names(r)))
+        parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players)))
     return concat_tables(parts)
 
 

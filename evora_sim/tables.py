@@ -1,7 +1,8 @@
 """Batch arrays -> the four result tables (games, seats, cards, spaces) as pandas DataFrames.
 
 Column names and meanings are the contract analysts read (README, "Result tables"). Ranks
-follow D18: more VP, then fewer parts left, then the later seat.
+follow the final scoring's order (``ranking.order_key``: D18, with V2's half point of starting VP
+between the VP and the parts), so the rank-1 seat is the game's winner.
 """
 from __future__ import annotations
 
@@ -10,21 +11,23 @@ import pandas as pd
 
 from . import layout as L
 from .batch import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
+from .ranking import order_key
 
 CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES
 TABLES = ("games", "seats", "cards", "spaces")
 
 
-def ranks(score: np.ndarray, parts_left: np.ndarray) -> np.ndarray:
-    """Rank 1..n per game (rows) by D18; no two seats share a rank."""
+def ranks(score: np.ndarray, parts_left: np.ndarray, half=0) -> np.ndarray:
+    """Rank 1..n per game (rows) in the final scoring's order (``half``: per seat, 1 when its
+    starting VP carry V2's half point); no two seats share a rank."""
     n = score.shape[1]
-    seat = np.arange(n)[None, :]
-    key = score.astype(np.int64) * 100_000 - parts_left.astype(np.int64) * 10 + seat
+    key = order_key(score, np.asarray(half, dtype=np.int64), parts_left.astype(np.int64), np.arange(n)[None, :])
     return 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
 
 
 def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
-                 seat_strategies: list[str]) -> dict[str, pd.DataFrame]:
+                 seat_strategies: list[str], half=0) -> dict[str, pd.DataFrame]:
+    """The four tables of a batch; ``half`` as in :func:`ranks` (from ``Rules.half_points``)."""
     g, n, _ = res.seats.shape
     col = {name: i for i, name in enumerate(GAME_COLUMNS)}
     games = pd.DataFrame({
@@ -46,7 +49,7 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
     scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
     score = res.seats[:, :, scol["score"]]
     left = res.seats[:, :, scol["parts_left"]]
-    rank = ranks(score, left)
+    rank = ranks(score, left, half)
     seats = {
         "game_id": np.repeat(game_ids.astype(np.int64), n),
         "seat": np.tile(np.arange(n, dtype=np.int8), g),

@@ -149,7 +149,7 @@ def evaluate(s, R, p, W, me):
         leader = -(1 << 30)
         for q in range(s[G_NPLAYERS]):
             if q != p:
-                leader = max(leader, E.seat_total(s, R, q))
+                leader = max(leader, E.standing(s, R, q))
         v -= W[me, F_DENIAL] * leader
     return v
 

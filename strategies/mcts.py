@@ -23,7 +23,8 @@ Why this shape:
   and no search.
 - **Reward** (``reward=``): ``win`` (1 for the D18 winner), ``margin`` (0.5 + 0.5 tanh of the
   seat's lead over the best other seat, in units of ``MARGIN_SCALE`` VP) or ``rank`` (share of
-  the other seats it beats). A rollout cut at ``horizon`` turns is scored on the totals the
+  the other seats it beats), each on the final scoring's order (a half point of starting VP,
+  V2, is half a VP here). A rollout cut at ``horizon`` turns is scored on the totals the
   position would give if the game ended there.
 """
 import numpy as np
@@ -32,7 +33,7 @@ from numba import njit
 from evora_sim import engine as E
 from evora_sim.layout import (
     A_COLUMN, A_SKIP, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
-    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE,
+    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE,
 )
 from evora_sim.rng import randbelow
 
@@ -137,19 +138,18 @@ def seat_rewards(s, R, kind, rew, tot):
     over = s[G_PHASE] == PH_TERMINAL
     if not over:
         E.height_majorities(s, R, 0, n)
-    for q in range(n):
-        tot[q] = s[PLAYERS + q * PSTRIDE + P_FINAL] if over else E.seat_total(s, R, q)
+    for q in range(n):                                 # the standing: VP, then the half point (V2)
+        half = 0.5 * R[R_START_HALF + q]
+        tot[q] = s[PLAYERS + q * PSTRIDE + P_FINAL] + half if over else E.standing(s, R, q)
     if kind == R_WIN:
         winner = s[G_WINNER] if over else -1
-        if not over:                                   # D18 on the totals of now
+        if not over:                                   # the final scoring's order on the totals of now
+            best_key = np.int64(0)
             for q in range(n):
-                if winner < 0:
-                    winner = q
-                    continue
-                left_q = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
-                left_w = s[PLAYERS + winner * PSTRIDE + P_STONES] + s[PLAYERS + winner * PSTRIDE + P_CAPS]
-                if tot[q] > tot[winner] or (tot[q] == tot[winner] and left_q <= left_w):
-                    winner = q
+                left = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
+                key = E.order_key(E.seat_total(s, R, q), R[R_START_HALF + q], left, q)
+                if winner < 0 or key > best_key:
+                    winner, best_key = q, key
         for q in range(n):
             rew[q] = 1.0 if q == winner else 0.0
         return

@@ -8,10 +8,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from evora_sim import api
+from evora_sim import api, replay
+from evora_sim import engine as E
 from evora_sim import layout as L
 from evora_sim.batch import play_batch
-from evora_sim.position import position_state
+from evora_sim.position import position_state, scoring_table
 from evora_sim.rules import RulesError, load_rules, validate
 from strategies.registry import STRATEGY_IDS
 
@@ -1133,6 +1134,114 @@ def test_v1_start_vp_in_played_games_and_its_values():
     for bad in ("0,0,0,0,1", "-1", "1000", "x", ""):
         with pytest.raises(RulesError, match="players.start_vp"):
             load_rules(overrides=[f"players.start_vp={bad}"])
+
+
+# =============================================================================================
+# V2: half points of starting VP (players.start_vp x.5), Go's komi
+# =============================================================================================
+def _standings(pos, start_vp):
+    """Who is ahead in ``pos`` under ``start_vp``, as every reader of the order sees it: the
+    final scoring, the result tables' ranks, the seat compensation's re-scoring, the search
+    player's win reward, and the standing the strategies read (``api.score_now``)."""
+    from analysis.compensation import winners
+    from evora_sim.tables import ranks
+    from strategies.mcts import R_WIN, seat_rewards
+
+    rules = load_rules(overrides=[f"players.start_vp={start_vp}"])
+    state = position_state(pos, rules)
+    n = state.n_players
+    result = api.final_scoring(state)
+    totals = np.array([[s["total"] for s in result["seats"]]])
+    parts = np.array([pos["parts_left"]])
+    half = rules.half_points(n)
+    rank = ranks(totals, parts, half)[0]
+    rescored = winners(2 * totals + half, parts)[0]
+    rew, tot = np.zeros(L.MAXP), np.zeros(L.MAXP)
+    seat_rewards(state.arr.copy(), rules.packed, R_WIN, rew, tot)
+    scored = state.clone()
+    E.final_scoring(scored.arr, rules.packed)
+    return {"final": result["winner"], "rank 1": int(np.argmin(rank)), "re-scored": int(rescored),
+            "search": int(np.argmax(rew[:n])), "score_now": [api.score_now(state, p) for p in range(n)],
+            "seats": result["seats"], "table": scoring_table(scored)}
+
+
+def test_v2_half_point_decides_a_tie_on_vp_before_the_parts_left():
+    pos = {"players": 3, "columns": [], "vp": [20, 18, 20], "parts_left": [4, 4, 2]}
+    plain = _standings(pos, "0,0,0")
+    assert {plain[k] for k in ("final", "rank 1", "re-scored", "search")} == {2}   # D18: fewer parts left
+    half = _standings(pos, "0.5,0,0")
+    assert {half[k] for k in ("final", "rank 1", "re-scored", "search")} == {0}    # the half point first
+    assert [s["total"] for s in half["seats"]] == [20, 18, 20]                    # totals stay whole
+    assert [s["start_vp"] for s in half["seats"]] == [0.5, 0, 0]
+    assert half["score_now"] == [20.5, 18, 20]
+    assert "decided by the half point" in replay.winner_line(half["table"])
+    assert "start" in "\n".join(replay.scoring_lines(half["table"]))
+    # a half point does not outweigh a whole VP: 2.5 is 2 VP and the tie-break, never 3
+    more = _standings({**pos, "vp": [20, 18, 21]}, "0.5,0,0")
+    assert more["final"] == more["search"] == 2
+
+
+@pytest.mark.parametrize("left,winner", [([3, 4, 1], 0), ([4, 4, 1], 1), ([4, 3, 1], 1)])
+def test_v2_two_half_points_tied_fall_to_d18(left, winner):
+    pos = {"players": 3, "columns": [], "vp": [20, 20, 22], "parts_left": left}
+    got = _standings(pos, "2.5,2.5,0")              # 22 and a half point each against a whole 22
+    assert {got[k] for k in ("final", "rank 1", "re-scored", "search")} == {winner}
+    assert "fewer parts left" in replay.winner_line(got["table"])
+
+
+def test_v2_whole_values_keep_their_hash_and_play_as_before(tmp_path):
+    # the hashes of before half points existed: the goldens' default rules and the planted
+    # variant of reports/issue13_search
+    assert load_rules().hash == "52475ee4d695f4ec"
+    assert load_rules(overrides=["players.start_vp=0,0,0,8"]).hash == "bb37829d5deb27f3"
+    written = tmp_path / "whole.toml"
+    written.write_text("[players]\nstart_vp = [2.0, 2, 2.0, 0]\n")
+    whole = load_rules(overrides=["players.start_vp=2,2,2,0"])
+    assert load_rules(written).hash == whole.hash and whole.data["players"]["start_vp"] == [2, 2, 2, 0]
+    assert not whole.half_points(4).any()
+    half = load_rules(overrides=["players.start_vp=2.5,2.5,2.5,0"])
+    assert half.hash != whole.hash and list(half.half_points(4)) == [1, 1, 1, 0]
+    seeds = np.arange(40)
+    a, b = play_batch(whole, 4, seeds, ["greedy"] * 4), play_batch(half, 4, seeds, ["greedy"] * 4)
+    assert (a.seats[:, :, L.NBREAK] == b.seats[:, :, L.NBREAK]).all()   # the same whole totals
+    # the half point moves the win only where seats 0-2 tie seat 3 on VP and would lose to it
+    tied = (a.seats[:, :3, L.NBREAK] == a.seats[:, 3:, L.NBREAK]).any(axis=1)
+    assert ((a.games[:, 3] != b.games[:, 3]) <= (tied & (a.games[:, 3] == 3))).all()
+
+
+def test_v2_played_games_rank_their_winner_first_under_half_points(tmp_path):
+    from evora_sim.runner import simulate
+
+    rules = load_rules(overrides=["players.start_vp=0.5,0.5,0.5,0"])
+    run = simulate(4, 200, ["greedy"], seed=3, out=tmp_path / "r", jobs=1, rules=rules)
+    games, seats = run.table("games"), run.table("seats")
+    first = seats[seats["rank"] == 1].set_index("game_id")["seat"]
+    assert (first.loc[games["game_id"]].to_numpy() == games["winner_seat"].to_numpy()).all()
+    assert (seats["win"] == (seats["rank"] == 1)).all()
+
+
+@pytest.mark.parametrize("bad", ["2.3", "-1", "nan", "inf", "1000", "2.5.1", "0,0,0,0,0.5"])
+def test_v2_bad_start_vp_values_are_refused_naming_the_key(tmp_path, bad):
+    from click.testing import CliRunner
+
+    from evora_sim.cli import main
+
+    with pytest.raises(RulesError, match="players.start_vp"):
+        load_rules(overrides=[f"players.start_vp={bad}"])
+    pos = tmp_path / "pos.json"
+    pos.write_text('{"players": 2, "columns": [], "vp": [3, 4]}')
+    res = CliRunner().invoke(main, ["score", str(pos), "--set", f"players.start_vp={bad}"])
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert lines[0].startswith("evora: error: ") and "players.start_vp" in lines[0] and "steps of 0.5" in lines[0]
+
+
+@pytest.mark.parametrize("value", ["2.3", "nan", "-0.5", "true", '"2"'])
+def test_v2_bad_start_vp_values_in_a_rules_file_are_refused(tmp_path, value):
+    path = tmp_path / "bad.toml"
+    path.write_text(f"[players]\nstart_vp = [{value}, 0]\n")
+    with pytest.raises(RulesError, match="players.start_vp.*steps of 0.5"):
+        load_rules(path)
 
 
 def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():

@@ -137,7 +137,7 @@ def test_compensation_recovers_a_planted_edge_through_the_command(tmp_path):
     assert -36 < cancel < -26                                       # seat 1's planted 30 VP taken back
     assert est.loc[1, "lo"] < est.loc[1, "start_vp_over_seat0"] < est.loc[1, "hi"]
     assert abs(est.loc[1, "start_vp_over_seat0"]) < 6               # what is left: the seats' own edge
-    assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(est["whole_vp"])
+    assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(est["played_vp"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,3 +223,23 @@ def test_compensation_intervals_cover(shift):
     assert (hits[1:] / reps >= 0.88).all() and (hits[1:] / reps <= 0.995).all(), hits / reps
     if any(shift):
         assert 2 < truth[1] < 4                    # seat 1 needs about the 3 VP seat 0 is ahead
+
+
+def test_compensation_plays_the_half_vp_values_its_exact_rescoring_finds_closest():
+    """The starting VP played are multiples of 0.5 next to the estimate (V2's half point): at
+    them re-scoring is exact (no game is a coin flip), and none of the neighbouring values
+    re-scores closer to 1/n."""
+    from analysis.compensation import estimate, expected_wins, playable_vp, seed_rates
+
+    games = _synthetic(np.random.default_rng(5), 20_000, (0, 2.5))   # seat 1 ahead by about 2.5 VP
+    est = estimate(games)
+    played = playable_vp(games, est.offsets)
+    assert played.min() == 0 and (2 * played == np.rint(2 * played)).all()
+    assert list(played) == [2.5, 0]                                  # a half point, not 2 or 3
+    assert set(np.unique(expected_wins(games, played))) <= {0.0, 1.0}
+
+    def miss(x):
+        return ((seed_rates(games, x).mean(axis=0) - 0.5) ** 2).sum()
+
+    low = np.floor(2 * est.offsets[1]) / 2
+    assert all(miss(played) <= miss([0, v]) for v in (low, low + 0.5, low - 0.5, low + 1))

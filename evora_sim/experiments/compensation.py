@@ -3,8 +3,9 @@ the seats' win rates at one player count, the first fix a designer tries for a f
 
 Each iteration plays the current rules (first: the base rules) on its own seeds and estimates by
 re-scoring its games the offsets that would equalise the seats (:mod:`analysis.compensation`,
-with an interval per seat); the next iteration plays those offsets, rounded to whole VP, so that
-any change of play they cause is measured too. It stops once an estimate rounds to the starting
+with an interval per seat); the next iteration plays those offsets, rounded to half VP (a half is
+V2's half point, which breaks ties only: as Go's komi, it is finer than a whole VP and leaves no
+ties between the seats it separates), so that any change of play they cause is measured too. It stops once an estimate rounds to the starting
 VP its iteration played (converged), or after ``iterations``; the budget is split evenly over
 the most iterations, so a resumed run plays the same games. The last iteration's estimate (its
 offsets over the VP it played) is the reported estimate. Then the base rules and the compensated rules are
@@ -25,7 +26,7 @@ import pandas as pd
 
 from ..fsutil import atomic_folder
 from ..manifest import RunError
-from ..rules import partial_toml
+from ..rules import partial_toml, start_vp_text
 from .arms import Arm, Backend, derive_seed, play_arms
 from .search import ALPHA, SUMMARY_KIND, _open_folder
 from .space import variant
@@ -82,7 +83,7 @@ def compensation_doc(players: int, field: list[str], budget: int, iterations: in
 def run_compensation(players: int, field: list[str], budget: int, out, *, iterations: int = 4,
                      confirm_seeds: int = 10_000, seed: int = 1, rules_path=None, overrides=(),
                      backend: Backend = Backend(), command: str = "", notice=None) -> dict:
-    from analysis.compensation import estimate, games_from_seats, whole_vp
+    from analysis.compensation import estimate, games_from_seats, playable_vp
     from analysis.fairness import compare_fairness
 
     from .space import base_rules
@@ -94,36 +95,37 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     start = list(base.data["players"]["start_vp"][:players])
     doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides)
     _open_folder(out, doc)
-    current = np.array(start, dtype=np.int64)
+    current = np.array(start, dtype=float)
     history, est = [], None
     for it in range(iterations):
         rules = _with_start(base, current, rules_path, overrides)
         run = play_arms([Arm(str(out / "iterations" / f"i{it}"), players, tuple(field), rules)], seeds,
                         derive_seed(seed, 4, it), min(seeds, 5000), backend, command)[0]
-        games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players)
+        games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
+                                 rules.half_points(players))
         est = estimate(games, ALPHA)
         relative = current - current[0] + est.offsets
-        history.append({"iteration": it, "start_vp": current.tolist(), "seeds": seeds, "games": seeds * players,
+        history.append({"iteration": it, "start_vp": start_vp_text(current), "seeds": seeds, "games": seeds * players,
                         **{f"offset_seat{k}": est.offsets[k] for k in range(players)},
                         **{f"total_seat{k}": relative[k] for k in range(players)}})
         if notice is not None:
-            notice(f"iteration {it + 1} of at most {iterations}: start VP {current.tolist()}, further offsets "
+            notice(f"iteration {it + 1} of at most {iterations}: start VP {start_vp_text(current)}, further offsets "
                    f"over seat 0 {np.round(est.offsets, 2).tolist()}")
-        nxt = whole_vp(games, est.offsets) + current
+        nxt = playable_vp(games, est.offsets) + current
         nxt = nxt - nxt.min()
-        history[-1]["next_start_vp"] = nxt.tolist()
-        if np.array_equal(nxt, current - current.min()):
+        history[-1]["next_start_vp"] = start_vp_text(nxt)
+        played = current - current.min()
+        if np.array_equal(nxt, played):
             break                                   # the estimate rounds to what was played: converged
         current = nxt
     final = nxt
-    converged = bool(np.array_equal(final, np.asarray(history[-1]["start_vp"]) - min(history[-1]["start_vp"])))
+    converged = bool(np.array_equal(final, played))
     estimate_rows = [{"seat": k, "start_vp_over_seat0": history[-1][f"total_seat{k}"],
-                      "lo": history[-1]["start_vp"][k] - history[-1]["start_vp"][0] + est.lo[k],
-                      "hi": history[-1]["start_vp"][k] - history[-1]["start_vp"][0] + est.hi[k],
-                      "level": est.level, "whole_vp": int(final[k]), "base_start_vp": int(start[k]),
-                      "change_from_base": int(final[k]) - int(start[k])} for k in range(players)]
+                      "lo": played[k] - played[0] + est.lo[k], "hi": played[k] - played[0] + est.hi[k],
+                      "level": est.level, "played_vp": final[k], "base_start_vp": start[k],
+                      "change_from_base": final[k] - start[k]} for k in range(players)]
     if notice is not None:
-        notice(f"confirming the base rules and start VP {final.tolist()} on {confirm_seeds:,} fresh seeds")
+        notice(f"confirming the base rules and start VP {start_vp_text(final)} on {confirm_seeds:,} fresh seeds")
     comp_rules = _with_start(base, final, rules_path, overrides)
     arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
             Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
@@ -147,7 +149,7 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
 
 def _with_start(base, start, rules_path, overrides):
     full = list(start) + list(base.data["players"]["start_vp"][len(start):])
-    return variant(base, [f"players.start_vp={','.join(str(int(v)) for v in full)}"], rules_path, overrides)
+    return variant(base, [f"players.start_vp={start_vp_text(full)}"], rules_path, overrides)
 
 
 def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
@@ -155,8 +157,8 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
     lines = [f"Starting VP over seat 0's that equalise the seats ({level:.0f}% intervals):"]
     lines += [f"  seat {r['seat']}: {r['start_vp_over_seat0']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
               for r in estimate_rows]
-    lines.append(f"As whole VP: players.start_vp={','.join(map(str, final.tolist()))} (base rules: "
-                 f"{','.join(map(str, start))}).")
+    lines.append(f"Played in steps of half a VP (x.5: x VP and a half point that breaks ties only, V2): "
+                 f"players.start_vp={start_vp_text(final)} (base rules: {start_vp_text(start)}).")
     comp = confirmation[(confirmation["arm"] == "compensated") & (confirmation["measure"] == "win rate")]
     base = confirmation[(confirmation["arm"] == "baseline") & (confirmation["measure"] == "win rate")]
     sim = 100 * float(comp["level"].iloc[0])
@@ -188,12 +190,13 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
         (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
         md = ["## Seat compensation", "", f"Command: `{command}`" if command else "", "",
               f"![compensation]({png.name})", "", *lines, "",
-              "Estimates re-score the last iteration's games (analysis/compensation.py: a fractional VP "
-              "is a coin flip for one more; sandwich interval with seeds as the units). Only the "
-              "confirmation on fresh seeds is a result.", "",
+              "Estimates re-score the last iteration's games (analysis/compensation.py: exact at every "
+              "half VP, a value between two half VP a coin flip between them; sandwich interval with seeds "
+              "as the units). The starting VP played are the half-VP values next to the estimate whose "
+              "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",
               estimates.to_markdown(index=False), "", confirmation.to_markdown(index=False), "",
               "Use it: `--rules summary/rules.toml` or `--set players.start_vp="
-              + ",".join(map(str, final.tolist())) + "`.", "",
+              + start_vp_text(final) + "`.", "",
               "```json", json.dumps(doc["config"], indent=1), "```", ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final_dir
@@ -217,8 +220,8 @@ def _figure(estimates, confirmation, players):
     e = estimates
     ax.errorbar(e["seat"], e["start_vp_over_seat0"], yerr=_bars(e["start_vp_over_seat0"], e["lo"], e["hi"]),
                 fmt="o", capsize=4, color=COLOURS[0], label="estimate")
-    ax.scatter(e["seat"], e["whole_vp"] - e["whole_vp"].iloc[0], marker="x", color=COLOURS[1], zorder=3,
-               label="whole VP played")
+    ax.scatter(e["seat"], e["played_vp"] - e["played_vp"].iloc[0], marker="x", color=COLOURS[1], zorder=3,
+               label="starting VP played (half VP steps)")
     ax.set_xlabel("seat")
     ax.set_ylabel("starting VP over seat 0")
     ax.set_xticks(range(players))

@@ -1,0 +1,23 @@
+"""The order of the seats at the end of a game, in one place: D18 (more VP; then fewer parts left;
+then the later seat in turn order) with V2's half point of starting VP between the VP and the
+parts (docs/RULES.md). The engine compiles it (``engine.final_scoring``, the search player's win
+reward); the result tables' ranks and the seat compensation's re-scoring call it on arrays, so
+every reader of "who is ahead" uses the same rule.
+
+Plain arithmetic on purpose: the same function works on the engine's integers under numba and
+elementwise on numpy arrays.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+PARTS_ROOM = 1024        # more than any supply (supply.stones and supply.capitals are at most 99 each)
+SEAT_ROOM = 8            # more than any player count
+
+
+def order_key(total, half, parts_left, seat):
+    """A number, larger the better the seat ends: ``total`` VP (whole), then ``half`` (1 when the
+    seat's starting VP carry V2's half point, else 0), then fewer ``parts_left``, then the later
+    ``seat``. No two seats of a game share a key. The total is widened to 64 bits first, so a
+    table's 16-bit scores cannot overflow."""
+    return ((np.int64(total) * 2 + half) * PARTS_ROOM + (PARTS_ROOM - 1 - parts_left)) * SEAT_ROOM + seat
