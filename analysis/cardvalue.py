@@ -148,7 +148,7 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
     import matplotlib.pyplot as plt
 
     from .names import card_title
-    from .plots import COLOURS
+    from .plots import COLOURS, tight_layout
 
     cards = list(given["card"])
     y = np.arange(len(cards))
@@ -182,7 +182,7 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
         bx.set_title("The card taken out of the game")
         bx.grid(axis="x", alpha=0.3)
         bx.legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 

@@ -20,9 +20,16 @@ plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "svg.fonttype": "none
 COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
            "#8c8c8c", "#ccb974", "#64b5cd", "#2f4b7c", "#a05195"]
 SEAT_LABEL = "seat (0 = first player)"
-# long card and space names can leave tight_layout no room; the figure is still drawn in full
-# (saved with bbox_inches="tight"), so the warning tells a reader of the terminal nothing
-warnings.filterwarnings("ignore", message="Tight layout not applied", category=UserWarning)
+
+
+def tight_layout(fig):
+    """``fig.tight_layout()`` without its warning: long card and space names can leave it no
+    room, and the figure is still drawn in full (saved with bbox_inches="tight"), so the warning
+    tells a reader of the terminal nothing. Filtered here, where it is raised, rather than in a
+    process-wide filter that pytest and other callers reset."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Tight layout not applied", category=UserWarning)
+        fig.tight_layout()
 
 
 def _panels(counts, width=4.2, height=3.4, sharey=False):
@@ -50,7 +57,7 @@ def seat_win_rates(adv: pd.DataFrame):
         ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games per seat)")
         ax.legend(loc="upper right", fontsize=8)
     fig.suptitle("Win rate by seat, with 95% Wilson intervals")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -72,7 +79,7 @@ def score_by_seat(dists: dict[int, tuple[np.ndarray, np.ndarray]]):
         ax.set_title(f"{n} players")
         ax.legend(fontsize=8)
     fig.suptitle("Final score distribution by seat")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -106,7 +113,7 @@ def score_breakdown(vp: pd.DataFrame):
         ax.tick_params(axis="x", rotation=30)
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title="category")
     fig.suptitle("Where the points come from: mean VP by scoring category and strategy")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -134,7 +141,7 @@ def forest(table: pd.DataFrame, label: str, title: str):
         ax.grid(axis="x", alpha=0.3)
     axes[0].legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
     fig.suptitle(title)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -163,7 +170,7 @@ def matchup_heatmap(m: pd.DataFrame):
         ax.set_title(f"{n} players: % {what}")
         fig.colorbar(img, ax=ax, fraction=0.046, pad=0.04, label="%")
     fig.suptitle("Strategy match-ups (row against column)")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -191,7 +198,7 @@ def majority_outcomes(t: pd.DataFrame):
     axes[0].set_ylabel("majority")
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     fig.suptitle("Height and capitals majorities: won outright, tied, or scored by no player")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -215,7 +222,7 @@ def game_length(lengths: dict):
     ax.set_ylabel("share of games (% per round)")
     ax.set_title("Game length")
     ax.legend()
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -230,7 +237,7 @@ def victory_margin(margins: dict):
     ax.set_ylabel("share of games (% per VP)")
     ax.set_title("Margin of victory (0 = decided by the tie-break)")
     ax.legend()
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -284,7 +291,7 @@ def seat_deviation(adv: pd.DataFrame, held: dict[int, str]):
         ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games)")
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("How far each seat is from a fair share (95% ranges; 0 = fair)")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -313,7 +320,7 @@ def strongest(rows: pd.DataFrame):
         ax.set_title(f"{n} players")
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("Strongest card and space findings (associations, not causes; 95% ranges)")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -335,7 +342,7 @@ def tension(dists: dict):
             ax.set_ylabel("share of games (%)")
     axes[0].legend(fontsize=8)
     fig.suptitle("Game shape: how often the lead changes, and how late the game is decided")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -366,7 +373,7 @@ def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[s
     for ax in list(axes.flat)[len(figs):]:
         ax.axis("off")
     fig.suptitle("Headline figures at each rung (x: rung, " + "; ".join(rung_names) + ")", fontsize=9)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -384,5 +391,5 @@ def skill_ratings(ratings: pd.DataFrame):
     ax.set_xlabel("rating (Elo scale; +100 = ahead 64% of the time)")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title("Strength of each rung, from 2-player duels (95% ranges)")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig

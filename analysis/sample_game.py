@@ -96,7 +96,7 @@ def draw(game: SampleGame):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Polygon, Rectangle
 
-    from .plots import COLOURS
+    from .plots import COLOURS, tight_layout
 
     s, R, n = game.state, game.rules.packed, game.players
     seat_colour = [COLOURS[p % len(COLOURS)] for p in range(n)]
@@ -181,5 +181,5 @@ def draw(game: SampleGame):
     winner = int(s[L.G_WINNER])
     fig.suptitle(f"A sample game: {n} players, seed {game.seed}; seat {winner} ({game.names[winner]}) wins "
                  f"with {int(game.scores[-1, winner])} VP after {len(rounds)} rounds")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig

@@ -244,7 +244,7 @@ def search_figure(trials: pd.DataFrame, confirmation: pd.DataFrame, direction: s
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import COLOURS
+    from .plots import COLOURS, tight_layout
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     done = trials[trials["state"] == "complete"].reset_index(drop=True)
@@ -275,7 +275,7 @@ def search_figure(trials: pd.DataFrame, confirmation: pd.DataFrame, direction: s
     bx.invert_yaxis()
     bx.set_xlabel(head["measure"].iloc[0] + (" (%)" if kind == "tune" else "") if len(head) else "")
     bx.set_title("Confirmation on fresh seeds (chosen in orange)", fontsize=9)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 

@@ -136,7 +136,7 @@ def plot(df: pd.DataFrame, keys: list[str]):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import COLOURS
+    from .plots import COLOURS, tight_layout
 
     xmap, labels, xlabel = _x(df, keys)
     groups = [(t, g, pct) for t, g, pct in GROUPS if _in_group(df, g).any()]
@@ -170,7 +170,7 @@ def plot(df: pd.DataFrame, keys: list[str]):
         ax.axis("off")
     level = 100 * float(df["level"].iloc[0]) if len(df) else 95.0
     fig.suptitle(f"Headline metrics against the swept values (bands: {level:.4g}% intervals)")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 

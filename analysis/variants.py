@@ -317,7 +317,7 @@ def compare_plot(table: pd.DataFrame):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import COLOURS
+    from .plots import COLOURS, tight_layout
 
     rates = table[table["kind"].isin(["rate", "share"])]
     counts = sorted(rates["n_players"].unique()) if "n_players" in rates else [None]
@@ -349,5 +349,5 @@ def compare_plot(table: pd.DataFrame):
         for ax in (left, right):
             ax.set_ylim(len(d) - 0.5, -0.5)
             ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig

@@ -214,7 +214,7 @@ def _figure(estimates, confirmation, players):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from analysis.plots import COLOURS
+    from analysis.plots import COLOURS, tight_layout
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
     e = estimates
@@ -238,5 +238,5 @@ def _figure(estimates, confirmation, players):
     bx.set_ylabel("win rate (%)")
     bx.legend(fontsize=8)
     bx.set_title("Confirmation on fresh seeds (simultaneous intervals)", fontsize=9)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
