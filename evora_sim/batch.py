@@ -261,8 +261,8 @@ def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_0
 def search_notes(work) -> list[dict]:
     """What each search decision of a game saw, in order: the turn, the seat, how many actions
     its root searched, and the most visited (action, visits, the seat's mean reward)."""
-    from strategies.mcts import WHY_TOP
-    why, count = work[1][14], int(work[1][15][0])
+    from strategies.mcts import WHY_TOP, search_notes as written
+    why, count = written(work[1])
     out = []
     for row in why[:count]:
         top = [(int(row[3 + 3 * j]), int(row[4 + 3 * j]), float(row[5 + 3 * j]))

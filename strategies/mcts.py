@@ -24,8 +24,17 @@ Why this shape:
 - **Reward** (``reward=``): ``win`` (1 for the D18 winner), ``margin`` (0.5 + 0.5 tanh of the
   seat's lead over the best other seat, in units of ``MARGIN_SCALE`` VP) or ``rank`` (share of
   the other seats it beats), each on the final scoring's order (a half point of starting VP,
-  V2, is half a VP here). A rollout cut at ``horizon`` turns is scored on the totals the
-  position would give if the game ended there.
+  V2, is half a VP here). A rollout cut at ``horizon`` turns is scored (``leaf=``) on the
+  totals the position would give if the game ended there (``score``), or on each seat's
+  standing as the rollout policy values it (``eval``), which also counts what the position
+  holds but has not scored: cards in hand, parts still to place, majorities no one can take.
+- **A turn is many decisions** (move, option, the effect's choices, cards before and after).
+  Grown one decision at a time, the tree spreads its visits over poor ways to finish the turn,
+  and a rollout finishes it at random. With ``finish=plan`` the rest of the turn in progress is
+  played as a turn planner with the rollout's weights would play it (``strategies.planner``),
+  and the tree holds the decision at hand only: each of its actions is valued by the best turn
+  that follows it and by what the next ``horizon`` turns make of that. The next decision of the
+  turn is searched again.
 """
 import numpy as np
 from numba import njit
@@ -33,20 +42,25 @@ from numba import njit
 from evora_sim import engine as E
 from evora_sim.layout import (
     A_COLUMN, A_SKIP, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
-    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE,
+    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
+    STATE_SIZE,
 )
 from evora_sim.rng import randbelow
 
-from .compiled import KIND_RANDOM, NF, action_signature
+from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, NF, action_signature, evaluate
 from .policy import forget_plans, new_policy_work, policy_choose
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
-X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON = range(5)
-NX = 5
+X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH = range(7)
+NX = 7
 WIDTH = NF + NX                 # columns of the weights-and-options matrix W
 REWARDS = ("win", "margin", "rank")
 R_WIN, R_MARGIN, R_RANK = 0, 1, 2
+LEAVES = ("score", "eval")
+L_SCORE, L_EVAL = 0, 1
+FINISHES = ("rollout", "plan")
+FIN_ROLLOUT, FIN_PLAN = 0, 1
 MARGIN_SCALE = 10.0             # VP: a lead of 10 VP is worth tanh(1) = 0.76 of a win
 # what a search leaves for ``evora replay``: per decision, the turn, the seat, how many actions
 # the root searched, then the 3 most visited (action, visits, mean reward of the seat)
@@ -65,7 +79,7 @@ def new_search_work(tree_nodes: int):
     """The search's buffers for trees of up to ``tree_nodes`` nodes, allocated once per batch:
     the tree (parent, action, first child, next sibling, visits, availability, the children's
     action mask, the reward sums per seat), the path of an iteration, a legal-action list, the
-    iteration's position, the rollout weights, the rewards and totals, the replay's notes and
+    iteration's position, the rollout weights, the leaf's weights, the rewards and totals, the replay's notes and
     a policy's work for the rollouts (its own, so no plan of the real seats is disturbed)."""
     m = max(int(tree_nodes), 1)
     return (np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
@@ -73,9 +87,17 @@ def new_search_work(tree_nodes: int):
             np.zeros((m, 2), dtype=np.uint64), np.zeros((m, MAXP), dtype=np.float64),
             np.zeros(m + 1, dtype=np.int32), np.zeros(N_ACTIONS, dtype=np.int32),
             np.zeros(STATE_SIZE, dtype=np.int32), np.zeros((MAXP, WIDTH), dtype=np.float64),
-            np.zeros(MAXP, dtype=np.float64), np.zeros(MAXP, dtype=np.float64),
+            np.zeros((1, WIDTH), dtype=np.float64), np.zeros(MAXP, dtype=np.float64), np.zeros(MAXP, dtype=np.float64),
             np.zeros((WHY_ROWS, WHY_COLS), dtype=np.float64), np.zeros(1, dtype=np.int64),
             np.zeros(N_ACTIONS, dtype=np.int64), new_policy_work())
+
+
+def search_notes(work):
+    """The replay's notes a batch's searches left in ``work`` (``new_search_work``): the rows
+    written, then how many."""
+    (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, LW, rew, tot,
+     why, whyn, sigs, rwork) = work
+    return why, int(whyn[0])
 
 
 @njit(cache=True, _nrt=False)
@@ -131,19 +153,31 @@ def _bit(a):
 
 
 @njit(cache=True, _nrt=False)
-def seat_rewards(s, R, kind, rew, tot):
-    """Each seat's reward in ``rew`` for the position ``s`` (the game over, or cut short: then
-    scored on the totals it would give if it ended now)."""
+def seat_rewards(s, R, kind, leaf, LW, rew, tot):
+    """Each seat's reward in ``rew`` for the position ``s``. A game over is scored on its final
+    totals. A game cut short is scored on the totals it would give if it ended now
+    (``leaf=score``), or on each seat's standing as the rollout policy values it (``leaf=eval``:
+    the weights ``LW``, plus the seat's starting VP), which also counts what a position holds
+    but has not scored yet: cards in hand, parts left, secured majorities."""
     n = s[G_NPLAYERS]
     over = s[G_PHASE] == PH_TERMINAL
     if not over:
         E.height_majorities(s, R, 0, n)
     for q in range(n):                                 # the standing: VP, then the half point (V2)
         half = 0.5 * R[R_START_HALF + q]
-        tot[q] = s[PLAYERS + q * PSTRIDE + P_FINAL] + half if over else E.standing(s, R, q)
+        if over:
+            tot[q] = s[PLAYERS + q * PSTRIDE + P_FINAL] + half
+        elif leaf == L_EVAL:                           # the policy's value, the starting VP added
+            tot[q] = evaluate(s, R, q, LW, 0) + LW[0, F_VP] * (R[R_START_VP + q] + half)
+        else:
+            tot[q] = E.standing(s, R, q)
     if kind == R_WIN:
         winner = s[G_WINNER] if over else -1
-        if not over:                                   # the final scoring's order on the totals of now
+        if not over and leaf == L_EVAL:                # the best standing as the policy values it
+            for q in range(n):
+                if winner < 0 or tot[q] >= tot[winner]:   # equal: the later seat, as D18 ends
+                    winner = q
+        elif not over:                                 # the final scoring's order on the totals of now
             best_key = np.int64(0)
             for q in range(n):
                 left = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
@@ -171,17 +205,23 @@ def seat_rewards(s, R, kind, rew, tot):
 def mcts_choose(s, R, W, p, legal, n, rs, work):
     """Seat ``p``'s decision at ``s`` (``n`` >= 2 legal actions in ``legal``) by searching
     ``W[p, NF + X_ITERATIONS]`` iterations."""
-    (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, rew, tot,
+    (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, LW, rew, tot,
      why, whyn, sigs, rwork) = work
     iterations = np.int64(W[p, NF + X_ITERATIONS])
     c = W[p, NF + X_C]
     rkind = np.int64(W[p, NF + X_ROLLOUT])
     reward = np.int64(W[p, NF + X_REWARD])
     horizon = np.int64(W[p, NF + X_HORIZON])
+    leaf = np.int64(W[p, NF + X_LEAF])
+    finish = np.int64(W[p, NF + X_FINISH])
     players = s[G_NPLAYERS]
     for q in range(MAXP):
         for f in range(WIDTH):
             RW[q, f] = W[p, f]                         # every seat modelled by the rollout policy
+    for f in range(WIDTH):
+        LW[0, f] = W[p, f]
+    LW[0, F_DENIAL] = 0.0                              # the leaf values each seat's own standing;
+    LW[0, F_WIN] = 0.0                                 # comparing the seats is the reward's job
     for i in range(n):
         leg[i] = legal[i]
     if distinct(s, leg, n, sigs) == 1:                 # the choices are all alike
@@ -207,7 +247,7 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
             leg[i] = legal[i]
         k = n
         # selection and expansion
-        while k > 0:
+        while k > 0 and (finish == FIN_ROLLOUT or depth == 0):
             if k == 1:
                 k = E.step(st, R, np.int64(leg[0]), leg)
                 continue
@@ -281,12 +321,14 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
         while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
             if k == 1:
                 a = np.int64(leg[0])
+            elif finish == FIN_PLAN and st[G_NTURNS] == root_turns:
+                a = policy_choose(KIND_PLANNER, RW, st[G_CUR], st, R, leg, k, rs, rwork)
             elif rkind == KIND_RANDOM:
                 a = np.int64(leg[randbelow(rs, k)])
             else:
                 a = policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
             k = E.step(st, R, a, leg)
-        seat_rewards(st, R, reward, rew, tot)
+        seat_rewards(st, R, reward, leaf, LW, rew, tot)
         for d in range(depth + 1):
             x = path[d]
             visits[x] += 1

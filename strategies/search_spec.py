@@ -10,11 +10,15 @@ import math
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
-from .mcts import REWARDS, tree_bytes
+from .mcts import FINISHES, LEAVES, REWARDS, tree_bytes
 
 NAME = "mcts"
-DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8}
+DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8,
+            "leaf": "score", "finish": "rollout"}
 OPTIONS = tuple(DEFAULTS)
+# leaf and finish work with the rollout's weights; a random rollout has none, so without them
+# given it scores the totals and plays the turn out at random
+RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout"}
 MAX_ITERATIONS = 1_000_000       # a tree of 10**6 nodes takes tree_bytes(10**6) ~ 76 MB
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
                "sample of the unseen stack order, every seat maximising its own reward (max^n).")
@@ -24,7 +28,11 @@ HELP = {
     "c": "exploration constant of the tree policy (UCB), a finite number >= 0",
     "rollout": "the policy that plays a position out: random or a built-in spec, e.g. greedy(plan=action)",
     "reward": "win (1 for the winner), margin (0.5 + 0.5 tanh(lead / 10 VP)) or rank (share of seats beaten)",
-    "horizon": "turns a rollout plays before it is scored on the totals of then; 0 plays to the end",
+    "horizon": "turns a rollout plays before it is scored (see leaf); 0 plays to the end",
+    "leaf": "how a rollout cut at the horizon is scored: score (the totals if the game ended then) or eval "
+            "(each seat's standing as the rollout policy values it; needs a built-in heuristic rollout)",
+    "finish": "who plays the rest of the turn in progress in each iteration: rollout (the rollout policy) or "
+              "plan (the rollout's weights planning the whole turn, as plan=turn; needs a heuristic rollout)",
 }
 
 
@@ -84,16 +92,31 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
         c = math.nan
     if not math.isfinite(c) or c < 0:
         raise StrategyError(f"strategy {spec!r}: c={given['c']!r} is not allowed (c: {HELP['c']})")
-    reward = str(given["reward"]).lower()
-    if reward not in REWARDS:
-        raise StrategyError(f"strategy {spec!r}: reward={given['reward']!r} is not allowed (reward is one "
-                            f"of: {', '.join(REWARDS)})")
+    reward = _one_of(spec, "reward", given["reward"], REWARDS)
     rollout = _rollout(spec, str(given["rollout"]), parse_spec)
-    options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon}
+    if rollout.kind == KIND_RANDOM:          # no weights to value or plan with: what the defaults become
+        given.update({k: v for k, v in RANDOM_DEFAULTS.items() if k not in seen})
+    leaf = _one_of(spec, "leaf", given["leaf"], LEAVES)
+    finish = _one_of(spec, "finish", given["finish"], FINISHES)
+    for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans")):
+        if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
+            raise StrategyError(f"strategy {spec!r}: {key}={value} {uses} with the rollout's weights, and "
+                                f"rollout=random has none ({key}: {HELP[key]})")
+    options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon,
+               "leaf": leaf, "finish": finish}
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
-    search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon))
+    search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
+              float(LEAVES.index(leaf)), float(FINISHES.index(finish)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+
+
+def _one_of(spec, key, value, allowed) -> str:
+    x = str(value).lower()
+    if x not in allowed:
+        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not allowed ({key} is one of: "
+                            f"{', '.join(allowed)})")
+    return x
 
 
 def _text(v) -> str:
@@ -131,9 +154,10 @@ def search_row(strategy: Strategy) -> list[float]:
 
 def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
-    it, c, _, reward, horizon = strategy.search
+    it, c, _, reward, horizon, leaf, finish = strategy.search
     return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
-            "horizon": int(horizon), "rollout": strategy.rollout,
+            "horizon": int(horizon), "leaf": LEAVES[int(leaf)],
+            "finish": FINISHES[int(finish)], "rollout": strategy.rollout,
             "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": tree_bytes(int(it))}
 
 
@@ -145,6 +169,8 @@ def _rollout_of(strategy: Strategy) -> Strategy:
 def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
     rollout = from_resolved(info["rollout"], info["rollout_resolved"])
     search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
-              float(REWARDS.index(info["reward"])), float(info["horizon"]))
+              float(REWARDS.index(info["reward"])), float(info["horizon"]),
+              # manifests from before these options had leaf=score, finish=rollout
+              float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 

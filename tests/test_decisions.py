@@ -1145,7 +1145,7 @@ def _standings(pos, start_vp):
     player's win reward, and the standing the strategies read (``api.score_now``)."""
     from analysis.compensation import winners
     from evora_sim.tables import ranks
-    from strategies.mcts import R_WIN, seat_rewards
+    from strategies.mcts import L_SCORE, R_WIN, WIDTH, seat_rewards
 
     rules = load_rules(overrides=[f"players.start_vp={start_vp}"])
     state = position_state(pos, rules)
@@ -1157,7 +1157,7 @@ def _standings(pos, start_vp):
     rank = ranks(totals, parts, half)[0]
     rescored = winners(2 * totals + half, parts)[0]
     rew, tot = np.zeros(L.MAXP), np.zeros(L.MAXP)
-    seat_rewards(state.arr.copy(), rules.packed, R_WIN, rew, tot)
+    seat_rewards(state.arr.copy(), rules.packed, R_WIN, L_SCORE, np.zeros((1, WIDTH)), rew, tot)
     scored = state.clone()
     E.final_scoring(scored.arr, rules.packed)
     return {"final": result["winner"], "rank 1": int(np.argmin(rank)), "re-scored": int(rescored),

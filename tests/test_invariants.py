@@ -50,7 +50,7 @@ RANDOM, GREEDY = "random", "greedy"
 FIELD = ["balanced", "cards", "emperor", "greedy"]          # turn planners of every kind
 OTHERS = ["builder", "heights", "majority", "blocker"]
 ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", "random"]
-SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4)", "balanced",
+SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval, finish=plan)", "balanced",
           "mcts(iterations=25, reward=win)", "greedy(plan=action)"]
 
 

@@ -32,9 +32,9 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
@@ -42,6 +42,49 @@ def test_the_spec_and_its_name():
     assert info["kind"] == "mcts" and info["iterations"] == 250 and info["rollout"] == "balanced(plan=action)"
     assert info["tree_bytes"] == tree_bytes(250)
     assert from_resolved(t.name, json.loads(json.dumps(info))) == t
+
+
+def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
+    s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action))")
+    assert s.name.endswith("horizon=8, leaf=eval, finish=plan)")
+    info = json.loads(json.dumps(resolved(s)))
+    assert info["leaf"] == "eval" and info["finish"] == "plan"
+    assert from_resolved(s.name, info) == s
+    # a manifest written before the options existed describes leaf=score, finish=rollout
+    old = resolved(parse_spec("mcts(iterations=250)"))
+    del old["leaf"], old["finish"]
+    assert from_resolved("mcts(iterations=250)", old).search == parse_spec("mcts(iterations=250)").search
+
+
+def _search_once(spec_text, players=4, seed=21, skip=5):
+    """The search's tree (parents, visits) after the first searched decision past the
+    ``skip``-th of a game of balanced seats, searched by ``spec_text`` with fresh buffers."""
+    spec = parse_spec(spec_text)
+    final, log = play_game(RULES, players, seed, ["balanced"] * players)
+    state = api.new_game(RULES, players, seed)
+    for i, a in enumerate(log):
+        legal = api.legal_actions(state)
+        if i >= skip and len(legal) > 2:
+            kinds, W = seat_arrays([spec] * players)
+            _, _, rs, work, _ = buffers(players, [spec])
+            choose(kinds[0], W, int(state.arr[L.G_CUR]), state.arr.copy(), RULES.packed,
+                   np.array(legal, dtype=np.int32), len(legal), rs, work)
+            tree = work[1]
+            if tree[4][0] > 0:                      # searched (not a choice of alike columns)
+                return tree[0], tree[4]
+        api.apply_action(state, int(a))
+    raise AssertionError("no searched decision found")
+
+
+def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
+    """With finish=plan every iteration's turn is finished by the planner, so the tree holds
+    the decision at hand only; with finish=rollout it grows below it."""
+    for finish, flat in (("plan", True), ("rollout", False)):
+        parent, visits = _search_once(f"mcts(iterations=200, rollout=cardheights(plan=action), finish={finish})")
+        used = visits > 0
+        used[0] = False
+        assert used.sum() >= 2
+        assert ((parent[used] == 0).all()) == flat, finish
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -58,9 +101,13 @@ def test_the_spec_and_its_name():
     ("mcts(rollout=bots.py:Bot)", "rollout='bots.py:Bot' is not a built-in"),
     ("mcts(rollout=nonesuch)", "rollout: unknown strategy 'nonesuch'"),
     ("mcts(rollout=)", "rollout= needs a spec"),
-    ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon)"),
+    ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish)"),
     ("mcts(iterations=5, iterations=6)", "option 'iterations' given twice"),
     ("mcts(horizon=-1)", "horizon='-1' is out of range"),
+    ("mcts(leaf=guess)", "leaf='guess' is not allowed (leaf is one of: score, eval)"),
+    ("mcts(leaf=eval, rollout=random)", "leaf=eval values positions with the rollout's weights"),
+    ("mcts(finish=never)", "finish='never' is not allowed (finish is one of: rollout, plan)"),
+    ("mcts(finish=plan, rollout=random)", "finish=plan plans with the rollout's weights"),
 ])
 def test_bad_search_specs(spec, message):
     with pytest.raises(StrategyError) as info:
