@@ -193,3 +193,13 @@ def playable_vp(games: Games, offsets: np.ndarray) -> np.ndarray:
         if err < best_err - 1e-15:
             best, best_err = cand, err
     return best - best.min()
+
+
+def step(games: Games, played, alpha: float = 0.05) -> tuple[Compensation, np.ndarray]:
+    """One estimate from games played with starting VP ``played``: the further offsets over seat
+    0 with their intervals, and the half-VP starting VP they lead to (``played`` plus the nearest
+    playable offsets, the smallest 0). An iteration and the final run of ``evora balance
+    --compensation`` both take this step; they differ in the games they give it."""
+    est = estimate(games, alpha)
+    nxt = playable_vp(games, est.offsets) + np.asarray(played, dtype=float)
+    return est, nxt - nxt.min()

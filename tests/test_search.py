@@ -155,6 +155,9 @@ BAD = [
     (["balance", "--param", "temple.columns.4=13..15", "--set", "temple.columns.4=14"], "also fixed by --set"),
     (["balance", "--compensation", "--players", "2,3"], "give one --players"),
     (["balance", "--compensation", "--players", "2", "--param", "temple.columns.2=9..11"], "drop --param"),
+    (["balance", "--compensation", "--players", "2", "--final-seeds", "1"], "--final-seeds must be 0"),
+    (["balance", "--compensation", "--players", "4", "--final-seeds", "300000"], "300,000 final seeds"),
+    (["balance", "--param", "temple.columns.4=13..15", "--final-seeds", "500"], "for --compensation only"),
     (["tune", "strategy", "random", "--against", "self", "-n", "2"], "no weights to tune"),
     (["tune", "strategy", "balanced", "--against", "self", "-n", "2", "--param", "foo=1..2"], "unknown weight 'foo'"),
     (["tune", "strategy", "balanced", "--against", "self", "-n", "2", "--budget", "10"], "too small for one round"),
@@ -243,3 +246,64 @@ def test_compensation_plays_the_half_vp_values_its_exact_rescoring_finds_closest
 
     low = np.floor(2 * est.offsets[1]) / 2
     assert all(miss(played) <= miss([0, v]) for v in (low, low + 0.5, low - 0.5, low + 1))
+
+
+def _played_at(rng, seeds, shift, vp):
+    """Synthetic games played with starting VP ``vp`` (multiples of 0.5): whole VP on the
+    totals, the half point as V2's tie-breaker. Synthetic players do not react to the standings,
+    so re-scoring them is exact."""
+    g = _synthetic(rng, seeds, shift)
+    vp = np.asarray(vp, dtype=float)
+    return type(g)(g.totals + np.floor(vp).astype(np.int64), g.parts, g.seed, (2 * vp % 2).astype(np.int64))
+
+
+def test_compensation_final_run_picks_the_half_vp_point_and_its_interval_covers_after_selection():
+    """The final run of --final-seeds: an iteration's noisy estimate chooses the starting VP, a
+    larger run of fresh seeds at them estimates again and picks the half-VP values. Its games did
+    not choose what it plays, so its interval covers the true offset at the nominal rate; and it
+    picks the point that a huge sample finds closest to 1/n far more often than the iteration."""
+    from analysis.compensation import estimate, playable_vp, step
+
+    shift = (0, 2.5)                                          # seat 0 ahead by about 2.5 VP
+    rng = np.random.default_rng(17)
+    huge = _synthetic(rng, 60_000, shift)
+    truth = estimate(huge).offsets                             # offsets over base rules (no start VP)
+    best = playable_vp(huge, truth)
+    covered = picked_iter = picked_final = 0
+    reps = 60
+    for _ in range(reps):
+        _, chosen = step(_synthetic(rng, 300, shift), [0, 0])                     # one iteration
+        est, pick = step(_played_at(rng, 4_800, shift, chosen), chosen)           # the final run
+        total_lo, total_hi = chosen[1] - chosen[0] + est.lo[1], chosen[1] - chosen[0] + est.hi[1]
+        covered += total_lo <= truth[1] <= total_hi
+        picked_iter += np.array_equal(chosen, best)
+        picked_final += np.array_equal(pick, best)
+    assert 0.85 <= covered / reps <= 1.0, covered / reps
+    assert picked_final / reps >= 0.9 and picked_final > picked_iter + reps / 5, (picked_iter, picked_final)
+
+
+def test_compensation_final_run_through_the_command(tmp_path):
+    """--final-seeds N: the budget's rest split over the iterations, the final run on N seeds of
+    a run seed no iteration nor the confirmation uses, and the starting VP played chosen from
+    its games alone."""
+    from analysis.compensation import games_from_seats, step
+    from evora_sim.runner import read_manifest
+
+    out = tmp_path / "c"
+    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--set", "players.start_vp=0,30",
+                                    "--budget", "1600", "--iterations", "2", "--final-seeds", "200",
+                                    "--confirm-seeds", "40", "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    hist = pd.read_csv(out / "summary" / "candidates.csv")
+    assert list(hist["stage"]) == ["iterate"] * (len(hist) - 1) + ["final"]
+    assert (hist.loc[hist["stage"] == "iterate", "seeds"] == (1600 - 2 * 200) // (2 * 2)).all()
+    assert hist["seeds"].iloc[-1] == 200
+    seeds = {read_manifest(p)["config"]["seed"] for p in [*(out / "iterations").iterdir(), out / "confirm" / "compensated"]}
+    assert len(seeds) == len(hist) + 1                                     # every run on seeds of its own
+    played = np.array([float(v) for v in hist["start_vp"].iloc[-1].split(",")])
+    rules = load_rules(overrides=[f"players.start_vp={hist['start_vp'].iloc[-1]}"])
+    seats = pd.read_parquet(out / "iterations" / "final" / "seats")
+    _, pick = step(games_from_seats(seats, 2, rules.half_points(2)), played)
+    est = pd.read_csv(out / "summary" / "compensation.csv")
+    assert list(est["played_vp"]) == list(pick) and (est["seeds"] == 200).all()
+    assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(pick)

@@ -205,10 +205,14 @@ def field_names(spec: str, n: int) -> list[str]:
 @click.option("--compensation", is_flag=True,
               help="Estimate instead the starting VP per seat (players.start_vp) that equalise win rates.")
 @click.option("--iterations", type=int, default=4, show_default=True, metavar="K",
-              help="With --compensation: estimate, play the estimate in whole VP, estimate again, until it "
+              help="With --compensation: estimate, play the estimate in half VP, estimate again, until it "
                    "settles or K iterations (the budget is split over K).")
+@click.option("--final-seeds", type=int, default=0, show_default=True, metavar="N",
+              help="With --compensation: after the iterations, play what they settled on on N seeds of its own "
+                   "and choose the half-VP values from that run alone (0: none). Its N x players games come "
+                   "out of --budget.")
 @search_options
-def balance(params, targets, players_text, specs, penalty, compensation, iterations, **kw):
+def balance(params, targets, players_text, specs, penalty, compensation, iterations, final_seeds, **kw):
     """Search rules values (--param) toward a game whose seats are fair at every --players count
     (and any --target), confirm the best on fresh seeds, and write it as a rules file
     (DIR/summary/rules.toml, usable with --rules) and a report section."""
@@ -223,7 +227,9 @@ def balance(params, targets, players_text, specs, penalty, compensation, iterati
     counts = _counts(players_text, rules)
     fields = _fields(specs, counts)
     if compensation:
-        return _compensation(params, targets, counts, fields, iterations, kw)
+        return _compensation(params, targets, counts, fields, iterations, final_seeds, kw)
+    if final_seeds:
+        raise UserError(f"--final-seeds {final_seeds} is for --compensation only: add --compensation or drop it")
     if not (math.isfinite(penalty) and penalty >= 0):
         raise UserError(f"--penalty must be a number of points squared, 0 or more, got {penalty}")
     settings = _settings(kw, BALANCE_DEFAULTS)
@@ -234,7 +240,7 @@ def balance(params, targets, players_text, specs, penalty, compensation, iterati
     _run(problem, settings, kw)
 
 
-def _compensation(params, targets, counts, fields, iterations, kw):
+def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
     from pathlib import Path
 
     from strategies.registry import StrategyError
@@ -250,16 +256,18 @@ def _compensation(params, targets, counts, fields, iterations, kw):
                         f"for every count): give one --players, got {','.join(map(str, counts))}")
     if not 1 <= iterations <= 10:
         raise UserError(f"--iterations must be from 1 to 10, got {iterations}")
+    if final_seeds != 0 and not 2 <= final_seeds <= 10_000_000:
+        raise UserError(f"--final-seeds must be 0 (no final run) or from 2 to 10,000,000, got {final_seeds}")
     n = counts[0]
     confirm = kw["confirm_seeds"] if kw["confirm_seeds"] is not None else BALANCE_DEFAULTS["confirm_seeds"]
     if not 2 <= confirm <= 10_000_000:
         raise UserError(f"--confirm-seeds must be from 2 to 10,000,000, got {confirm}")
     check_seed_arg(kw["seed"])
     try:
-        check_budget(n, kw["budget"], iterations)
+        check_budget(n, kw["budget"], iterations, final_seeds)
         field = field_names(fields[n], n)
         doc = compensation_doc(n, field, kw["budget"], iterations, confirm, kw["seed"], kw["rules_path"],
-                               kw["overrides"])
+                               kw["overrides"], final_seeds)
         check_search_folder(Path(kw["out"]), doc)
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None
@@ -268,7 +276,8 @@ def _compensation(params, targets, counts, fields, iterations, kw):
     try:
         result = run_compensation(n, field, kw["budget"], kw["out"], iterations=iterations, confirm_seeds=confirm,
                                   seed=kw["seed"], rules_path=kw["rules_path"], overrides=kw["overrides"],
-                                  backend=backend, command=command, notice=_notice(kw["quiet"]))
+                                  backend=backend, command=command, notice=_notice(kw["quiet"]),
+                                  final_seeds=final_seeds)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:

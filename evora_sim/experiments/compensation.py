@@ -5,20 +5,38 @@ Each iteration plays the current rules (first: the base rules) on its own seeds 
 re-scoring its games the offsets that would equalise the seats (:mod:`analysis.compensation`,
 with an interval per seat); the next iteration plays those offsets, rounded to half VP (a half is
 V2's half point, which breaks ties only: as Go's komi, it is finer than a whole VP and leaves no
-ties between the seats it separates), so that any change of play they cause is measured too. It stops once an estimate rounds to the starting
-VP its iteration played (converged), or after ``iterations``; the budget is split evenly over
-the most iterations, so a resumed run plays the same games. The last iteration's estimate (its
-offsets over the VP it played) is the reported estimate. Then the base rules and the compensated rules are
-played on fresh seeds: only that confirmation says whether the seats are equal.
+ties between the seats it separates), so that any change of play they cause is measured too. It
+stops once an estimate rounds to the starting VP its iteration played (converged), or after
+``iterations``; the budget is split evenly over the most iterations, so a resumed run plays the
+same games.
 
-The output folder holds the iterations' run folders, ``confirm/``, and ``summary/``:
-``candidates.csv`` (each iteration's start VP and its seats' win rates), ``compensation.csv``
-(the estimate per seat with its interval), ``confirmation.csv``, ``search.png``, ``report.md``
-and ``rules.toml`` (the base rules with the compensation; ``--rules`` reads it).
+**The final run (``final_seeds``).** An iteration's estimate is known to about +-0.25 VP (95%,
+10,000 seeds at 4 players), which finds the neighbourhood but is as wide as the half-VP step, so
+the point it rounds to is partly chance. With ``final_seeds`` the iterations find the
+neighbourhood and one larger run picks the point: the starting VP the iterations settled on (or
+their last estimate) play ``final_seeds`` seeds of their own (a run seed no iteration or
+confirmation uses), and the final estimate and the half-VP values played are chosen from that
+run alone. Its games are not pooled with the iterations': those chose the vector it plays, so
+their noise would carry into its estimate (selection), while the final run's seeds are fresh for
+the choice it makes and its interval keeps its coverage. If its estimate rounds to other half-VP
+values than it played, those are played in the confirmation: re-scoring is exact for the final
+scoring, and assumes only that half a VP does not change the play (as every iteration's choice
+does). Its seeds come out of ``--budget``; the rest is split over the iterations.
+
+Without a final run, the last iteration's estimate (its offsets over the VP it played) is the
+reported estimate. Then the base rules and the compensated rules are played on fresh seeds: only
+that confirmation says whether the seats are equal.
+
+The output folder holds the iterations' run folders (``iterations/i0``.., ``iterations/final``),
+``confirm/``, and ``summary/``: ``candidates.csv`` (each iteration's start VP, its estimate and
+the start VP it leads to; ``stage`` final for the final run), ``compensation.csv`` (the estimate per seat with its
+interval), ``confirmation.csv``, ``search.png``, ``report.md`` and ``rules.toml`` (the base rules
+with the compensation; ``--rules`` reads it).
 """
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -61,68 +79,92 @@ def _seat_rows(label: str, seats: pd.DataFrame, players: int, alpha: float) -> t
     return rows, per_seed
 
 
-def check_budget(players: int, budget: int, iterations: int) -> None:
-    need = 2 * players * players * max(iterations, 1)
+def check_budget(players: int, budget: int, iterations: int, final_seeds: int = 0) -> None:
+    need = 2 * players * players * max(iterations, 1) + final_seeds * players
     if iterations < 1 or budget < need:
-        raise RunError(f"--budget {budget:,} is too small for {iterations} iteration(s) at {players} players: "
+        final = f" and {final_seeds:,} final seeds" if final_seeds else ""
+        raise RunError(f"--budget {budget:,} is too small for {iterations} iteration(s){final} at {players} players: "
                        f"give --budget {need:,} or more")
 
 
 def compensation_doc(players: int, field: list[str], budget: int, iterations: int, confirm_seeds: int,
-                     seed: int, rules_path=None, overrides=()) -> dict:
-    """The search file of a compensation: everything that decides its result."""
+                     seed: int, rules_path=None, overrides=(), final_seeds: int = 0) -> dict:
+    """The search file of a compensation: everything that decides its result (``final_seeds``
+    only when given, so folders made before it existed resume)."""
     from .space import base_rules
 
-    return {"format": "evora-sim search", "version": 1, "kind": KIND,
-            "config": {"players": players, "field": list(field),
-                       "base_rules_hash": base_rules(rules_path, overrides).hash, "rules_file": rules_path,
-                       "set": list(overrides), "budget": budget, "iterations": iterations,
-                       "confirm_seeds": confirm_seeds, "seed": seed}}
+    config = {"players": players, "field": list(field),
+              "base_rules_hash": base_rules(rules_path, overrides).hash, "rules_file": rules_path,
+              "set": list(overrides), "budget": budget, "iterations": iterations,
+              "confirm_seeds": confirm_seeds, "seed": seed}
+    if final_seeds:
+        config["final_seeds"] = final_seeds
+    return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
+
+
+def _estimate_at(out, name, current, seeds, run_seed, *, base, players, field, rules_path, overrides, backend,
+                 command):
+    """Play ``current`` starting VP on ``seeds`` seeds into ``iterations/NAME`` and estimate the
+    further offsets there; the estimate and the half-VP values it rounds to (smallest 0)."""
+    from analysis.compensation import games_from_seats, step
+
+    rules = _with_start(base, current, rules_path, overrides)
+    run = play_arms([Arm(str(out / "iterations" / name), players, tuple(field), rules)], seeds, run_seed,
+                    min(seeds, 5000), backend, command)[0]
+    games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
+                             rules.half_points(players))
+    return step(games, current, ALPHA)
+
+
+def _history_row(it, stage, current, seeds, players, est, nxt) -> dict:
+    relative = current - current[0] + est.offsets
+    return {"iteration": it, "stage": stage, "start_vp": start_vp_text(current), "seeds": seeds,
+            "games": seeds * players, **{f"offset_seat{k}": est.offsets[k] for k in range(players)},
+            **{f"total_seat{k}": relative[k] for k in range(players)}, "next_start_vp": start_vp_text(nxt)}
 
 
 def run_compensation(players: int, field: list[str], budget: int, out, *, iterations: int = 4,
                      confirm_seeds: int = 10_000, seed: int = 1, rules_path=None, overrides=(),
-                     backend: Backend = Backend(), command: str = "", notice=None) -> dict:
-    from analysis.compensation import estimate, games_from_seats, playable_vp
+                     backend: Backend = Backend(), command: str = "", notice=None, final_seeds: int = 0) -> dict:
     from analysis.fairness import compare_fairness
 
     from .space import base_rules
 
     out = Path(out)
     base = base_rules(rules_path, overrides)
-    check_budget(players, budget, iterations)
-    seeds = budget // (iterations * players)
+    check_budget(players, budget, iterations, final_seeds)
+    seeds = (budget - final_seeds * players) // (iterations * players)
     start = list(base.data["players"]["start_vp"][:players])
-    doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides)
+    doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides, final_seeds)
     _open_folder(out, doc)
     current = np.array(start, dtype=float)
-    history, est = [], None
+    history = []
+    at = partial(_estimate_at, out, base=base, players=players, field=field, rules_path=rules_path,
+                 overrides=overrides, backend=backend, command=command)
     for it in range(iterations):
-        rules = _with_start(base, current, rules_path, overrides)
-        run = play_arms([Arm(str(out / "iterations" / f"i{it}"), players, tuple(field), rules)], seeds,
-                        derive_seed(seed, 4, it), min(seeds, 5000), backend, command)[0]
-        games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
-                                 rules.half_points(players))
-        est = estimate(games, ALPHA)
-        relative = current - current[0] + est.offsets
-        history.append({"iteration": it, "start_vp": start_vp_text(current), "seeds": seeds, "games": seeds * players,
-                        **{f"offset_seat{k}": est.offsets[k] for k in range(players)},
-                        **{f"total_seat{k}": relative[k] for k in range(players)}})
+        est, nxt = at(f"i{it}", current, seeds, derive_seed(seed, 4, it))
+        history.append(_history_row(it, "iterate", current, seeds, players, est, nxt))
         if notice is not None:
             notice(f"iteration {it + 1} of at most {iterations}: start VP {start_vp_text(current)}, further offsets "
                    f"over seat 0 {np.round(est.offsets, 2).tolist()}")
-        nxt = playable_vp(games, est.offsets) + current
-        nxt = nxt - nxt.min()
-        history[-1]["next_start_vp"] = start_vp_text(nxt)
         played = current - current.min()
         if np.array_equal(nxt, played):
             break                                   # the estimate rounds to what was played: converged
         current = nxt
+    converged = bool(np.array_equal(nxt, played))
+    iterated = len(history)
+    if final_seeds:
+        current = nxt
+        if notice is not None:
+            notice(f"final run: start VP {start_vp_text(current)} on {final_seeds:,} seeds of its own")
+        est, nxt = at("final", current, final_seeds, derive_seed(seed, 5))
+        history.append(_history_row(iterated, "final", current, final_seeds, players, est, nxt))
+        played = current - current.min()
     final = nxt
-    converged = bool(np.array_equal(final, played))
+    settled = bool(np.array_equal(final, played))
     estimate_rows = [{"seat": k, "start_vp_over_seat0": history[-1][f"total_seat{k}"],
                       "lo": played[k] - played[0] + est.lo[k], "hi": played[k] - played[0] + est.hi[k],
-                      "level": est.level, "played_vp": final[k], "base_start_vp": start[k],
+                      "level": est.level, "seeds": est.seeds, "played_vp": final[k], "base_start_vp": start[k],
                       "change_from_base": final[k] - start[k]} for k in range(players)]
     if notice is not None:
         notice(f"confirming the base rules and start VP {start_vp_text(final)} on {confirm_seeds:,} fresh seeds")
@@ -136,15 +178,27 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     cmp = compare_fairness(wins_b, wins_c, paired=True)
     confirmation = pd.DataFrame(rows_b + rows_c)
     lines = _lines(players, estimate_rows, confirmation, cmp, final, start)
-    lines.insert(len(estimate_rows) + 2, (
-        f"Converged after {len(history)} iteration(s): the last one played these starting VP and its estimate "
-        "rounds to them." if converged else
-        f"Not converged in {len(history)} iteration(s): the last estimate rounds to other starting VP than it "
-        "played (a larger --iterations or --budget may settle it); the confirmation plays the last estimate."))
+    lines.insert(len(estimate_rows) + 2, _settling_line(iterated, converged, final_seeds, played, final, settled))
     summary = _write(out, doc, command, pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation,
-                     lines, comp_rules, final, players)
+                     lines, comp_rules, final, players, final_seeds)
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
             "comparison": cmp, "lines": lines, "summary": summary}
+
+
+def _settling_line(iterated, converged, final_seeds, played, final, settled) -> str:
+    """How the starting VP played were reached: the iterations, then the final run if any."""
+    steps = (f"Converged after {iterated} iteration(s): the last one played these starting VP and its estimate "
+             "rounds to them." if converged else
+             f"Not converged in {iterated} iteration(s): the last estimate rounds to other starting VP than it "
+             "played (a larger --iterations or --budget may settle it).")
+    if not final_seeds:
+        return steps + ("" if converged else " The confirmation plays the last estimate.")
+    if settled:
+        return steps + (f" The final run ({final_seeds:,} seeds of its own) played {start_vp_text(played)} and "
+                        "its estimate (above) rounds to them.")
+    return steps + (f" The final run ({final_seeds:,} seeds of its own) played {start_vp_text(played)}; its "
+                    f"estimate (above) rounds to {start_vp_text(final)}, chosen by re-scoring its games (exact "
+                    "for the final scoring; assumes the play does not change between the two) and confirmed.")
 
 
 def _with_start(base, start, rules_path, overrides):
@@ -176,7 +230,7 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
     return lines
 
 
-def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players) -> Path:
+def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds) -> Path:
     from analysis.plots import save
 
     final_dir = Path(out) / "summary"
@@ -190,7 +244,8 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
         (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
         md = ["## Seat compensation", "", f"Command: `{command}`" if command else "", "",
               f"![compensation]({png.name})", "", *lines, "",
-              "Estimates re-score the last iteration's games (analysis/compensation.py: exact at every "
+              f"Estimates re-score {'the final run' if final_seeds else 'the last iteration'}'s games "
+              "(analysis/compensation.py: exact at every "
               "half VP, a value between two half VP a coin flip between them; sandwich interval with seeds "
               "as the units). The starting VP played are the half-VP values next to the estimate whose "
               "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",
