@@ -256,8 +256,18 @@ def _fc_band(k: int, alpha: float, n_delta: int = 500, n_y: int = 5000):
     return delta, np.maximum.accumulate(x_lo), np.maximum.accumulate(x_hi)
 
 
+NORMAL_FROM = 1e5    # beyond this x the noncentral chi-square's cdf is taken as normal
+
+
 def _equal_tailed(x: float, k: int, q: float) -> float:
-    """The noncentrality at which P(X <= x) = q (q small: upper limit; large: lower limit)."""
+    """The noncentrality at which P(X <= x) = q (q small: upper limit; large: lower limit).
+    Far out (x > ``NORMAL_FROM``, a run so one-sided that one seat almost always wins) scipy's
+    cdf returns NaN, and the noncentral chi-square is normal to far better than the grid's
+    resolution there (mean k + d, variance 2(k + 2d)): that is solved instead."""
+    if x > NORMAL_FROM:
+        z = float(stats.norm.ppf(q))
+        g = lambda d: (x - k - d) - z * np.sqrt(2.0 * (k + 2.0 * d))   # noqa: E731  (decreasing)
+        return float(optimize.brentq(g, 0.0, 2.0 * x + 100.0, xtol=1e-10, rtol=1e-12))
     f = lambda d: stats.ncx2.cdf(x, k, d) - q       # noqa: E731  (decreasing in d)
     if f(0.0) <= 0:
         return 0.0

@@ -253,3 +253,28 @@ def test_bad_input_is_refused():
         F.compare_fairness(np.ones((5, 2)), np.ones((6, 2)), paired=True)
     few = F.seat_fairness(np.array([[1, 0, 0, 0], [0, 1, 0, 0]]))
     assert np.isnan(few.p) and np.isnan(few.rms_lo)
+
+
+def test_a_run_where_one_seat_nearly_always_wins_gets_a_finite_interval():
+    """A planted 30-VP head start at 2 players: the baseline's last seat wins all but a few
+    games, the statistic is astronomically large, and scipy's noncentral chi-square cdf is NaN
+    there (it ended `evora balance --compensation` with a traceback). The interval comes from
+    the normal limit instead."""
+    # ten million seeds won by the last seat in both seatings, one seed split (as distinct rows)
+    f = F.seat_fairness(np.array([[0, 2], [1, 1]]), counts=[10**7, 1])
+    assert f.statistic > 1e12 and f.p < 1e-250
+    assert np.isfinite(f.rms_lo) and np.isfinite(f.rms_hi) and 0 < f.rms_lo <= f.rms <= f.rms_hi
+    lo, hi = F.noncentrality_interval(1e30, 1)
+    assert lo < 1e30 < hi and hi / lo < 1 + 1e-12
+    # the normal limit meets the exact interval where it takes over
+    x = F.NORMAL_FROM
+    exact = F.noncentrality_interval(x * 0.999999, 3)
+    normal = F.noncentrality_interval(x * 1.000001, 3)
+    assert np.allclose(exact, normal, rtol=1e-4)
+
+
+def test_a_p_value_below_double_precision_reads_as_a_bound_not_zero():
+    from analysis.stats import p_exact
+    assert p_exact(0.0) == "< 1e-300"                 # underflowed: 'p 0' would claim certainty
+    assert p_exact(3.87e-28) == "3.87e-28" and p_exact(0.0123) == "0.0123"
+    assert p_exact(float("nan")) == "n/a"
