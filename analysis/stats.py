@@ -393,6 +393,14 @@ def p_text(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+def p_exact(p: float) -> str:
+    """A p-value to 3 significant figures for the tuning commands, which report tiny ones:
+    below the smallest double it is ``< 1e-300`` (it underflowed), never ``0``."""
+    if not np.isfinite(p):
+        return "n/a"
+    return "< 1e-300" if p < 1e-300 else f"{p:.3g}"
+
+
 def verdict(p: float, alpha: float = ALPHA, size: float | None = None,
             min_effect: float = MIN_EFFECT) -> str:
     """'significant' or 'not significant'; 'significant but negligible' when ``size`` (a

@@ -125,6 +125,7 @@ class BalanceProblem(Problem):
 
     def confirm(self, baseline_runs, finalists, alpha):
         from analysis.search import fairness_confirmation, games_of
+        from analysis.stats import p_exact
 
         base = {n: games_of(r) for n, r in zip(self.counts, baseline_runs)}
         fins = [{n: games_of(r) for n, r in zip(self.counts, runs)} for _, runs in finalists]
@@ -149,7 +150,7 @@ class BalanceProblem(Problem):
                     f"{n} players: seat unfairness {c.value:.2f} points [{c.lo:.2f}, {c.hi:.2f}] against the base "
                     f"rules' {b.value:.2f} [{b.lo:.2f}, {b.hi:.2f}]; change in its mean square "
                     f"{c['diff']:+.2f} points squared [{c.diff_lo:+.2f}, {c.diff_hi:+.2f}], paired by seed, "
-                    f"Holm p {c.p_holm:.3g}: "
+                    f"Holm p {p_exact(c.p_holm)}: "
                     + ("fairer than the base rules" if fairer else
                        "less fair than the base rules" if c.p_holm < alpha else "not clearly fairer"))
         return table, chosen, lines

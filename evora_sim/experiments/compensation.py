@@ -207,6 +207,7 @@ def _with_start(base, start, rules_path, overrides):
 
 
 def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
+    from analysis.stats import p_exact
     level = 100 * estimate_rows[0]["level"]
     lines = [f"Starting VP over seat 0's that equalise the seats ({level:.0f}% intervals):"]
     lines += [f"  seat {r['seat']}: {r['start_vp_over_seat0']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
@@ -226,7 +227,7 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
     lines.append(f"Every seat's interval contains the fair share {100 / players:.1f}%: {'yes' if every else 'no'}; "
                  f"seat unfairness {cmp.a.rms * 100:.2f} -> {cmp.b.rms * 100:.2f} points (change in its mean "
                  f"square {cmp.diff * 1e4:+.2f} points squared [{cmp.lo * 1e4:+.2f}, {cmp.hi * 1e4:+.2f}], paired "
-                 f"by seed, p {cmp.p:.3g}; all seats fair after compensation: p {cmp.b.p:.3g}).")
+                 f"by seed, p {p_exact(cmp.p)}; all seats fair after compensation: p {p_exact(cmp.b.p)}).")
     return lines
 
 

@@ -78,6 +78,7 @@ class TuneProblem(Problem):
 
     def confirm(self, baseline_runs, finalists, alpha):
         from analysis.search import candidate_wins, games_of, rate_confirmation
+        from analysis.stats import p_exact
 
         base = candidate_wins(games_of(baseline_runs[0]), self.players)
         wins = [candidate_wins(games_of(runs[0]), self.players) for _, runs in finalists]
@@ -92,7 +93,7 @@ class TuneProblem(Problem):
                          f"[{100 * r.lo:.1f}%, {100 * r.hi:.1f}%] against {', '.join(self.field)} at "
                          f"{self.players} players over {int(r.seeds):,} fresh seeds x {self.players} rotations "
                          f"({verdict}: {100 * r['diff']:+.1f} points [{100 * r.diff_lo:+.1f}, "
-                         f"{100 * r.diff_hi:+.1f}], Holm p {r.p_holm:.3g}); fair share {100 / self.players:.1f}%.")
+                         f"{100 * r.diff_hi:+.1f}], Holm p {p_exact(r.p_holm)}); fair share {100 / self.players:.1f}%.")
         return table, chosen, lines
 
     def weight_set(self, values: dict) -> dict:
