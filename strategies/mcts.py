@@ -202,6 +202,13 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
 
 
 @njit(cache=True, _nrt=False)
+def plan_choose_seat(RW, st, R, leg, k, rs, rwork):
+    """The move of the seat to move at ``st`` as a turn planner with the rollout's weights
+    (``finish=plan``); a call of its own, so the rollout loop is not compiled around it."""
+    return policy_choose(KIND_PLANNER, RW, st[G_CUR], st, R, leg, k, rs, rwork)
+
+
+@njit(cache=True, _nrt=False)
 def mcts_choose(s, R, W, p, legal, n, rs, work):
     """Seat ``p``'s decision at ``s`` (``n`` >= 2 legal actions in ``legal``) by searching
     ``W[p, NF + X_ITERATIONS]`` iterations."""
@@ -318,11 +325,13 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
             path[depth] = node
         # rollout
         forget_plans(rwork)
+        if finish == FIN_PLAN:                         # the turn in progress, planned (its own
+            while k > 0 and st[G_NTURNS] == root_turns:   # loop: the rollout's stays lean)
+                a = np.int64(leg[0]) if k == 1 else plan_choose_seat(RW, st, R, leg, k, rs, rwork)
+                k = E.step(st, R, a, leg)
         while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
             if k == 1:
                 a = np.int64(leg[0])
-            elif finish == FIN_PLAN and st[G_NTURNS] == root_turns:
-                a = policy_choose(KIND_PLANNER, RW, st[G_CUR], st, R, leg, k, rs, rwork)
             elif rkind == KIND_RANDOM:
                 a = np.int64(leg[randbelow(rs, k)])
             else:
