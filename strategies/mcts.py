@@ -79,15 +79,17 @@ def new_search_work(tree_nodes: int):
     """The search's buffers for trees of up to ``tree_nodes`` nodes, allocated once per batch:
     the tree (parent, action, first child, next sibling, visits, availability, the children's
     action mask, the reward sums per seat), the path of an iteration, a legal-action list, the
-    iteration's position, the rollout weights, the leaf's weights, the rewards and totals, the replay's notes and
-    a policy's work for the rollouts (its own, so no plan of the real seats is disturbed)."""
+    iteration's position, the rollout weights, the leaf's weights, the rewards and totals, the
+    replay's notes and a policy's work for the rollouts (its own, so no plan of the real seats
+    is disturbed)."""
     m = max(int(tree_nodes), 1)
     return (np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
             np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
             np.zeros((m, 2), dtype=np.uint64), np.zeros((m, MAXP), dtype=np.float64),
             np.zeros(m + 1, dtype=np.int32), np.zeros(N_ACTIONS, dtype=np.int32),
             np.zeros(STATE_SIZE, dtype=np.int32), np.zeros((MAXP, WIDTH), dtype=np.float64),
-            np.zeros((1, WIDTH), dtype=np.float64), np.zeros(MAXP, dtype=np.float64), np.zeros(MAXP, dtype=np.float64),
+            np.zeros((1, WIDTH), dtype=np.float64), np.zeros(MAXP, dtype=np.float64),
+            np.zeros(MAXP, dtype=np.float64),
             np.zeros((WHY_ROWS, WHY_COLS), dtype=np.float64), np.zeros(1, dtype=np.int64),
             np.zeros(N_ACTIONS, dtype=np.int64), new_policy_work())
 
