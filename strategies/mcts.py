@@ -183,7 +183,8 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
             best_key = np.int64(0)
             for q in range(n):
                 left = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
-                key = E.order_key(E.seat_total(s, R, q), R[R_START_HALF + q], left, q)
+                whole = np.int64(tot[q] - 0.5 * R[R_START_HALF + q])    # the standing's VP, above
+                key = E.order_key(whole, R[R_START_HALF + q], left, q)
                 if winner < 0 or key > best_key:
                     winner, best_key = q, key
         for q in range(n):
