@@ -842,14 +842,46 @@ def height_points(s, level, p):
 
 
 @njit(cache=True, inline="always")
+def column_census(s):
+    """One pass over the columns for evaluations that need several seats' majorities: the
+    columns each seat holds (D7), a byte a seat from bit 0, the complete columns (capital
+    placed: no part can change their majority) each seat holds, a byte a seat from bit 32, and
+    the height of the lowest column. Read with ``census_count``."""
+    packed = 0
+    lowest = 5
+    for c in range(s[G_NCOLS]):
+        h = s[COL_H + c]
+        lowest = min(lowest, h)
+        q = s[COL_HOLDER + c]
+        if q >= 0:
+            packed += 1 << (8 * q)
+            if h == 5:
+                packed += 1 << (32 + 8 * q)
+    return packed, lowest
+
+
+@njit(cache=True, inline="always")
+def census_count(packed, p, complete):
+    """Seat ``p``'s columns from ``column_census``: all it holds, or (``complete``) the
+    complete ones only."""
+    return (packed >> (8 * p + (32 if complete else 0))) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def total_holding(s, R, p, held):
+    """``seat_total`` of ``p`` holding ``held`` columns, counted by the caller."""
+    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + held * R[R_COLMAJ_VP] + R[R_START_VP + p]
+    for level in range(1, 6):
+        tot += height_points(s, level, p)
+    return tot
+
+
+@njit(cache=True, inline="always")
 def seat_total(s, R, p):
     """``p``'s total if the game were scored now (after ``height_majorities``), in whole VP, from
     the same category functions as the final scoring (the whole VP the seat started with
     included: variant key players.start_vp; the strategies compare seats by ``standing``)."""
-    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_majority_points(s, R, p) + R[R_START_VP + p]
-    for level in range(1, 6):
-        tot += height_points(s, level, p)
-    return tot
+    return total_holding(s, R, p, columns_held(s, p))
 
 
 order_key = njit(cache=True, inline="always")(_order_key)
@@ -861,7 +893,13 @@ def standing(s, R, p):
     the strategies compare (after ``height_majorities``): its total, and half a VP for the half
     point of its starting VP (V2). Totals are whole, so ordering by this number is ordering by
     VP and then by the half point, exactly as ``order_key`` does; the parts left are not in it."""
-    return seat_total(s, R, p) + 0.5 * R[R_START_HALF + p]
+    return standing_holding(s, R, p, columns_held(s, p))
+
+
+@njit(cache=True, inline="always")
+def standing_holding(s, R, p, held):
+    """``standing`` of ``p`` holding ``held`` columns, counted by the caller."""
+    return total_holding(s, R, p, held) + 0.5 * R[R_START_HALF + p]
 
 
 @njit(cache=True, _nrt=False)

@@ -79,20 +79,13 @@ def state_key(s, memo, base, write):
 
 
 @njit(cache=True, inline="always")
-def secured_points(s, R, p):
+def secured_points(s, R, p, census, lowest):
     """The majority VP of seat ``p`` that no later placement can change (after
-    ``height_majorities``): its column majorities on columns that are complete (the capital
-    placed: the column takes no more parts), and its height majorities at levels no column can
-    still reach (every column already has a part there; for capitals, every column is capped or
-    nobody has a capital left)."""
-    n_cols = s[G_NCOLS]
-    vp = 0
-    lowest = 5
-    for c in range(n_cols):
-        h = s[COL_H + c]
-        lowest = min(lowest, h)
-        if h == 5 and s[COL_HOLDER + c] == p:
-            vp += R[R_COLMAJ_VP]
+    ``height_majorities``; ``census`` and ``lowest`` from ``engine.column_census``): its column
+    majorities on columns that are complete (the capital placed: the column takes no more
+    parts), and its height majorities at levels no column can still reach (every column already
+    has a part there; for capitals, every column is capped or nobody has a capital left)."""
+    vp = E.census_count(census, p, True) * R[R_COLMAJ_VP]
     for level in range(1, lowest + 1):
         vp += E.height_points(s, level, p)
     if lowest < 5:
@@ -108,8 +101,11 @@ def secured_points(s, R, p):
 def evaluate(s, R, p, W, me):
     """``W[me] . C``: the weighted features of position ``s`` for seat ``p``; features whose
     weight is zero are not computed. (The weights matrix and a row index are passed rather
-    than a row view: a view costs atomic reference counts on every call.)"""
-    if W[me, F_DENIAL] != 0.0:
+    than a row view: a view costs atomic reference counts on every call.) Every seat's columns
+    are counted in one pass (``engine.column_census``): an end-of-turn search evaluates
+    hundreds of positions a turn, and with denial each needs every seat's total."""
+    denial = W[me, F_DENIAL] != 0.0
+    if denial:
         E.height_majorities(s, R, 0, s[G_NPLAYERS])      # every seat's standing
     elif W[me, F_SECURED] != 0.0:
         E.height_majorities(s, R, p, p + 1)               # this seat's only
@@ -118,12 +114,15 @@ def evaluate(s, R, p, W, me):
             if W[me, F_H1 + level - 1] != 0.0:
                 E.height_majorities(s, R, p, p + 1)
                 break
+    census, lowest = 0, 5
+    if denial or W[me, F_COLUMN] != 0.0 or W[me, F_SECURED] != 0.0:
+        census, lowest = E.column_census(s)
     b = PLAYERS + p * PSTRIDE
     # VP scored so far, with the 2 VP of drawing from an empty stack kept apart: valued like
     # other VP, it lets a player stall an ended-up game forever (docs/RULES.md, P4)
     v = W[me, F_VP] * (s[b + P_SCORE] - s[b + P_VP_EMPTY]) + W[me, F_EMPTY] * s[b + P_VP_EMPTY]
     if W[me, F_COLUMN] != 0.0:
-        v += W[me, F_COLUMN] * E.column_majority_points(s, R, p)
+        v += W[me, F_COLUMN] * (E.census_count(census, p, False) * R[R_COLMAJ_VP])
     for level in range(1, 6):
         if W[me, F_H1 + level - 1] != 0.0:
             v += W[me, F_H1 + level - 1] * E.height_points(s, level, p)
@@ -142,14 +141,14 @@ def evaluate(s, R, p, W, me):
     if W[me, F_PARTS] != 0.0:
         v += W[me, F_PARTS] * (R[R_STONES] + R[R_CAPS] - s[b + P_STONES] - s[b + P_CAPS])
     if W[me, F_SECURED] != 0.0:
-        v += W[me, F_SECURED] * secured_points(s, R, p)
+        v += W[me, F_SECURED] * secured_points(s, R, p, census, lowest)
     if W[me, F_WIN] != 0.0 and s[G_PHASE] == PH_TERMINAL and s[G_WINNER] == p:
         v += W[me, F_WIN]
-    if W[me, F_DENIAL] != 0.0:
+    if denial:
         leader = -(1 << 30)
         for q in range(s[G_NPLAYERS]):
             if q != p:
-                leader = max(leader, E.standing(s, R, q))
+                leader = max(leader, E.standing_holding(s, R, q, E.census_count(census, q, False)))
         v -= W[me, F_DENIAL] * leader
     return v
 
