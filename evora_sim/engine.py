@@ -24,6 +24,7 @@ How it is compiled, for speed (measure with scripts/bench_engine.py):
 """
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import (
     A_COLUMN, A_DISCARD, A_DRAW, A_EMPTILE, A_END, A_HEIGHT, A_PLAY, A_SITE, A_SKIP, A_SPACE, A_STACK,
@@ -197,26 +198,28 @@ def init_game(s, R, n, seed):
 # ---------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def destinations(s, start, out, n_out):
-    """D4: append to ``out`` the first 3 spaces of the first run of 3 empty spaces after ``start``."""
+    """D4: append to ``out`` the first 3 spaces of the first run of 3 empty spaces after ``start``.
+
+    Found with bit masks rather than by walking the loop: every worker move and Centurion move
+    lists its destinations, and a walk that counts runs mispredicts a branch at each occupied
+    space (the most frequent listing of a random game, profiled)."""
     ns = s[G_NSPACES]
-    run = 0
-    x = start
-    for _ in range(ns - 1):
-        x += 1
-        if x == ns:
-            x = 0
+    empty = np.uint64(0)
+    for x in range(ns):
         if s[SITE + x] == EMPTY:
-            run += 1
-            if run == 3:
-                # x is the third space of the run; the run starts two spaces back
-                first = x - 2 if x >= 2 else x - 2 + ns
-                for k in range(3):
-                    y = first + k
-                    out[n_out + k] = A_SPACE + (y - ns if y >= ns else y)
-                return n_out + 3
-        else:
-            run = 0
-    return n_out
+            empty |= np.uint64(1) << np.uint64(x)
+    after = start + 1 if start + 1 < ns else 0
+    # the ns - 1 spaces after start, the next one as bit 0 (start itself is left out)
+    ring = (empty >> np.uint64(after)) | (empty << np.uint64(ns - after))
+    ring &= (np.uint64(1) << np.uint64(ns - 1)) - np.uint64(1)
+    runs = ring & (ring >> np.uint64(1)) & (ring >> np.uint64(2))     # bit i: i, i+1, i+2 all empty
+    if runs == 0:
+        return n_out
+    first = after + np.int64(trailing_zeros(runs))
+    for k in range(3):
+        y = first + k
+        out[n_out + k] = A_SPACE + (y - ns if y >= ns else y)
+    return n_out + 3
 
 
 # ---------------------------------------------------------------------------------------------

@@ -159,6 +159,43 @@ def test_d04_first_three_of_first_run_beyond_workers_and_centurion():
     assert legal(state) == spaces(5, 6, 7)
 
 
+def d4_walk(occupied, start, ns):
+    """D4 read plainly: walk the loop from the space after ``start`` (``start`` itself never
+    counts) and return the first 3 spaces of the first run of 3 empty ones, or none."""
+    run = []
+    for i in range(1, ns):
+        x = (start + i) % ns
+        run = run + [x] if x not in occupied else []
+        if len(run) == 3:
+            return run
+    return []
+
+
+@pytest.mark.parametrize("ns", [4, 5, 7, 10, 13, 16])
+def test_d04_destinations_agree_with_a_walk_of_the_loop_on_every_site(ns):
+    """Every occupancy of a loop of ``ns`` spaces and every start (16 spaces: every occupancy
+    of up to 9 spaces, then random ones), against a plain walk: the compiled search of the
+    runs, with bit masks, must find the same three spaces."""
+    rng = np.random.default_rng(ns)
+    arr = E.new_state()
+    arr[L.G_NSPACES] = ns
+    out = np.zeros(L.N_ACTIONS, dtype=np.int32)
+    masks = range(1 << ns) if ns <= 13 else rng.integers(0, 1 << ns, 20_000)
+    for m in masks:
+        occupied = {x for x in range(ns) if (int(m) >> x) & 1}
+        for x in range(ns):
+            arr[L.SITE + x] = 0 if x in occupied else L.EMPTY
+        for start in (range(ns) if ns <= 10 else rng.integers(0, ns, 3)):
+            n = E.destinations(arr, np.int64(start), out, 0)
+            want = d4_walk(occupied | {int(start)}, int(start), ns)
+            assert [a - L.A_SPACE for a in out[:n]] == want, (ns, sorted(occupied), int(start))
+    for x in range(L.MAXS):                  # the largest board the engine allows
+        arr[L.SITE + x] = L.EMPTY if x % 4 else 0
+    arr[L.G_NSPACES] = L.MAXS
+    n = E.destinations(arr, np.int64(L.MAXS - 2), out, 0)
+    assert [a - L.A_SPACE for a in out[:n]] == [1, 2, 3]
+
+
 def test_d05_two_players_choose_worker_and_colour_follows_it():
     # 2 players: seat 0 has workers on 1 (emperor) and 9, seat 1 on 4 and 12
     state = setup_game(2, placements=[1, 4, 9, 12])
