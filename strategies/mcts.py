@@ -205,6 +205,18 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
 
 
 @njit(cache=True, _nrt=False)
+def random_playout(st, R, leg, k, rs, horizon, root_turns):
+    """Play ``st`` (``k`` legal actions in ``leg``) at random until the game ends or ``horizon``
+    turns after the root have been played. Nearly every step of a random search is taken here,
+    so the engine's step is compiled into this small function (``engine.step_here``) rather
+    than called once a step: the call profiled at about a fifth of a random search's time."""
+    while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
+        a = np.int64(leg[0]) if k == 1 else np.int64(leg[randbelow(rs, k)])
+        k = E.step_here(st, R, a, leg)
+    return k
+
+
+@njit(cache=True, _nrt=False)
 def plan_choose_seat(RW, st, R, leg, k, rs, rwork):
     """The move of the seat to move at ``st`` as a turn planner with the rollout's weights
     (``finish=plan``); a call of its own, so the rollout loop is not compiled around it."""
@@ -332,14 +344,12 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
             while k > 0 and st[G_NTURNS] == root_turns:   # loop: the rollout's stays lean)
                 a = np.int64(leg[0]) if k == 1 else plan_choose_seat(RW, st, R, leg, k, rs, rwork)
                 k = E.step(st, R, a, leg)
-        while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
-            if k == 1:
-                a = np.int64(leg[0])
-            elif rkind == KIND_RANDOM:
-                a = np.int64(leg[randbelow(rs, k)])
-            else:
-                a = policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
-            k = E.step(st, R, a, leg)
+        if rkind == KIND_RANDOM:
+            k = random_playout(st, R, leg, k, rs, horizon, root_turns)
+        else:
+            while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
+                a = np.int64(leg[0]) if k == 1 else policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
+                k = E.step(st, R, a, leg)
         seat_rewards(st, R, reward, leaf, LW, rew, tot)
         for d in range(depth + 1):
             x = path[d]
