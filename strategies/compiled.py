@@ -99,6 +99,12 @@ def secured_points(s, R, p, census, lowest):
 
 @njit(cache=True, _nrt=False)
 def evaluate(s, R, p, W, me):
+    """``evaluate_here``, compiled once: the callers that are not a search's inner loop."""
+    return evaluate_here(s, R, p, W, me)
+
+
+@njit(cache=True, inline="always")
+def evaluate_here(s, R, p, W, me):
     """``W[me] . C``: the weighted features of position ``s`` for seat ``p``; features whose
     weight is zero are not computed. (The weights matrix and a row index are passed rather
     than a row view: a view costs atomic reference counts on every call.) Every seat's columns

@@ -50,7 +50,7 @@ from evora_sim.rng import randbelow
 
 from evora_sim.engine import NGROUPS, PATTERNS
 
-from .compiled import action_signature, evaluate, memo_find
+from .compiled import action_signature, evaluate, evaluate_here, memo_find
 
 DEPTH = 40             # decisions searched in one turn (a turn has at most about 20)
 TT_BITS = 12
@@ -338,7 +338,7 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                         tt_store(key, val, stamp, meta, hc, 0.0)
                 elif store:
                     meta[M_DISTINCT] += meta[M_COUNT]
-                v = evaluate(c, R, p, W, p)
+                v = evaluate_here(c, R, p, W, p)
                 if store:
                     tt_store(key, val, stamp, meta, h, v)
                 _remember(bk, bv, d, sig, v)
