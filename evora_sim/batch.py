@@ -14,7 +14,7 @@ from numba import njit
 
 from strategies.custom import is_custom
 from strategies.compiled import KIND_RANDOM
-from strategies.decide import choose, new_buffers
+from strategies.decide import choose, new_buffers, new_game
 from strategies.registry import as_strategy, seat_arrays, tree_nodes
 
 from . import engine as E
@@ -116,10 +116,12 @@ def play_on(s, R, kinds, W, until, legal, rs, work):
 
 
 @njit(cache=True, inline="always")
-def start(s, R, n, seed, rs):
-    """A new game in ``s`` and the strategies' random stream of its seed."""
+def start(s, R, n, seed, rs, work):
+    """A new game in ``s``, the strategies' random stream of its seed, and seats' ``work`` with
+    nothing kept from an earlier game."""
     E.init_game(s, R, n, seed)
     seed_stream(rs, seed, STRATEGY_STREAM)
+    new_game(work)
 
 
 @njit(cache=True, _nrt=False)
@@ -129,7 +131,7 @@ def _batch(R, n, seeds, kinds, W, games, seats, stats, s, log, no_custom, legal,
     compiled entry for batches and single games: each compiled layer costs compile time.
     Buffers come from the caller (``buffers``), so no reference counting runs here."""
     for g in range(seeds.shape[0]):
-        start(s, R, n, seeds[g], rs)
+        start(s, R, n, seeds[g], rs, work)
         steps = advance(s, R, kinds, W, no_custom, legal, rs, work, log, 0, track)[1]
         record(s, n, g, steps, games, seats, stats, track)
         log = log[:0]

@@ -105,7 +105,7 @@ class _Table:
         """Play the game of ``seed`` in ``self.s``; record actions in ``log``. Returns steps."""
         s, R = self.s, self.R
         seed = int(seed)
-        start(s, R, self.n, np.int64(seed), self.rs)
+        start(s, R, self.n, np.int64(seed), self.rs, self.work)
         players = {p: x.new_player() for p, x in enumerate(self.strategies) if is_custom(x)}
         rngs = {p: seat_rng(seed, p) for p in players}
         steps = 0

@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"bench_mcts.py: error: {exc}", file=sys.stderr)
         return 2
-    from strategies.mcts import tree_bytes
+    from strategies.search_spec import search_tree_bytes
     one_search(random_search, SEED_BASE - 1)
     one_game(spec, field, 0, SEED_BASE - 1)
     print(f"warmup_seconds={time.perf_counter() - t0:.3f}", flush=True)
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
     print(f"seconds_per_game={statistics.median(times):.3f}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak_rss_mb={peak:.0f}")
-    print(f"tree_mb={tree_bytes(int(spec.search[0])) / 2**20:.2f}")
+    print(f"tree_mb={search_tree_bytes(spec) / 2**20:.2f}")
     return 0
 
 

@@ -6,7 +6,7 @@ knows nothing of how a seat decides.
 from numba import njit
 
 from .compiled import KIND_MCTS
-from .mcts import mcts_choose, new_search_work
+from .mcts import forget_tree, mcts_choose, new_search_work
 from .policy import new_policy_work, policy_choose
 
 
@@ -14,6 +14,13 @@ def new_buffers(tree_nodes: int = 1):
     """Every seat's scratch work, allocated once per batch: a policy's, and the search's with
     room for ``tree_nodes`` nodes (the largest search budget at the table, plus one)."""
     return new_policy_work(), new_search_work(tree_nodes)
+
+
+@njit(cache=True, inline="always")
+def new_game(work):
+    """Nothing a seat kept from a decision of an earlier game is used in the next one, so a game
+    is the same whichever games the batch played before it."""
+    forget_tree(work[1])
 
 
 @njit(cache=True, inline="always")

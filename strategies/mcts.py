@@ -19,8 +19,8 @@ Why this shape:
   move at a node picks the child best for itself.
 - **Bounded and preallocated.** One node is added per iteration, so a search of N iterations
   needs at most N + 1 nodes: ``new_search_work`` allocates them once per batch (72 bytes a node
-  plus the path; ``tree_bytes`` says how much). Forced decisions (one legal action) get no node
-  and no search.
+  plus the path; ``tree_bytes`` says how much; ``REUSE_TREES`` N + 1 with ``reuse=turn``).
+  Forced decisions (one legal action) get no node and no search.
 - **Reward** (``reward=``): ``win`` (1 for the D18 winner), ``margin`` (0.5 + 0.5 tanh of the
   seat's lead over the best other seat, in units of ``MARGIN_SCALE`` VP) or ``rank`` (share of
   the other seats it beats), each on the final scoring's order (a half point of starting VP,
@@ -35,13 +35,22 @@ Why this shape:
   and the tree holds the decision at hand only: each of its actions is valued by the best turn
   that follows it and by what the next ``horizon`` turns make of that. The next decision of the
   turn is searched again.
+- **Reuse within a turn** (``reuse=turn``). The node of the action a search chose is, since
+  forced steps get no node, the next decision of the tree. If that decision is the same
+  seat's in the same turn and no stack shows a new top card on the way (a card drawn would
+  make the samples gathered below the node impossible ones), the search keeps the node and
+  the position it expects; the seat's next search, at exactly that position, continues from
+  the node with its statistics and adds its own iterations (the budget per decision stays
+  the same). Any other search, a new game (``forget_tree``) or a tree too full for another
+  search's nodes starts afresh; nodes outside the kept subtree are abandoned. What is kept
+  never depends on the hidden order: nothing is kept once a card is drawn.
 """
 import numpy as np
 from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
+    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
     P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
     STATE_SIZE,
 )
@@ -52,8 +61,8 @@ from .policy import forget_plans, new_policy_work, policy_choose
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
-X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH = range(7)
-NX = 7
+X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE = range(8)
+NX = 8
 WIDTH = NF + NX                 # columns of the weights-and-options matrix W
 REWARDS = ("win", "margin", "rank")
 R_WIN, R_MARGIN, R_RANK = 0, 1, 2
@@ -61,6 +70,15 @@ LEAVES = ("score", "eval")
 L_SCORE, L_EVAL = 0, 1
 FINISHES = ("rollout", "plan")
 FIN_ROLLOUT, FIN_PLAN = 0, 1
+REUSES = ("none", "turn")
+RU_NONE, RU_TURN = 0, 1
+# reuse=turn: room for a turn's first search and three continued ones before a search must
+# start afresh (a continued search appends its nodes after the abandoned ones)
+REUSE_TREES = 4
+# what a search leaves for the next decision of its seat (``keep``): whether a subtree may be
+# continued, the seat, its root node, the nodes in use; then counters of the batch's searches
+# (for benchmarks): searches run, searches that continued a subtree
+K_VALID, K_SEAT, K_ROOT, K_NODES, K_SEARCHES, K_CONTINUED = range(6)
 MARGIN_SCALE = 10.0             # VP: a lead of 10 VP is worth tanh(1) = 0.76 of a win
 # what a search leaves for ``evora replay``: per decision, the turn, the seat, how many actions
 # the root searched, then the 3 most visited (action, visits, mean reward of the seat)
@@ -70,9 +88,15 @@ WHY_ROWS = 4096
 NODE_BYTES = 4 * 6 + 8 * 2 + 8 * MAXP        # six int32, two uint64 masks, a reward per seat
 
 
-def tree_bytes(iterations: int) -> int:
+def tree_size(iterations: int, reuse: str = "none") -> int:
+    """Nodes a search of ``iterations`` needs: one per iteration and the root; with
+    ``reuse=turn`` room for ``REUSE_TREES`` searches of a turn, one after the other."""
+    return int(iterations) * (REUSE_TREES if reuse == "turn" else 1) + 1
+
+
+def tree_bytes(iterations: int, reuse: str = "none") -> int:
     """Memory of a search tree of ``iterations`` (nodes, path; the fixed buffers aside)."""
-    return (int(iterations) + 1) * (NODE_BYTES + 4)
+    return tree_size(iterations, reuse) * (NODE_BYTES + 4)
 
 
 def new_search_work(tree_nodes: int):
@@ -80,8 +104,9 @@ def new_search_work(tree_nodes: int):
     the tree (parent, action, first child, next sibling, visits, availability, the children's
     action mask, the reward sums per seat), the path of an iteration, a legal-action list, the
     iteration's position, the rollout weights, the leaf's weights, the rewards and totals, the
-    replay's notes and a policy's work for the rollouts (its own, so no plan of the real seats
-    is disturbed)."""
+    replay's notes, a policy's work for the rollouts (its own, so no plan of the real seats
+    is disturbed), and what ``reuse=turn`` keeps for the next decision (``keep`` and the
+    position it expects)."""
     m = max(int(tree_nodes), 1)
     return (np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
             np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32), np.zeros(m, dtype=np.int32),
@@ -91,15 +116,29 @@ def new_search_work(tree_nodes: int):
             np.zeros((1, WIDTH), dtype=np.float64), np.zeros(MAXP, dtype=np.float64),
             np.zeros(MAXP, dtype=np.float64),
             np.zeros((WHY_ROWS, WHY_COLS), dtype=np.float64), np.zeros(1, dtype=np.int64),
-            np.zeros(N_ACTIONS, dtype=np.int64), new_policy_work())
+            np.zeros(N_ACTIONS, dtype=np.int64), new_policy_work(), np.zeros(6, dtype=np.int64),
+            np.zeros(CORE, dtype=np.int32))
 
 
 def search_notes(work):
     """The replay's notes a batch's searches left in ``work`` (``new_search_work``): the rows
     written, then how many."""
-    (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, LW, rew, tot,
-     why, whyn, sigs, rwork) = work
+    why, whyn = work[15], work[16]
     return why, int(whyn[0])
+
+
+def search_counts(work) -> tuple[int, int]:
+    """How many searches a batch ran in ``work``, and how many of them continued a subtree
+    kept from the decision before (``reuse=turn``)."""
+    keep = work[19]
+    return int(keep[K_SEARCHES]), int(keep[K_CONTINUED])
+
+
+@njit(cache=True, _nrt=False)
+def forget_tree(work):
+    """No search continues a tree kept before this call: a new game begins."""
+    keep = work[19]
+    keep[K_VALID] = 0
 
 
 @njit(cache=True, _nrt=False)
@@ -228,7 +267,7 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
     """Seat ``p``'s decision at ``s`` (``n`` >= 2 legal actions in ``legal``) by searching
     ``W[p, NF + X_ITERATIONS]`` iterations."""
     (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, LW, rew, tot,
-     why, whyn, sigs, rwork) = work
+     why, whyn, sigs, rwork, keep, expect) = work
     iterations = np.int64(W[p, NF + X_ITERATIONS])
     c = W[p, NF + X_C]
     rkind = np.int64(W[p, NF + X_ROLLOUT])
@@ -236,7 +275,10 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
     horizon = np.int64(W[p, NF + X_HORIZON])
     leaf = np.int64(W[p, NF + X_LEAF])
     finish = np.int64(W[p, NF + X_FINISH])
+    reuse = np.int64(W[p, NF + X_REUSE])
     players = s[G_NPLAYERS]
+    continued = reuse == RU_TURN and _kept_root_fits(s, p, iterations, keep, expect, parent.shape[0])
+    keep[K_VALID] = 0                                  # whatever follows, this tree is used up
     for q in range(MAXP):
         for f in range(WIDTH):
             RW[q, f] = W[p, f]                         # every seat modelled by the rollout policy
@@ -250,21 +292,28 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
         _note_alike(why, whyn, s, p, n, leg[0])
         return np.int64(leg[0])
     root_turns = s[G_NTURNS]
-    parent[0] = -1
-    child[0] = -1
-    sib[0] = -1
-    visits[0] = 0
-    mask[0, 0] = 0
-    mask[0, 1] = 0
-    for q in range(MAXP):
-        value[0, q] = 0.0
-    nodes = 1
+    keep[K_SEARCHES] += 1
+    if continued:                                      # the subtree of the action taken before
+        root = np.int64(keep[K_ROOT])
+        nodes = np.int64(keep[K_NODES])
+        keep[K_CONTINUED] += 1
+    else:
+        root = np.int64(0)
+        parent[0] = -1
+        child[0] = -1
+        sib[0] = -1
+        visits[0] = 0
+        mask[0, 0] = 0
+        mask[0, 1] = 0
+        for q in range(MAXP):
+            value[0, q] = 0.0
+        nodes = np.int64(1)
     for _ in range(iterations):
         E.copy_core(s, st)
         determinize(st, rs)
-        node = 0
+        node = root
         depth = 0
-        path[0] = 0
+        path[0] = root
         for i in range(n):
             leg[i] = legal[i]
         k = n
@@ -358,14 +407,52 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
                 value[x, q] += rew[q]
     # the most visited child; equal visits: the better mean for p
     best = -1
-    ch = child[0]
+    ch = child[root]
     while ch >= 0:
         if best < 0 or visits[ch] > visits[best] or (
                 visits[ch] == visits[best] and value[ch, p] > value[best, p]):
             best = ch
         ch = sib[ch]
-    _note(why, whyn, s, p, child, sib, act, visits, value)
+    _note(why, whyn, s, p, root, child, sib, act, visits, value)
+    if reuse == RU_TURN:
+        _keep_child(s, R, p, best, act[best], nodes, keep, expect, st, leg)
     return np.int64(act[best])
+
+
+@njit(cache=True, _nrt=False)
+def _keep_child(s, R, p, node, a, nodes, keep, expect, st, leg):
+    """Keep the subtree of ``node`` (action ``a`` at ``s``) for seat ``p``'s next decision,
+    if that decision is the node's: play ``a`` and the forced steps after it, as an iteration
+    does, and keep the position reached if it is ``p``'s decision in the same turn and no stack
+    shows a new top card. A card drawn would make the subtree's samples of the unseen order
+    impossible ones; the replay may draw from the true order, but then nothing is kept, so
+    what is kept never depends on it."""
+    E.copy_core(s, st)
+    k = E.step(st, R, np.int64(a), leg)
+    while k == 1:
+        k = E.step(st, R, np.int64(leg[0]), leg)
+    if k == 0 or st[G_CUR] != p or st[G_NTURNS] != s[G_NTURNS]:
+        return
+    for t in range(NTYPES):
+        if st[STACK_TOP + t] != s[STACK_TOP + t]:
+            return
+    E.copy_core(st, expect)
+    keep[K_VALID] = 1
+    keep[K_SEAT] = p
+    keep[K_ROOT] = node
+    keep[K_NODES] = nodes
+
+
+@njit(cache=True, _nrt=False)
+def _kept_root_fits(s, p, iterations, keep, expect, capacity):
+    """A subtree is kept for seat ``p`` at exactly the position ``s``, and the tree has room
+    for ``iterations`` more nodes after the ones in use."""
+    if keep[K_VALID] == 0 or keep[K_SEAT] != p or keep[K_NODES] + iterations > capacity:
+        return False
+    for i in range(CORE):
+        if s[i] != expect[i]:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -395,10 +482,10 @@ def _note_alike(why, whyn, s, p, n, a):
 
 
 @njit(cache=True, _nrt=False)
-def _note(why, whyn, s, p, child, sib, act, visits, value):
+def _note(why, whyn, s, p, root, child, sib, act, visits, value):
     """Keep the root's most visited actions for ``evora replay``."""
     count = 0
-    ch = child[0]
+    ch = child[root]
     while ch >= 0:
         count += 1
         ch = sib[ch]
@@ -407,7 +494,7 @@ def _note(why, whyn, s, p, child, sib, act, visits, value):
         return
     for j in range(WHY_TOP):
         best = -1
-        ch = child[0]
+        ch = child[root]
         while ch >= 0:
             taken = False
             for i in range(j):

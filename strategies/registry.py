@@ -44,7 +44,7 @@ from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
 from .mcts import WIDTH
 from .search_spec import NAME as SEARCH_NAME
-from .search_spec import from_resolved_search, parse_mcts, resolved_search, search_row
+from .search_spec import from_resolved_search, parse_mcts, resolved_search, search_row, search_tree_size
 
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
@@ -400,9 +400,9 @@ def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
 
 
 def tree_nodes(items) -> int:
-    """The most search-tree nodes a decision of these seats needs (iterations + 1; 1 without a
-    search player)."""
-    return 1 + max([int(s.search[0]) for s in map(as_strategy, items) if getattr(s, "search", ())] or [0])
+    """The most search-tree nodes a decision of these seats needs (``search_tree_size``; 1
+    without a search player)."""
+    return max([search_tree_size(s) for s in map(as_strategy, items) if getattr(s, "search", ())] or [1])
 
 
 __all__ = ["StrategyError", "as_strategy", "seat_arrays", "tree_nodes", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",

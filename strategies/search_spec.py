@@ -1,5 +1,5 @@
 """The spec of the search player, ``mcts(iterations=1000, c=..., rollout=SPEC, reward=...,
-horizon=...)``: parsed, checked and named here, for :mod:`strategies.registry`.
+horizon=..., leaf=..., finish=..., reuse=...)``: parsed, checked and named here, for :mod:`strategies.registry`.
 
 The budget is counted in iterations, never in time, so a game stays a function of its seed.
 """
@@ -10,16 +10,16 @@ import math
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
-from .mcts import FINISHES, LEAVES, REWARDS, tree_bytes
+from .mcts import FINISHES, LEAVES, REUSES, REWARDS, X_ITERATIONS, X_REUSE, tree_bytes, tree_size
 
 NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8,
-            "leaf": "score", "finish": "rollout"}
+            "leaf": "score", "finish": "rollout", "reuse": "none"}
 OPTIONS = tuple(DEFAULTS)
 # leaf and finish work with the rollout's weights; a random rollout has none, so without them
 # given it scores the totals and plays the turn out at random
 RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout"}
-MAX_ITERATIONS = 1_000_000       # a tree of 10**6 nodes takes tree_bytes(10**6) ~ 76 MB
+MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 4 times that
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
                "sample of the unseen stack order, every seat maximising its own reward (max^n).")
 HELP = {
@@ -33,6 +33,8 @@ HELP = {
             "(each seat's standing as the rollout policy values it; needs a built-in heuristic rollout)",
     "finish": "who plays the rest of the turn in progress in each iteration: rollout (the rollout policy) or "
               "plan (the rollout's weights planning the whole turn, as plan=turn; needs a heuristic rollout)",
+    "reuse": "none (every decision searched from a new tree) or turn (the next decision of the seat in the "
+             "same turn, if no card was drawn, continues the subtree of the action taken, adding its iterations)",
 }
 
 
@@ -98,16 +100,17 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
         given.update({k: v for k, v in RANDOM_DEFAULTS.items() if k not in seen})
     leaf = _one_of(spec, "leaf", given["leaf"], LEAVES)
     finish = _one_of(spec, "finish", given["finish"], FINISHES)
+    reuse = _one_of(spec, "reuse", given["reuse"], REUSES)
     for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans")):
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
             raise StrategyError(f"strategy {spec!r}: {key}={value} {uses} with the rollout's weights, and "
                                 f"rollout=random has none ({key}: {HELP[key]})")
     options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon,
-               "leaf": leaf, "finish": finish}
+               "leaf": leaf, "finish": finish, "reuse": reuse}
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
-              float(LEAVES.index(leaf)), float(FINISHES.index(finish)))
+              float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 
 
@@ -154,11 +157,25 @@ def search_row(strategy: Strategy) -> list[float]:
 
 def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
-    it, c, _, reward, horizon, leaf, finish = strategy.search
+    it, c, _, reward, horizon, leaf, finish, reuse = strategy.search
     return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
             "horizon": int(horizon), "leaf": LEAVES[int(leaf)],
-            "finish": FINISHES[int(finish)], "rollout": strategy.rollout,
-            "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": tree_bytes(int(it))}
+            "finish": FINISHES[int(finish)], "reuse": REUSES[int(reuse)], "rollout": strategy.rollout,
+            "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": search_tree_bytes(strategy)}
+
+
+def search_tree_size(strategy: Strategy) -> int:
+    """Nodes the search tree of a search player needs (``mcts.tree_size``)."""
+    return tree_size(*_tree_budget(strategy))
+
+
+def search_tree_bytes(strategy: Strategy) -> int:
+    """Memory of a search player's tree (``mcts.tree_bytes``)."""
+    return tree_bytes(*_tree_budget(strategy))
+
+
+def _tree_budget(strategy: Strategy) -> tuple[int, str]:
+    return int(strategy.search[X_ITERATIONS]), REUSES[int(strategy.search[X_REUSE])]
 
 
 def _rollout_of(strategy: Strategy) -> Strategy:
@@ -170,7 +187,8 @@ def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
     rollout = from_resolved(info["rollout"], info["rollout_resolved"])
     search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
               float(REWARDS.index(info["reward"])), float(info["horizon"]),
-              # manifests from before these options had leaf=score, finish=rollout
-              float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))))
+              # manifests from before these options had leaf=score, finish=rollout, reuse=none
+              float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))),
+              float(REUSES.index(info.get("reuse", "none"))))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 

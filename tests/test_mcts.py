@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from evora_sim import api
+from evora_sim import engine as E
 from evora_sim import layout as L
 from evora_sim.batch import buffers, play_batch, play_game
 from evora_sim.cli import main
@@ -16,9 +17,9 @@ from evora_sim.replay import replay_lines
 from evora_sim.rules import load_rules
 from evora_sim.runner import simulate
 from strategies.compiled import KIND_MCTS
-from strategies.decide import choose
-from strategies.mcts import determinize, tree_bytes
-from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays
+from strategies.decide import choose, new_game
+from strategies.mcts import REUSE_TREES, determinize, search_counts, tree_bytes
+from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays, tree_nodes
 from cli_results import one_error_line
 
 RULES = load_rules()
@@ -32,9 +33,9 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=none)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=none)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
@@ -46,7 +47,7 @@ def test_the_spec_and_its_name():
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action))")
-    assert s.name.endswith("horizon=8, leaf=eval, finish=plan)")
+    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=none)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
@@ -54,6 +55,21 @@ def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search
     old = resolved(parse_spec("mcts(iterations=250)"))
     del old["leaf"], old["finish"]
     assert from_resolved("mcts(iterations=250)", old).search == parse_spec("mcts(iterations=250)").search
+
+
+def test_reuse_option_reads_back_and_sizes_the_tree():
+    s = parse_spec("mcts(iterations=250, reuse=TURN)")
+    assert s.name.endswith("finish=rollout, reuse=turn)") and parse_spec(s.name) == s
+    info = json.loads(json.dumps(resolved(s)))
+    assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
+    # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
+    assert info["tree_bytes"] == tree_bytes(250, "turn") == REUSE_TREES * 250 * (tree_bytes(1) // 2) + tree_bytes(1) // 2
+    assert tree_nodes([s, "greedy"]) == REUSE_TREES * 250 + 1
+    assert tree_nodes(["mcts(iterations=250)", "greedy"]) == 251 and tree_nodes(["greedy"]) == 1
+    # a manifest written before the option existed describes reuse=none
+    old = resolved(parse_spec("mcts(iterations=250)"))
+    del old["reuse"]
+    assert from_resolved("mcts(iterations=250)", old).search == parse_spec("mcts(iterations=250, reuse=none)").search
 
 
 def _search_once(spec_text, players=4, seed=21, skip=5):
@@ -101,13 +117,15 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(rollout=bots.py:Bot)", "rollout='bots.py:Bot' is not a built-in"),
     ("mcts(rollout=nonesuch)", "rollout: unknown strategy 'nonesuch'"),
     ("mcts(rollout=)", "rollout= needs a spec"),
-    ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish)"),
+    ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish, "
+                      "reuse)"),
     ("mcts(iterations=5, iterations=6)", "option 'iterations' given twice"),
     ("mcts(horizon=-1)", "horizon='-1' is out of range"),
     ("mcts(leaf=guess)", "leaf='guess' is not allowed (leaf is one of: score, eval)"),
     ("mcts(leaf=eval, rollout=random)", "leaf=eval values positions with the rollout's weights"),
     ("mcts(finish=never)", "finish='never' is not allowed (finish is one of: rollout, plan)"),
     ("mcts(finish=plan, rollout=random)", "finish=plan plans with the rollout's weights"),
+    ("mcts(reuse=game)", "reuse='game' is not allowed (reuse is one of: none, turn)"),
 ])
 def test_bad_search_specs(spec, message):
     with pytest.raises(StrategyError) as info:
@@ -120,6 +138,7 @@ def test_bad_search_specs(spec, message):
     (["simulate", "-n", "2", "--games", "2", "--strategies", "mcts(c=x),greedy", "--out", "{tmp}/r"],
      "c='x' is not allowed"),
     (["replay", "-n", "2", "--seed", "1", "--strategies", "mcts(rollout=mcts),greedy"], "is a search player"),
+    (["duel", "mcts(reuse=always)", "greedy", "--players", "2"], "reuse='always' is not allowed"),
 ])
 def test_bad_search_specs_on_the_command_line(tmp_path, args, message):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
@@ -230,3 +249,112 @@ def test_a_forced_decision_is_not_searched():
     play_game(RULES, 4, 9, [SMALL] + ["greedy"] * 3, notes=notes)
     assert notes and all(n["actions"] >= 1 for n in notes)
     assert all(n["seat"] == 0 for n in notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# reuse=turn: the next decision of a turn continues the subtree of the action taken
+# ---------------------------------------------------------------------------------------------
+REUSE = "mcts(iterations=80, rollout=greedy(plan=action), horizon=4, reuse=turn)"
+
+
+def _tops(arr):
+    return arr[L.STACK_TOP:L.STACK_TOP + L.NTYPES].copy()
+
+
+def _searched_turn(arr, spec, players, stream=99):
+    """The searched decisions of the turn of the seat to move at ``arr`` (a copy is played),
+    one set of buffers and one random stream for the whole turn, up to the turn's end or the
+    first new top card (after it, positions that differed only in the hidden order differ in
+    what is seen); and the buffers' counts of searches and continued searches."""
+    kinds, W = seat_arrays([spec] * players)
+    _, _, rs, work, _ = buffers(players, [spec])
+    rs[0] = np.uint64(stream)
+    s = arr.copy()
+    turn, tops = s[L.G_NTURNS], _tops(s)
+    leg = np.empty(L.N_ACTIONS, dtype=np.int32)
+    picks = []
+    k = E.legal_actions(s, RULES.packed, leg)
+    while k > 0 and s[L.G_NTURNS] == turn and (_tops(s) == tops).all():
+        if k == 1:
+            a = int(leg[0])
+        else:
+            p = int(s[L.G_CUR])
+            a = int(choose(kinds[p], W, p, s, RULES.packed, leg[:k].copy(), k, rs, work))
+            picks.append(a)
+        k = E.step(s, RULES.packed, np.int64(a), leg)
+    return picks, search_counts(work[1])
+
+
+@pytest.mark.parametrize("players, seed", [(2, 13), (4, 14)])
+def test_no_peeking_with_reuse_across_whole_turns(players, seed):
+    """With reuse=turn, two positions that differ only in the order below the tops get the same
+    decisions from the same random stream through a whole turn: what a search keeps, and
+    whether the next decision continues it, never depends on the hidden order."""
+    final, log = play_game(RULES, players, seed, ["balanced"] * players)
+    state = api.new_game(RULES, players, seed)
+    rng = np.random.default_rng(seed)
+    turns = continued = 0
+    last_turn = -1
+    for a in log:
+        if state.get(L.G_NTURNS) != last_turn and state.get(L.G_NTURNS) % 3 == 0:
+            other = _reorder_hidden(state, rng)
+            mine, counts = _searched_turn(state.arr, REUSE, players)
+            theirs, _ = _searched_turn(other.arr, REUSE, players)
+            assert mine == theirs, f"turn {state.get(L.G_NTURNS)}: {mine} != {theirs}"
+            turns += len(mine) >= 2
+            continued += counts[1]
+        last_turn = state.get(L.G_NTURNS)
+        api.apply_action(state, int(a))
+    assert turns >= 5 and continued >= 5, (turns, continued)
+
+
+def test_reuse_continues_the_subtree_and_adds_its_iterations():
+    """A continued search's root holds the visits of the earlier search below the action taken
+    plus its own iterations; without reuse no root holds more than the iterations."""
+    most = {}
+    for reuse in ("none", "turn"):
+        notes = []
+        play_game(RULES, 2, 15, [REUSE.replace("turn", reuse), "cardheights"], notes=notes)
+        most[reuse] = max(sum(v for _, v, _ in n["top"]) for n in notes)
+    assert most["none"] <= 80 < most["turn"]
+
+
+def test_a_new_game_forgets_the_kept_subtree():
+    """A subtree kept at a game's last search is not continued in the next game, even at the
+    very position it expects."""
+    spec = parse_spec(REUSE)
+    final, log = play_game(RULES, 2, 16, ["balanced"] * 2)
+    state = api.new_game(RULES, 2, 16)
+    kinds, W = seat_arrays([spec] * 2)
+    for a in log:
+        legal = api.legal_actions(state)
+        if len(legal) > 2:
+            results = []
+            for forget in (False, True):
+                _, _, rs, work, _ = buffers(2, [spec])
+                s = state.arr.copy()
+                p = int(s[L.G_CUR])
+                leg = np.empty(L.N_ACTIONS, dtype=np.int32)
+                b = choose(kinds[p], W, p, s, RULES.packed, np.array(legal, dtype=np.int32), len(legal), rs, work)
+                k = E.step(s, RULES.packed, np.int64(b), leg)
+                while k == 1:
+                    k = E.step(s, RULES.packed, np.int64(leg[0]), leg)
+                if forget:
+                    new_game(work)
+                if k > 1:
+                    choose(kinds[int(s[L.G_CUR])], W, int(s[L.G_CUR]), s, RULES.packed, leg[:k].copy(), k, rs, work)
+                results.append(search_counts(work[1]))
+            if results[0][1] == 1:                  # the second search continued the first one
+                assert results[1] == (2, 0)
+                return
+        api.apply_action(state, int(a))
+    raise AssertionError("no continued search found")
+
+
+def test_reuse_games_do_not_depend_on_the_games_before_them():
+    field = [REUSE, "cardheights"]
+    both = play_batch(RULES, 2, [31, 32], field)
+    for g, seed in enumerate((31, 32)):
+        alone = play_batch(RULES, 2, [seed], field)
+        assert (alone.games[0] == both.games[g]).all() and (alone.seats[0] == both.seats[g]).all()
+        assert (alone.stats[0] == both.stats[g]).all()
