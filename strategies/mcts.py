@@ -72,9 +72,9 @@ FINISHES = ("rollout", "plan")
 FIN_ROLLOUT, FIN_PLAN = 0, 1
 REUSES = ("none", "turn")
 RU_NONE, RU_TURN = 0, 1
-# reuse=turn: room for a turn's first search and three continued ones before a search must
+# reuse=turn: room for a turn's first search and seven continued ones before a search must
 # start afresh (a continued search appends its nodes after the abandoned ones)
-REUSE_TREES = 4
+REUSE_TREES = 8
 # what a search leaves for the next decision of its seat (``keep``): whether a subtree may be
 # continued, the seat, its root node, the nodes in use; then counters of the batch's searches
 # (for benchmarks): searches run, searches that continued a subtree

@@ -19,7 +19,7 @@ OPTIONS = tuple(DEFAULTS)
 # leaf and finish work with the rollout's weights; a random rollout has none, so without them
 # given it scores the totals and plays the turn out at random
 RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout"}
-MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 4 times that
+MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 8 times that
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
                "sample of the unseen stack order, every seat maximising its own reward (max^n).")
 HELP = {
