@@ -1,5 +1,6 @@
 """The spec of the search player, ``mcts(iterations=1000, c=..., rollout=SPEC, reward=...,
-horizon=..., leaf=..., finish=..., reuse=...)``: parsed, checked and named here, for :mod:`strategies.registry`.
+horizon=..., leaf=..., finish=..., reuse=...)``: parsed, checked and named here, for
+:mod:`strategies.registry`.
 
 The budget is counted in iterations, never in time, so a game stays a function of its seed.
 """
