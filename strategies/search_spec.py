@@ -15,7 +15,7 @@ from .mcts import FINISHES, LEAVES, REUSES, REWARDS, X_ITERATIONS, X_REUSE, tree
 
 NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8,
-            "leaf": "score", "finish": "rollout", "reuse": "none"}
+            "leaf": "score", "finish": "rollout", "reuse": "turn"}
 OPTIONS = tuple(DEFAULTS)
 # leaf and finish work with the rollout's weights; a random rollout has none, so without them
 # given it scores the totals and plays the turn out at random

@@ -33,28 +33,30 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=none)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=turn)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=none)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=turn)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
     info = resolved(t)
     assert info["kind"] == "mcts" and info["iterations"] == 250 and info["rollout"] == "balanced(plan=action)"
-    assert info["tree_bytes"] == tree_bytes(250)
+    assert info["tree_bytes"] == tree_bytes(250, "turn")
     assert from_resolved(t.name, json.loads(json.dumps(info))) == t
 
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action))")
-    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=none)")
+    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=turn)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
-    # a manifest written before the options existed describes leaf=score, finish=rollout
+    # a manifest written before the options existed (reuse came later still) describes
+    # leaf=score, finish=rollout, reuse=none
     old = resolved(parse_spec("mcts(iterations=250)"))
-    del old["leaf"], old["finish"]
-    assert from_resolved("mcts(iterations=250)", old).search == parse_spec("mcts(iterations=250)").search
+    del old["leaf"], old["finish"], old["reuse"]
+    assert from_resolved("mcts(iterations=250)", old).search == \
+        parse_spec("mcts(iterations=250, leaf=score, finish=rollout, reuse=none)").search
 
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
@@ -65,7 +67,7 @@ def test_reuse_option_reads_back_and_sizes_the_tree():
     # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
     assert info["tree_bytes"] == tree_bytes(250, "turn") == REUSE_TREES * 250 * (tree_bytes(1) // 2) + tree_bytes(1) // 2
     assert tree_nodes([s, "greedy"]) == REUSE_TREES * 250 + 1
-    assert tree_nodes(["mcts(iterations=250)", "greedy"]) == 251 and tree_nodes(["greedy"]) == 1
+    assert tree_nodes(["mcts(iterations=250, reuse=none)", "greedy"]) == 251 and tree_nodes(["greedy"]) == 1
     # a manifest written before the option existed describes reuse=none
     old = resolved(parse_spec("mcts(iterations=250)"))
     del old["reuse"]
