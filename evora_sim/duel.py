@@ -28,6 +28,9 @@ from strategies.registry import parse_spec, resolve_each, split_specs
 
 from .runner import DEFAULT_CHUNK, RunError, check_jobs, simulate
 
+# chunks each job plays: progress off a terminal is reported as chunks finish, and a duel of
+# search players runs for an hour, so it must not come in one chunk a job
+CHUNKS_PER_JOB = 8
 TIES = ("ties: none - the engine breaks equal VP by fewer parts left, then the later seat (D18), "
         "so every game has exactly one winner")
 
@@ -75,6 +78,12 @@ def duel_field(specs, players: int | None) -> list:
     return resolve_each(items, parse_spec)
 
 
+def duel_chunk(seeds: int, jobs: int) -> int:
+    """Seeds in each chunk of a duel: ``CHUNKS_PER_JOB`` chunks a job, so the progress lines
+    (one as chunks finish, at most every 15 s) come through a long duel, not only at its end."""
+    return max(1, min(DEFAULT_CHUNK, math.ceil(seeds / (max(1, jobs) * CHUNKS_PER_JOB))))
+
+
 def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
          quiet: bool = True, decision_timeout: float | None = None) -> DuelResult:
     """Play ``games`` games (rounded up to whole seeds x rotations) of the ``field`` (one
@@ -84,7 +93,7 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
         raise RunError(f"--games must be a positive whole number, got {games!r}")
     seeds = math.ceil(games / players)
     n_jobs = check_jobs(jobs)
-    chunk = max(1, min(DEFAULT_CHUNK, math.ceil(seeds / max(1, n_jobs))))
+    chunk = duel_chunk(seeds, n_jobs)
     with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
         run = simulate(players, seeds, list(field), seed=seed, out=f"{tmp}/run", jobs=jobs,
                        seat_rotation=True, rules=rules, chunk_size=chunk, quiet=quiet,

@@ -687,6 +687,19 @@ def test_duel_fields_for_three_and_four_players(cli):
     assert "6 games = 3 seeds x 2 seat rotations" in out
 
 
+def test_a_duel_comes_in_chunks_and_they_do_not_change_its_games(monkeypatch):
+    """A duel plays several chunks a job, so progress lines come during a long duel (a search
+    player's duel runs for an hour); how it is chunked never changes a game."""
+    from evora_sim import duel as D
+    assert D.duel_chunk(1000, 2) == 63 and D.duel_chunk(1000, 1) == 125 and D.duel_chunk(3, 2) == 1
+    assert D.duel_chunk(10**7, 1) == D.DEFAULT_CHUNK
+    field = D.duel_field(["greedy(plan=action)", "random"], 2)
+    many = D.duel(field, 60, seed=9)
+    monkeypatch.setattr(D, "CHUNKS_PER_JOB", 1)
+    one = D.duel(field, 60, seed=9)
+    assert many.rows == one.rows
+
+
 def test_duel_with_a_custom_strategy(cli):
     out = ok(cli.invoke(main, ["duel", CAUTIOUS, "random", "--games", "20"]))
     rows = parse_duel(out)
