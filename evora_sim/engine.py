@@ -811,7 +811,13 @@ def columns_held(s, p):
 @njit(cache=True, inline="always")
 def column_majority_points(s, R, p):
     """D7: VP for each of ``p``'s majority workers on a column."""
-    return columns_held(s, p) * R[R_COLMAJ_VP]
+    return column_vp(R, columns_held(s, p))
+
+
+@njit(cache=True, inline="always")
+def column_vp(R, held):
+    """D7: the VP of holding ``held`` column majorities (the one place of this rule)."""
+    return held * R[R_COLMAJ_VP]
 
 
 @njit(cache=True, inline="always")
@@ -873,7 +879,7 @@ def census_count(packed, p, complete):
 @njit(cache=True, inline="always")
 def total_holding(s, R, p, held):
     """``seat_total`` of ``p`` holding ``held`` columns, counted by the caller."""
-    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + held * R[R_COLMAJ_VP] + R[R_START_VP + p]
+    tot = s[pb(p) + P_SCORE] + emperor_points(s, R, p) + column_vp(R, held) + R[R_START_VP + p]
     for level in range(1, 6):
         tot += height_points(s, level, p)
     return tot

@@ -21,7 +21,7 @@ from evora_sim.layout import (
     A_COLUMN, A_SKIP, A_STACK, F_DRAW, FRAMES, FW, G_NTURNS, NTYPES, STACK_LEN, STACK_TOP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
     G_PHASE, G_SP, MAXC, N_ACTIONS, NEFF, P_CAPS, P_HANDN, P_PENDING, P_SCORE, P_STONES, P_TPOS,
     P_TVAL, P_VP_EMPTY, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
-    R_CAPS, R_COLMAJ_VP, R_STONES, G_NCOLS, G_WINNER,
+    R_CAPS, R_STONES, G_NCOLS, G_WINNER,
 )
 from evora_sim.rng import randbelow
 
@@ -85,7 +85,7 @@ def secured_points(s, R, p, census, lowest):
     majorities on columns that are complete (the capital placed: the column takes no more
     parts), and its height majorities at levels no column can still reach (every column already
     has a part there; for capitals, every column is capped or nobody has a capital left)."""
-    vp = E.census_count(census, p, True) * R[R_COLMAJ_VP]
+    vp = E.column_vp(R, E.census_count(census, p, True))
     for level in range(1, lowest + 1):
         vp += E.height_points(s, level, p)
     if lowest < 5:
@@ -128,7 +128,7 @@ def evaluate_here(s, R, p, W, me):
     # other VP, it lets a player stall an ended-up game forever (docs/RULES.md, P4)
     v = W[me, F_VP] * (s[b + P_SCORE] - s[b + P_VP_EMPTY]) + W[me, F_EMPTY] * s[b + P_VP_EMPTY]
     if W[me, F_COLUMN] != 0.0:
-        v += W[me, F_COLUMN] * (E.census_count(census, p, False) * R[R_COLMAJ_VP])
+        v += W[me, F_COLUMN] * E.column_vp(R, E.census_count(census, p, False))
     for level in range(1, 6):
         if W[me, F_H1 + level - 1] != 0.0:
             v += W[me, F_H1 + level - 1] * E.height_points(s, level, p)
