@@ -272,6 +272,12 @@ def search_line(state: api.State, note: dict) -> str:
     """A search decision's most visited actions, with their visits and the seat's mean reward."""
     if note["actions"] == 1:
         return "search: every choice here is alike (equal columns); not searched"
+    if note["actions"] == 0:
+        return "search: follows the turn it chose (not searched again)"
+    if note["actions"] < 0:                       # root=turn: whole turns, each by its first decision
+        top = "; ".join(f"{api.describe_action(state, a)} ... ({v:,} visits, mean reward {q:.3f})"
+                        for a, v, q in note["top"])
+        return f"search of {-note['actions']} candidate turns, most visited: {top}"
     top = "; ".join(f"{api.describe_action(state, a)} ({v:,} visits, mean reward {q:.3f})"
                     for a, v, q in note["top"])
     return f"search of {note['actions']} distinct actions, most visited: {top}"

@@ -61,8 +61,8 @@ from .policy import forget_plans, new_policy_work, policy_choose
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
-X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE = range(8)
-NX = 8
+X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE, X_ROOT, X_CANDIDATES = range(10)
+NX = 10
 WIDTH = NF + NX                 # columns of the weights-and-options matrix W
 REWARDS = ("win", "margin", "rank")
 R_WIN, R_MARGIN, R_RANK = 0, 1, 2
@@ -72,6 +72,8 @@ FINISHES = ("rollout", "plan")
 FIN_ROLLOUT, FIN_PLAN = 0, 1
 REUSES = ("none", "turn")
 RU_NONE, RU_TURN = 0, 1
+ROOTS = ("decision", "turn")     # what the search chooses among: the decision's actions, or whole turns
+ROOT_DECISION, ROOT_TURN = 0, 1
 # reuse=turn: room for a turn's first search and seven continued ones before a search must
 # start afresh (a continued search appends its nodes after the abandoned ones)
 REUSE_TREES = 8
@@ -262,30 +264,62 @@ def plan_choose_seat(RW, st, R, leg, k, rs, rwork):
     return policy_choose(KIND_PLANNER, RW, st[G_CUR], st, R, leg, k, rs, rwork)
 
 
+@njit(cache=True, inline="always")
+def search_options(W, p):
+    """Seat ``p``'s budget, exploration constant, rollout kind, reward, horizon and leaf, from
+    its row of ``W``."""
+    return (np.int64(W[p, NF + X_ITERATIONS]), W[p, NF + X_C], np.int64(W[p, NF + X_ROLLOUT]),
+            np.int64(W[p, NF + X_REWARD]), np.int64(W[p, NF + X_HORIZON]), np.int64(W[p, NF + X_LEAF]))
+
+
+@njit(cache=True, inline="always")
+def rollout_weights(W, p, RW, LW):
+    """Every seat of a rollout modelled by seat ``p``'s rollout policy (``RW``), and the
+    weights a cut rollout's leaf is valued with (``LW``)."""
+    for q in range(MAXP):
+        for f in range(WIDTH):
+            RW[q, f] = W[p, f]
+    for f in range(WIDTH):
+        LW[0, f] = W[p, f]
+    LW[0, F_DENIAL] = 0.0                              # the leaf values each seat's own standing;
+    LW[0, F_WIN] = 0.0                                 # comparing the seats is the reward's job
+
+
+@njit(cache=True, inline="always")
+def plan_rest_of_turn(RW, st, R, leg, k, rs, rwork, root_turns):
+    """Play the turn in progress to its end as a turn planner with the rollout's weights
+    (its own loop: the rollout's stays lean). Returns the legal actions then."""
+    while k > 0 and st[G_NTURNS] == root_turns:
+        a = np.int64(leg[0]) if k == 1 else plan_choose_seat(RW, st, R, leg, k, rs, rwork)
+        k = E.step(st, R, a, leg)
+    return k
+
+
+@njit(cache=True, inline="always")
+def play_out(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork):
+    """Play ``st`` by the rollout policy until the game ends or ``horizon`` turns after the
+    root have been played."""
+    if rkind == KIND_RANDOM:
+        return random_playout(st, R, leg, k, rs, horizon, root_turns)
+    while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
+        a = np.int64(leg[0]) if k == 1 else policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
+        k = E.step(st, R, a, leg)
+    return k
+
+
 @njit(cache=True, _nrt=False)
 def mcts_choose(s, R, W, p, legal, n, rs, work):
     """Seat ``p``'s decision at ``s`` (``n`` >= 2 legal actions in ``legal``) by searching
     ``W[p, NF + X_ITERATIONS]`` iterations."""
     (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, LW, rew, tot,
      why, whyn, sigs, rwork, keep, expect) = work
-    iterations = np.int64(W[p, NF + X_ITERATIONS])
-    c = W[p, NF + X_C]
-    rkind = np.int64(W[p, NF + X_ROLLOUT])
-    reward = np.int64(W[p, NF + X_REWARD])
-    horizon = np.int64(W[p, NF + X_HORIZON])
-    leaf = np.int64(W[p, NF + X_LEAF])
+    iterations, c, rkind, reward, horizon, leaf = search_options(W, p)
     finish = np.int64(W[p, NF + X_FINISH])
     reuse = np.int64(W[p, NF + X_REUSE])
     players = s[G_NPLAYERS]
     continued = reuse == RU_TURN and _kept_root_fits(s, p, iterations, keep, expect, parent.shape[0])
     keep[K_VALID] = 0                                  # whatever follows, this tree is used up
-    for q in range(MAXP):
-        for f in range(WIDTH):
-            RW[q, f] = W[p, f]                         # every seat modelled by the rollout policy
-    for f in range(WIDTH):
-        LW[0, f] = W[p, f]
-    LW[0, F_DENIAL] = 0.0                              # the leaf values each seat's own standing;
-    LW[0, F_WIN] = 0.0                                 # comparing the seats is the reward's job
+    rollout_weights(W, p, RW, LW)
     for i in range(n):
         leg[i] = legal[i]
     if distinct(s, leg, n, sigs) == 1:                 # the choices are all alike
@@ -389,16 +423,9 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
             path[depth] = node
         # rollout
         forget_plans(rwork)
-        if finish == FIN_PLAN:                         # the turn in progress, planned (its own
-            while k > 0 and st[G_NTURNS] == root_turns:   # loop: the rollout's stays lean)
-                a = np.int64(leg[0]) if k == 1 else plan_choose_seat(RW, st, R, leg, k, rs, rwork)
-                k = E.step(st, R, a, leg)
-        if rkind == KIND_RANDOM:
-            k = random_playout(st, R, leg, k, rs, horizon, root_turns)
-        else:
-            while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
-                a = np.int64(leg[0]) if k == 1 else policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
-                k = E.step(st, R, a, leg)
+        if finish == FIN_PLAN:
+            k = plan_rest_of_turn(RW, st, R, leg, k, rs, rwork, root_turns)
+        play_out(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork)
         seat_rewards(st, R, reward, leaf, LW, rew, tot)
         for d in range(depth + 1):
             x = path[d]
@@ -456,7 +483,7 @@ def _kept_root_fits(s, p, iterations, keep, expect, capacity):
 
 
 @njit(cache=True, inline="always")
-def _note_row(why, whyn, s, p, count):
+def note_row(why, whyn, s, p, count):
     """The next row of the replay's notes, headed by the turn, the seat and how many actions
     the root searched (-1 once the notes are full)."""
     row = whyn[0]
@@ -474,7 +501,7 @@ def _note_row(why, whyn, s, p, count):
 @njit(cache=True, _nrt=False)
 def _note_alike(why, whyn, s, p, n, a):
     """The note of a decision whose ``n`` choices are all alike: nothing searched."""
-    row = _note_row(why, whyn, s, p, 1)
+    row = note_row(why, whyn, s, p, 1)
     if row >= 0:
         why[row, 3] = a
         why[row, 4] = 0
@@ -489,7 +516,7 @@ def _note(why, whyn, s, p, root, child, sib, act, visits, value):
     while ch >= 0:
         count += 1
         ch = sib[ch]
-    row = _note_row(why, whyn, s, p, count)
+    row = note_row(why, whyn, s, p, count)
     if row < 0:
         return
     for j in range(WHY_TOP):

@@ -78,7 +78,10 @@ M_NODES = M_SEARCHES + 1         # decision nodes expanded
 M_LEAVES = M_NODES + 1           # end-of-turn positions evaluated
 M_HITS = M_LEAVES + 1            # positions found in the table instead of searched
 M_DISTINCT = M_HITS + 1          # distinct end-of-turn positions (with M_COUNT)
-NMETA = M_DISTINCT + 1
+M_WANT = M_DISTINCT + 1          # best turns to keep besides the best line (0: the best line only)
+M_NTOP = M_WANT + 1              # best turns kept by the last search
+NMETA = M_NTOP + 1
+TOP_MAX = 32                     # most turns a search keeps (``M_WANT``)
 
 _FRAMES_END = FRAMES + MAXDEPTH * FW
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -92,7 +95,8 @@ _ALIKE = np.array([NGROUPS[q] > 1 and PATTERNS[q, 0, 0] == PATTERNS[q, 1, 0]
 
 def new_plan_work():
     """The planner's buffers, allocated once per batch: a state and a legal-action list per
-    depth, per-depth bookkeeping and lines, the transposition table, the plan and counters."""
+    depth, per-depth bookkeeping and lines, the transposition table, the plan and counters,
+    and the best turns of a search that asks for them."""
     return (np.zeros((DEPTH + 1, STATE_SIZE), dtype=np.int32),
             np.zeros((DEPTH + 1, N_ACTIONS), dtype=np.int32),
             np.zeros((DEPTH + 2, NB), dtype=np.int64),       # + a row for the setup's destinations
@@ -103,7 +107,16 @@ def new_plan_work():
             np.zeros(TT_SIZE, dtype=np.float64),
             np.zeros(TT_SIZE, dtype=np.int64),                # the search stamp of each slot
             np.zeros((DEPTH + 1, 3), dtype=np.int64),         # the plan being followed
-            np.zeros(NMETA, dtype=np.int64))
+            np.zeros(NMETA, dtype=np.int64),
+            new_top_turns())
+
+
+def new_top_turns():
+    """Where a search asked for its best turns (``M_WANT``) keeps them: each turn's line of
+    decisions (action, legal actions, their checksum), its value, its length and the key of the
+    position it ends in."""
+    return (np.zeros((TOP_MAX, DEPTH + 1, 3), dtype=np.int64), np.zeros(TOP_MAX, dtype=np.float64),
+            np.zeros(TOP_MAX, dtype=np.int64), np.zeros(TOP_MAX, dtype=np.uint64))
 
 
 @njit(cache=True, _nrt=False)
@@ -283,7 +296,50 @@ def _remember(bk, bv, d, sig, v):
 
 
 @njit(cache=True, _nrt=False)
-def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta):
+def _keep_top(top, meta, bk, d, a, v, end):
+    """Keep the turn ending at position ``end`` among the ``M_WANT`` best so far: the decisions
+    that led to depth ``d``, then ``a`` (-1: the turn stops at ``d``, every choice there needing
+    an unseen card). Orders that meet only at the end of the turn (a card played before or after
+    the option) reach it more than once; it is kept once, by its key."""
+    lines, values, lengths, keys = top
+    m = meta[M_NTOP]
+    if m == meta[M_WANT] and v <= values[_worst(values, m)]:
+        return
+    h = core_hash(end)
+    for i in range(m):
+        if keys[i] == h:
+            return
+    if m < meta[M_WANT]:
+        slot = m
+        meta[M_NTOP] = m + 1
+    else:
+        slot = _worst(values, m)
+    for j in range(d):
+        lines[slot, j, L_ACT] = bk[j + 1, B_ACT]
+        lines[slot, j, L_N] = bk[j, B_N]
+        lines[slot, j, L_CHECK] = bk[j, B_CHECK]
+    length = d
+    if a >= 0:
+        lines[slot, d, L_ACT] = a
+        lines[slot, d, L_N] = bk[d, B_N]
+        lines[slot, d, L_CHECK] = bk[d, B_CHECK]
+        length = d + 1
+    values[slot] = v
+    lengths[slot] = length
+    keys[slot] = h
+
+
+@njit(cache=True, inline="always")
+def _worst(values, m):
+    slot = 0
+    for i in range(1, m):
+        if values[i] < values[slot]:
+            slot = i
+    return slot
+
+
+@njit(cache=True, _nrt=False)
+def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
     """Value seat ``p``'s decision ``root`` (``n`` legal actions in ``legal``) by the best
     end-of-turn evaluation each action leads to; ``line[0]`` then holds the best line of
     decisions. Returns the root's value."""
@@ -296,6 +352,7 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
         pl[0, i] = legal[i]
     _open(bk, bv, pl, 0, n, -1, -1)
     bk[0, B_DREW] = 0           # a search that starts after the draw: the plays are real options
+    meta[M_NTOP] = 0
     meta[M_NODES] += 1
     d = 0
     while True:
@@ -341,6 +398,8 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                 v = evaluate_here(c, R, p, W, p)
                 if store:
                     tt_store(key, val, stamp, meta, h, v)
+                if meta[M_WANT] > 0:
+                    _keep_top(top, meta, bk, d, a, v, c)
                 _remember(bk, bv, d, sig, v)
                 _offer(rs, bk, bv, line, d, a, v, False)
             else:
@@ -354,6 +413,8 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
             v = bv[d, V_BEST]
             if bk[d, B_BEST] < 0:                 # every choice needed an unseen card
                 v = evaluate(ps[d], R, p, W, p)
+                if meta[M_WANT] > 0:
+                    _keep_top(top, meta, bk, d, -1, v, ps[d])
             if bk[d, B_STORE]:
                 tt_store(key, val, stamp, meta, hk[d], v)
             if d == 0:
@@ -389,10 +450,10 @@ def planned_action(s, legal, n, plan, meta):
 
 
 @njit(cache=True, _nrt=False)
-def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta):
+def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top):
     """Search the rest of the turn from decision ``s`` and make its best line the plan."""
     p = s[G_CUR]
-    search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta)
+    search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
     m = bk[0, B_PVLEN]
     for j in range(m):
         for k in range(3):
@@ -404,7 +465,7 @@ def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, 
 
 
 @njit(cache=True, _nrt=False)
-def _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta):
+def _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
     """The best turn of seat ``p``'s setup worker once it has moved to space ``y``: the worker
     placed on ``y`` and the option (draw or site action) chosen there. Placing a worker on
     ``x`` and moving it on to ``y`` leaves this same position, whatever ``x`` was."""
@@ -421,12 +482,12 @@ def _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, 
     t[G_CARD_SPACE] = y
     t[G_CARD_PLAYED] = 0
     n = E.legal_actions(t, R, legal2)
-    return search_turn(t, R, W, p, legal2, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta)
+    return search_turn(t, R, W, p, legal2, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
 
 
 @njit(cache=True, _nrt=False)
 def _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta,
-                      out):
+                      top, out):
     """Each setup placement's value (into ``out``): the best turn the placed worker could make
     from there, as if the player moved it next (the other seats' placements still to come are
     not foreseen). A destination's value is searched once for all the placements that reach it."""
@@ -444,19 +505,19 @@ def _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk
             y = dest[j] - A_SPACE
             if np.isnan(arrival[y]):
                 arrival[y] = _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val,
-                                            stamp, meta)
+                                            stamp, meta, top)
             best = max(best, arrival[y])
         out[i] = best
 
 
 @njit(cache=True, _nrt=False)
-def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta):
+def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top):
     """The turn planner's action at a decision of the player to move."""
     if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
         meta[M_LEN] = 0
         values = bv[DEPTH + 2]                # one value per placement
         _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta,
-                          values)
+                          top, values)
         best_v = -np.inf
         nb = 0
         choice = legal[0]
@@ -472,6 +533,6 @@ def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key,
         return np.int64(choice)
     a = planned_action(s, legal, n, plan, meta)
     if a < 0:
-        plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta)
+        plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top)
         a = planned_action(s, legal, n, plan, meta)
     return np.int64(a)

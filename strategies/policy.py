@@ -25,10 +25,10 @@ def new_policy_work():
 @njit(cache=True, inline="always")
 def policy_choose(kind, W, p, s, R, legal, n, rs, work):
     """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = work
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top = work
     if kind == KIND_PLANNER:
         return plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan,
-                           meta)
+                           meta, top)
     if kind == KIND_HEURISTIC:
         return heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo)
     return np.int64(legal[randbelow(rs, n)])
@@ -37,5 +37,5 @@ def policy_choose(kind, W, p, s, R, legal, n, rs, work):
 @njit(cache=True, inline="always")
 def forget_plans(work):
     """No plan of an earlier decision is followed at the next one (see ``planner.forget_plan``)."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = work
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top = work
     forget_plan(meta)

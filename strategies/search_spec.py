@@ -1,5 +1,5 @@
 """The spec of the search player, ``mcts(iterations=1000, c=..., rollout=SPEC, reward=...,
-horizon=..., leaf=..., finish=..., reuse=...)``: parsed, checked and named here, for
+horizon=..., leaf=..., finish=..., reuse=..., root=..., candidates=...)``: parsed, checked and named here, for
 :mod:`strategies.registry`.
 
 The budget is counted in iterations, never in time, so a game stays a function of its seed.
@@ -11,15 +11,16 @@ import math
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
-from .mcts import FINISHES, LEAVES, REUSES, REWARDS, X_ITERATIONS, X_REUSE, tree_bytes, tree_size
+from .mcts import FINISHES, LEAVES, REUSES, REWARDS, ROOTS, X_ITERATIONS, X_REUSE, tree_bytes, tree_size
+from .planner import TOP_MAX
 
 NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8,
-            "leaf": "score", "finish": "rollout", "reuse": "turn"}
+            "leaf": "score", "finish": "rollout", "reuse": "turn", "root": "decision", "candidates": 8}
 OPTIONS = tuple(DEFAULTS)
-# leaf and finish work with the rollout's weights; a random rollout has none, so without them
-# given it scores the totals and plays the turn out at random
-RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout"}
+# leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
+# without them given it scores the totals, plays the turn out at random and searches decisions
+RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout", "root": "decision"}
 MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 8 times that
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
                "sample of the unseen stack order, every seat maximising its own reward (max^n).")
@@ -36,6 +37,9 @@ HELP = {
               "plan (the rollout's weights planning the whole turn, as plan=turn; needs a heuristic rollout)",
     "reuse": "none (every decision searched from a new tree) or turn (the next decision of the seat in the "
              "same turn, if no card was drawn, continues the subtree of the action taken, adding its iterations)",
+    "root": "decision (a tree over the decisions one at a time) or turn (the iterations choose among the turn "
+            "planner's best whole turns, see candidates; needs a built-in heuristic rollout)",
+    "candidates": f"with root=turn, how many of the turn planner's best distinct turns are searched, 1 to {TOP_MAX}",
 }
 
 
@@ -102,16 +106,20 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
     leaf = _one_of(spec, "leaf", given["leaf"], LEAVES)
     finish = _one_of(spec, "finish", given["finish"], FINISHES)
     reuse = _one_of(spec, "reuse", given["reuse"], REUSES)
-    for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans")):
+    root = _one_of(spec, "root", given["root"], ROOTS)
+    candidates = _whole(spec, "candidates", given["candidates"], 1, TOP_MAX)
+    for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans"),
+                             ("root", root, "plans")):
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
             raise StrategyError(f"strategy {spec!r}: {key}={value} {uses} with the rollout's weights, and "
                                 f"rollout=random has none ({key}: {HELP[key]})")
     options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon,
-               "leaf": leaf, "finish": finish, "reuse": reuse}
+               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates}
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
-              float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)))
+              float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
+              float(ROOTS.index(root)), float(candidates))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 
 
@@ -158,10 +166,11 @@ def search_row(strategy: Strategy) -> list[float]:
 
 def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
-    it, c, _, reward, horizon, leaf, finish, reuse = strategy.search
+    it, c, _, reward, horizon, leaf, finish, reuse, root, candidates = strategy.search
     return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
             "horizon": int(horizon), "leaf": LEAVES[int(leaf)],
-            "finish": FINISHES[int(finish)], "reuse": REUSES[int(reuse)], "rollout": strategy.rollout,
+            "finish": FINISHES[int(finish)], "reuse": REUSES[int(reuse)], "root": ROOTS[int(root)],
+            "candidates": int(candidates), "rollout": strategy.rollout,
             "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": search_tree_bytes(strategy)}
 
 
@@ -190,6 +199,8 @@ def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
               float(REWARDS.index(info["reward"])), float(info["horizon"]),
               # manifests from before these options had leaf=score, finish=rollout, reuse=none
               float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))),
-              float(REUSES.index(info.get("reuse", "none"))))
+              float(REUSES.index(info.get("reuse", "none"))),
+              # and from before root=: decision, candidates 8 (unused by decision)
+              float(ROOTS.index(info.get("root", "decision"))), float(info.get("candidates", 8)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 

@@ -51,7 +51,8 @@ FIELD = ["balanced", "cards", "emperor", "greedy"]          # turn planners of e
 OTHERS = ["builder", "heights", "majority", "blocker"]
 ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", "random"]
 SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval, finish=plan)", "balanced",
-          "mcts(iterations=25, reward=win, reuse=turn)", "greedy(plan=action)"]
+          "mcts(iterations=25, reward=win, reuse=turn)",
+          "mcts(iterations=20, rollout=cardheights(plan=action), horizon=2, root=turn, candidates=4)"]
 
 
 def _label(sids) -> str:

@@ -33,9 +33,9 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=turn)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=turn)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
@@ -47,21 +47,21 @@ def test_the_spec_and_its_name():
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action))")
-    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=turn)")
+    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
     # a manifest written before the options existed (reuse came later still) describes
     # leaf=score, finish=rollout, reuse=none
     old = resolved(parse_spec("mcts(iterations=250)"))
-    del old["leaf"], old["finish"], old["reuse"]
+    del old["leaf"], old["finish"], old["reuse"], old["root"], old["candidates"]
     assert from_resolved("mcts(iterations=250)", old).search == \
         parse_spec("mcts(iterations=250, leaf=score, finish=rollout, reuse=none)").search
 
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
     s = parse_spec("mcts(iterations=250, reuse=TURN)")
-    assert s.name.endswith("finish=rollout, reuse=turn)") and parse_spec(s.name) == s
+    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
     # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
@@ -120,7 +120,7 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(rollout=nonesuch)", "rollout: unknown strategy 'nonesuch'"),
     ("mcts(rollout=)", "rollout= needs a spec"),
     ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish, "
-                      "reuse)"),
+                      "reuse, root, candidates)"),
     ("mcts(iterations=5, iterations=6)", "option 'iterations' given twice"),
     ("mcts(horizon=-1)", "horizon='-1' is out of range"),
     ("mcts(leaf=guess)", "leaf='guess' is not allowed (leaf is one of: score, eval)"),
@@ -128,6 +128,11 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(finish=never)", "finish='never' is not allowed (finish is one of: rollout, plan)"),
     ("mcts(finish=plan, rollout=random)", "finish=plan plans with the rollout's weights"),
     ("mcts(reuse=game)", "reuse='game' is not allowed (reuse is one of: none, turn)"),
+    ("mcts(root=game)", "root='game' is not allowed (root is one of: decision, turn)"),
+    ("mcts(root=turn, rollout=random)", "root=turn plans with the rollout's weights"),
+    ("mcts(root=turn, candidates=0)", "candidates='0' is out of range"),
+    ("mcts(root=turn, candidates=33)", "candidates='33' is out of range"),
+    ("mcts(root=turn, candidates=2.5)", "candidates='2.5' is not a whole number"),
 ])
 def test_bad_search_specs(spec, message):
     with pytest.raises(StrategyError) as info:
@@ -237,13 +242,18 @@ def test_replay_shows_what_the_search_saw():
     assert len(searched) >= 20
     assert any("distinct actions, most visited:" in x and "visits, mean reward" in x for x in searched)
     # one note per decision of the search seat that had a choice, none for the other seat
-    final, log = play_game(RULES, 2, 4, [SMALL, "balanced"])
-    state = api.new_game(RULES, 2, 4)
+    assert len(searched) == _choices_of_seat_0(4, [SMALL, "balanced"])
+
+
+def _choices_of_seat_0(seed, field):
+    """How many decisions with a choice seat 0 met in the seeded game of ``field``."""
+    final, log = play_game(RULES, len(field), seed, field)
+    state = api.new_game(RULES, len(field), seed)
     choices = 0
     for a in log:
         choices += state.get(L.G_CUR) == 0 and len(api.legal_actions(state)) > 1
         api.apply_action(state, int(a))
-    assert len(searched) == choices
+    return choices
 
 
 def test_a_forced_decision_is_not_searched():
@@ -360,3 +370,59 @@ def test_reuse_games_do_not_depend_on_the_games_before_them():
         alone = play_batch(RULES, 2, [seed], field)
         assert (alone.games[0] == both.games[g]).all() and (alone.seats[0] == both.seats[g]).all()
         assert (alone.stats[0] == both.stats[g]).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# root=turn: the search chooses among the turn planner's best whole turns
+# ---------------------------------------------------------------------------------------------
+TURNS = "mcts(iterations=40, rollout=cardheights(plan=action), horizon=4, leaf=eval, root=turn, candidates=5)"
+
+
+def test_root_option_reads_back_and_old_manifests_search_decisions():
+    s = parse_spec("mcts(root=TURN, candidates=5, rollout=cardheights)")
+    assert s.name.endswith("reuse=turn, root=turn, candidates=5)") and parse_spec(s.name) == s
+    info = json.loads(json.dumps(resolved(s)))
+    assert info["root"] == "turn" and info["candidates"] == 5 and from_resolved(s.name, info) == s
+    old = resolved(parse_spec("mcts(iterations=250)"))
+    del old["root"], old["candidates"]
+    assert from_resolved("mcts(iterations=250)", old).search == \
+        parse_spec("mcts(iterations=250, root=decision)").search
+
+
+@pytest.mark.parametrize("players, seed", [(2, 17), (4, 18)])
+def test_no_peeking_with_root_turn(players, seed):
+    """With root=turn, two positions that differ only in the order below the tops get the same
+    decisions from the same random stream through a whole turn: the candidate turns are
+    searched on a sample, and the turn chosen is followed the same way."""
+    final, log = play_game(RULES, players, seed, ["cardheights"] * players)
+    state = api.new_game(RULES, players, seed)
+    rng = np.random.default_rng(seed)
+    turns = 0
+    last_turn = -1
+    for a in log:
+        if state.get(L.G_NTURNS) != last_turn and state.get(L.G_NTURNS) % 3 == 0 \
+                and state.get(L.G_PHASE) != L.PH_SETUP:
+            other = _reorder_hidden(state, rng)
+            mine, counts = _searched_turn(state.arr, TURNS, players)
+            theirs, _ = _searched_turn(other.arr, TURNS, players)
+            assert mine == theirs, f"turn {state.get(L.G_NTURNS)}: {mine} != {theirs}"
+            turns += len(mine) >= 2
+        last_turn = state.get(L.G_NTURNS)
+        api.apply_action(state, int(a))
+    assert turns >= 5, turns
+
+
+def test_root_turn_replay_notes_and_reproducible_games():
+    """One note per decision with a choice: a search among whole turns, or a step of the turn
+    it chose; and a batch plays each game as it would alone."""
+    field = [TURNS, "cardheights"]
+    lines = replay_lines(RULES, 2, 5, field)
+    searched = [x for x in lines if x.strip().startswith("search")]
+    assert len(searched) == _choices_of_seat_0(5, field)
+    turns = [x for x in searched if "candidate turns, most visited:" in x]
+    follows = [x for x in searched if "follows the turn it chose" in x]
+    assert len(turns) >= 10 and len(follows) >= 10, (len(turns), len(follows))
+    both = play_batch(RULES, 2, [33, 34], field)
+    for g, seed in enumerate((33, 34)):
+        alone = play_batch(RULES, 2, [seed], field)
+        assert (alone.games[0] == both.games[g]).all()

@@ -57,10 +57,10 @@ def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
 
 def planner_value(state: api.State, W: np.ndarray, seed: int = 1) -> float:
     buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta = buf
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     return P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
-                         new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta)
+                         new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
 
 
 def decision_states(players: int, seed: int, spec: str, every: int = 7):
@@ -95,6 +95,59 @@ def test_the_search_finds_the_best_end_of_turn(players, seed, spec):
             f"{api.current_player(state)}, decision {api.decision_name(state)}: search {got}, brute force {want}")
         checked += 1
     assert checked >= 8
+
+
+def _best_turns(state: api.State, W: np.ndarray, want: int, seed: int = 1):
+    """The planner's ``want`` best turns from ``state``: (value, line of actions) pairs."""
+    buf = new_buffers()
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top = buf
+    legal = np.array(api.legal_actions(state), dtype=np.int32)
+    meta[P.M_WANT] = want
+    best = P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
+                         new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+    lines, values, lengths, _ = top
+    kept = [(float(values[i]), [int(a) for a in lines[i, :lengths[i], P.L_ACT]]) for i in range(meta[P.M_NTOP])]
+    return best, kept
+
+
+def _play_line(state: api.State, line: list[int]) -> api.State:
+    """The position a kept turn reaches: its decisions, the forced ones between them applied."""
+    s = state.clone()
+    p = api.current_player(s)
+    for a in line:
+        while len(api.legal_actions(s)) == 1 and not api.is_terminal(s) and api.current_player(s) == p:
+            api.apply_action(s, api.legal_actions(s)[0])
+        assert a in api.legal_actions(s)
+        api.apply_action(s, a)
+    while not api.is_terminal(s) and api.current_player(s) == p and len(api.legal_actions(s)) == 1:
+        api.apply_action(s, api.legal_actions(s)[0])
+    return s
+
+
+@pytest.mark.parametrize("players, seed, spec", [(2, 41, "cardheights"), (4, 42, "cards"), (3, 43, "greedy")])
+def test_the_search_keeps_its_best_distinct_turns(players, seed, spec):
+    """Asked for its best turns (``M_WANT``, for the search player's root=turn), the planner
+    keeps distinct turns, each worth what its end position evaluates to, the best of them the
+    search's value, and the best k of them the best k of a longer list."""
+    W = weights(spec, players)
+    checked = 0
+    for state in decision_states(players, seed, spec, every=5):
+        p = api.current_player(state)
+        best, kept = _best_turns(state, W, P.TOP_MAX)
+        assert best == planner_value(state, W)
+        assert kept and max(v for v, _ in kept) == best
+        ends = set()
+        for v, line in kept:
+            end = _play_line(state, line)
+            if api.is_terminal(end) or api.current_player(end) != p:      # a whole turn
+                assert evaluate(end.arr, RULES.packed, p, W, p) == pytest.approx(v, abs=1e-9)
+            ends.add(end.arr[:L.CORE].tobytes())
+        assert len(ends) == len(kept)                  # no end of turn kept twice
+        for k in (1, 3, 8):
+            few = sorted(v for v, _ in _best_turns(state, W, k)[1])
+            assert few == sorted(v for v, _ in kept)[::-1][:k][::-1]
+        checked += len(kept) > 3
+    assert checked >= 5
 
 
 def test_a_turn_ends_where_its_plan_said():
@@ -156,10 +209,10 @@ def test_no_peeking_below_the_top_cards(players, seed, spec):
         choices = []
         for s in (state, other):
             buf = new_buffers()
-            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = buf
+            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top = buf
             legal = np.array(api.legal_actions(s), dtype=np.int32)
             a = P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(7), t, legal2, ps, pl,
-                              bk, bv, line, hk, key, val, stamp, plan, meta)
+                              bk, bv, line, hk, key, val, stamp, plan, meta, top)
             choices.append((int(a), line[0, :bk[0, P.B_PVLEN], 0].tolist()))
         assert choices[0] == choices[1], f"round {state.get(L.G_ROUND)}: {choices[0]} != {choices[1]}"
     assert differed >= 10
@@ -208,10 +261,10 @@ def test_turn_planners_place_their_workers_where_the_best_turn_is():
     for a in log[:players]:
         legal = np.array(api.legal_actions(state), dtype=np.int32)
         buf = new_buffers()
-        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta = buf
+        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top = buf
         values = np.zeros(L.MAXS + 1)
         P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, ps,
-                            pl, bk, bv, line, hk, key, val, stamp, meta, values)
+                            pl, bk, bv, line, hk, key, val, stamp, meta, top, values)
         chosen = values[list(legal).index(int(a))]
         assert chosen == values[:len(legal)].max()
         spread = max(spread, chosen - values[:len(legal)].min())
