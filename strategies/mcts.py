@@ -44,6 +44,9 @@ Why this shape:
   the same). Any other search, a new game (``forget_tree``) or a tree too full for another
   search's nodes starts afresh; nodes outside the kept subtree are abandoned. What is kept
   never depends on the hidden order: nothing is kept once a card is drawn.
+- **Whole turns** (``root=turn``): the search chooses among the turn planner's best turns
+  instead of growing a tree of decisions; ``strategies.turn_search`` holds it and reuses the
+  pieces here (determinization, rollouts, rewards, notes).
 """
 import numpy as np
 from numba import njit

@@ -77,9 +77,11 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
         visits[i] = 0
         for q in range(MAXP):
             value[i, q] = 0.0
+    lo = np.inf                                        # the range of seat p's rewards so far
+    hi = -np.inf
     if m > 1:
         for it in range(iterations):
-            i = _pick(visits, value, m, p, it, c)
+            i = _pick(visits, value, m, p, it, c, lo, hi)
             E.copy_core(s, st)
             determinize(st, rs)
             for j in range(n):
@@ -92,6 +94,8 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
             visits[i] += 1
             for q in range(players):
                 value[i, q] += rew[q]
+            lo = min(lo, rew[p])
+            hi = max(hi, rew[p])
     best = 0
     for i in range(1, m):
         if visits[i] > visits[best] or (visits[i] == visits[best] and value[i, p] > value[best, p]):
@@ -124,15 +128,19 @@ def _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top):
 
 
 @njit(cache=True, inline="always")
-def _pick(visits, value, m, p, it, c):
-    """The candidate to play this iteration: each once in turn, then UCB on seat ``p``'s mean."""
+def _pick(visits, value, m, p, it, c, lo, hi):
+    """The candidate to play this iteration: each once in turn, then UCB on seat ``p``'s mean
+    reward, rescaled to the range ``lo``..``hi`` of its rewards so far. Candidate turns are
+    close: when a seat is far behind or ahead, every candidate's margin reward lies near 0 or
+    1, and on the raw scale the exploration term would drown their differences."""
     if it < m:
         return it
     best = 0
     best_u = -np.inf
     log_n = np.log(it)
+    span = hi - lo if hi > lo else 1.0
     for i in range(m):
-        u = value[i, p] / visits[i] + c * np.sqrt(log_n / visits[i])
+        u = (value[i, p] / visits[i] - lo) / span + c * np.sqrt(log_n / visits[i])
         if u > best_u:
             best_u = u
             best = i
