@@ -303,17 +303,17 @@ def _keep_top(top, meta, bk, d, a, v, end):
     the option) reach it more than once; it is kept once, by its key."""
     lines, values, lengths, keys = top
     m = meta[M_NTOP]
-    if m == meta[M_WANT] and v <= values[_worst(values, m)]:
-        return
+    slot = m
+    if m == meta[M_WANT]:                      # full: replace the worst, if this one is better
+        slot = _worst(values, m)
+        if v <= values[slot]:
+            return
     h = core_hash(end)
     for i in range(m):
         if keys[i] == h:
             return
-    if m < meta[M_WANT]:
-        slot = m
+    if slot == m:
         meta[M_NTOP] = m + 1
-    else:
-        slot = _worst(values, m)
     for j in range(d):
         lines[slot, j, L_ACT] = bk[j + 1, B_ACT]
         lines[slot, j, L_N] = bk[j, B_N]
@@ -454,14 +454,22 @@ def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, 
     """Search the rest of the turn from decision ``s`` and make its best line the plan."""
     p = s[G_CUR]
     search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
-    m = bk[0, B_PVLEN]
+    adopt_plan(s, line[0], bk[0, B_PVLEN], plan, meta)
+
+
+@njit(cache=True, inline="always")
+def adopt_plan(s, line, m, plan, meta):
+    """Make the first ``m`` decisions of ``line`` the plan followed from decision ``s``: valid
+    in this turn, for the seat to move, while the stacks show the tops they show now."""
     for j in range(m):
         for k in range(3):
-            plan[j, k] = line[0, j, k]
+            plan[j, k] = line[j, k]
     meta[M_LEN] = m
     meta[M_CURSOR] = 0
     meta[M_TURN] = s[G_NTURNS]
-    meta[M_SEAT] = p
+    meta[M_SEAT] = s[G_CUR]
+    for t in range(NTYPES):
+        meta[M_TOPS + t] = s[STACK_TOP + t]
 
 
 @njit(cache=True, _nrt=False)

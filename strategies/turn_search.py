@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from evora_sim import engine as E
-from evora_sim.layout import G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, MAXP, NTYPES, PH_SETUP, STACK_TOP
+from evora_sim.layout import G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, MAXP, PH_SETUP
 from evora_sim.rng import randbelow
 
 from .compiled import NF
@@ -34,8 +34,8 @@ from .mcts import (
     rollout_weights, search_options, seat_rewards,
 )
 from .planner import (
-    DEPTH, L_ACT, M_CURSOR, M_LEN, M_NTOP, M_SEAT, M_TOPS, M_TURN, M_WANT, NMETA, TOP_MAX, new_top_turns,
-    planned_action, search_turn,
+    DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, TOP_MAX, adopt_plan, new_top_turns, planned_action,
+    search_turn,
 )
 from .policy import forget_plans
 
@@ -101,15 +101,7 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
         if visits[i] > visits[best] or (visits[i] == visits[best] and value[i, p] > value[best, p]):
             best = i
     _note_turns(why, whyn, s, p, m, lines, visits, value)
-    for j in range(lengths[best]):
-        for x in range(3):
-            plan[j, x] = lines[best, j, x]
-    meta[M_LEN] = lengths[best]
-    meta[M_CURSOR] = 0
-    meta[M_TURN] = s[G_NTURNS]
-    meta[M_SEAT] = p
-    for t in range(NTYPES):
-        meta[M_TOPS + t] = s[STACK_TOP + t]
+    adopt_plan(s, lines[best], lengths[best], plan, meta)
     a = planned_action(s, legal, n, plan, meta)
     return np.int64(a if a >= 0 else legal[randbelow(rs, n)])
 
