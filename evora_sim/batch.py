@@ -224,13 +224,14 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     evaluated and the distinct ones among them (counted with a hash of each, so slower than
     ``play_batch``: for benchmarks)."""
     from strategies import planner as P
+    from strategies.policy import plan_meta
 
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     res = new_result(seeds, n_players)
     items = seat_strategies(n_players, strategies)
     kinds, W = seat_arrays(items)
     no_custom, legal, rs, work, track = buffers(n_players, items)
-    meta = work[0][-1]
+    meta = plan_meta(work[0])
     meta[P.M_COUNT] = 1
     _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
            np.empty(0, dtype=np.int64), no_custom, legal, rs, work, track)

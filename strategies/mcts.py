@@ -44,6 +44,13 @@ Why this shape:
   the same). Any other search, a new game (``forget_tree``) or a tree too full for another
   search's nodes starts afresh; nodes outside the kept subtree are abandoned. What is kept
   never depends on the hidden order: nothing is kept once a card is drawn.
+- **Rollouts plan once per visible position.** A turn planner playing a rollout makes the
+  same plan wherever the same position is visible (it never reads the order below the tops),
+  and one search's iterations hand the seats the same visible positions again and again (all
+  iterations of a candidate that drew no card). So within a search the rollout planners keep
+  their plans by visible position (``planner.new_plan_cache``): each is searched once, and
+  ties within it are broken once. (A 4-player game with a root=turn seat at 300 iterations
+  and horizon 5 took 1.36 s before, 0.12 s with it.)
 - **Whole turns** (``root=turn``): the search chooses among the turn planner's best turns
   instead of growing a tree of decisions; ``strategies.turn_search`` holds it and reuses the
   pieces here (determinization, rollouts, rewards, notes).
@@ -60,7 +67,7 @@ from evora_sim.layout import (
 from evora_sim.rng import randbelow
 
 from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, NF, action_signature, evaluate
-from .policy import forget_plans, new_policy_work, policy_choose
+from .policy import forget_plans, new_policy_work, new_rollout_cache, policy_choose
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
@@ -323,6 +330,7 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
     continued = reuse == RU_TURN and _kept_root_fits(s, p, iterations, keep, expect, parent.shape[0])
     keep[K_VALID] = 0                                  # whatever follows, this tree is used up
     rollout_weights(W, p, RW, LW)
+    new_rollout_cache(rwork)
     for i in range(n):
         leg[i] = legal[i]
     if distinct(s, leg, n, sigs) == 1:                 # the choices are all alike

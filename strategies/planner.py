@@ -44,7 +44,7 @@ from evora_sim.layout import (
     A_COLUMN, A_DRAW, A_END, A_SKIP, A_SPACE, A_STACK, COL_H, COL_HOLDER, CORE, F_BUILD, F_DISCARD, F_TEMPLE, FRAMES, FW, G_CARD_PLAYED, G_CARD_SPACE, G_CUR, G_MOVED,
     G_NCOLS, G_NTURNS, G_PHASE, G_SP,
     MAXC, MAXDEPTH, MAXS, N_ACTIONS, NTYPES, P_WPOS, PH_AFTER, PH_MAIN, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
-    R_MIN_PARTS, STACK_TOP, STATE_SIZE, WHITE,
+    MAXSTACK, R_MIN_PARTS, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, WHITE,
 )
 from evora_sim.rng import randbelow
 
@@ -80,8 +80,11 @@ M_HITS = M_LEAVES + 1            # positions found in the table instead of searc
 M_DISTINCT = M_HITS + 1          # distinct end-of-turn positions (with M_COUNT)
 M_WANT = M_DISTINCT + 1          # best turns to keep besides the best line (0: the best line only)
 M_NTOP = M_WANT + 1              # best turns kept by the last search
-NMETA = M_NTOP + 1
+M_CACHE = M_NTOP + 1             # the plan cache's generation: 0 off, else plans stored under it are valid
+M_CACHE_HITS = M_CACHE + 1       # turns whose plan was found in the cache instead of searched
+NMETA = M_CACHE_HITS + 1
 TOP_MAX = 32                     # most turns a search keeps (``M_WANT``)
+CACHE_BITS = 12                  # the plan cache's slots: 2**12 plans
 
 _FRAMES_END = FRAMES + MAXDEPTH * FW
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -108,7 +111,22 @@ def new_plan_work():
             np.zeros(TT_SIZE, dtype=np.int64),                # the search stamp of each slot
             np.zeros((DEPTH + 1, 3), dtype=np.int64),         # the plan being followed
             np.zeros(NMETA, dtype=np.int64),
-            new_top_turns())
+            new_top_turns(),
+            new_plan_cache())
+
+
+PLAN_META = 10       # where ``new_plan_work`` keeps the meta array
+
+
+def new_plan_cache():
+    """Plans by the visible position they were made at (``M_CACHE``): each slot's key, its
+    generation, the plan's length and its decisions. A search player's rollouts meet the same
+    visible position many times in one search (every iteration of a candidate turn that drew no
+    card hands the next seat the same position), and the plan made there is the same each time:
+    the planner never reads the order below the tops, so a plan depends on what is visible."""
+    size = 1 << CACHE_BITS
+    return (np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
+            np.zeros((size, DEPTH + 1, 3), dtype=np.int64))
 
 
 def new_top_turns():
@@ -125,17 +143,35 @@ def core_hash(s):
     left out). Two independent random linear forms mod 2**32: no chain of dependent
     multiplications, so the loops vectorise, and two different states share a key with
     probability about 2**-64."""
-    h1 = np.uint32(0)
-    h2 = np.uint32(0)
-    end = FRAMES + s[G_SP] * FW
-    for k in range(end):
+    h1, h2 = _forms(s, 0, FRAMES + s[G_SP] * FW, np.uint32(0), np.uint32(0))
+    h1, h2 = _forms(s, _FRAMES_END, CORE, h1, h2)
+    return _mixed(h1, h2)
+
+
+@njit(cache=True, _nrt=False)
+def visible_hash(s):
+    """``core_hash`` of what every player sees: each stack's cards below its top are left out
+    (their order is hidden from everyone, P10), so positions that differ only there share a key."""
+    h1, h2 = _forms(s, 0, STACK_CARDS, np.uint32(0), np.uint32(0))
+    for t in range(NTYPES):
+        base = STACK_CARDS + t * MAXSTACK
+        h1, h2 = _forms(s, base, base + min(s[STACK_TOP + t] + 1, s[STACK_LEN + t]), h1, h2)
+    h1, h2 = _forms(s, STACK_CARDS + NTYPES * MAXSTACK, FRAMES + s[G_SP] * FW, h1, h2)
+    h1, h2 = _forms(s, _FRAMES_END, CORE, h1, h2)
+    return _mixed(h1, h2)
+
+
+@njit(cache=True, inline="always")
+def _forms(s, lo, hi, h1, h2):
+    for k in range(lo, hi):
         x = np.uint32(s[k])
         h1 += x * _K1[k]
         h2 += x * _K2[k]
-    for k in range(_FRAMES_END, CORE):
-        x = np.uint32(s[k])
-        h1 += x * _K1[k]
-        h2 += x * _K2[k]
+    return h1, h2
+
+
+@njit(cache=True, inline="always")
+def _mixed(h1, h2):
     h = (np.uint64(h1) << np.uint64(32)) | np.uint64(h2)
     h = (h ^ (h >> np.uint64(30))) * _MIX1      # spread the bits over the table index
     return h ^ (h >> np.uint64(31))
@@ -450,11 +486,37 @@ def planned_action(s, legal, n, plan, meta):
 
 
 @njit(cache=True, _nrt=False)
-def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top):
-    """Search the rest of the turn from decision ``s`` and make its best line the plan."""
+def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache):
+    """Make the best line of the rest of the turn from decision ``s`` the plan: searched, or
+    with the cache on (``M_CACHE``) the plan made before at this visible position."""
+    ckey, cgen, clen, clines = cache
+    h = np.uint64(0)
+    i = 0
+    if meta[M_CACHE] > 0:
+        h = visible_hash(s)
+        i = np.int64(h >> np.uint64(64 - CACHE_BITS))
+        if ckey[i] == h and cgen[i] == meta[M_CACHE]:
+            meta[M_CACHE_HITS] += 1
+            adopt_plan(s, clines[i], clen[i], plan, meta)
+            return
     p = s[G_CUR]
     search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
     adopt_plan(s, line[0], bk[0, B_PVLEN], plan, meta)
+    if meta[M_CACHE] > 0:
+        m = bk[0, B_PVLEN]
+        for j in range(m):
+            for k in range(3):
+                clines[i, j, k] = line[0, j, k]
+        ckey[i] = h
+        cgen[i] = meta[M_CACHE]
+        clen[i] = m
+
+
+@njit(cache=True, inline="always")
+def new_cache_generation(meta):
+    """Plans cached from here on are valid until the next call; none cached before is used. A
+    search player calls this once a search: its rollouts' weights and rules stay the same."""
+    meta[M_CACHE] += 1
 
 
 @njit(cache=True, inline="always")
@@ -519,7 +581,8 @@ def _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk
 
 
 @njit(cache=True, _nrt=False)
-def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top):
+def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top,
+                cache):
     """The turn planner's action at a decision of the player to move."""
     if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
         meta[M_LEN] = 0
@@ -541,6 +604,6 @@ def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key,
         return np.int64(choice)
     a = planned_action(s, legal, n, plan, meta)
     if a < 0:
-        plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top)
+        plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache)
         a = planned_action(s, legal, n, plan, meta)
     return np.int64(a)

@@ -37,7 +37,7 @@ from .planner import (
     DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, TOP_MAX, adopt_plan, new_top_turns, planned_action,
     search_turn,
 )
-from .policy import forget_plans
+from .policy import forget_plans, new_rollout_cache
 
 
 def new_turn_work():
@@ -69,6 +69,7 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
     iterations, c, rkind, reward, horizon, leaf = search_options(W, p)
     keep[K_VALID] = 0                                  # no decision tree is continued after this
     rollout_weights(W, p, RW, LW)
+    new_rollout_cache(rwork)
     m = _candidates(s, R, RW, p, legal, n, rs, np.int64(W[p, NF + X_CANDIDATES]), st, rwork, top)
     lines, _, lengths, _ = top
     players = s[G_NPLAYERS]
@@ -110,7 +111,7 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
 def _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top):
     """The planner's ``want`` best distinct turns from ``s`` (into ``top``), searched on a
     sample of the unseen stack order; returns how many there are."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _ = rwork
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, _ = rwork
     E.copy_core(s, st)
     determinize(st, rs)
     rmeta[M_WANT] = want

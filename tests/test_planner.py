@@ -57,7 +57,7 @@ def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
 
 def planner_value(state: api.State, W: np.ndarray, seed: int = 1) -> float:
     buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top = buf
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     return P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
                          new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
@@ -100,7 +100,7 @@ def test_the_search_finds_the_best_end_of_turn(players, seed, spec):
 def _best_turns(state: api.State, W: np.ndarray, want: int, seed: int = 1):
     """The planner's ``want`` best turns from ``state``: (value, line of actions) pairs."""
     buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top = buf
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     meta[P.M_WANT] = want
     best = P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
@@ -209,10 +209,10 @@ def test_no_peeking_below_the_top_cards(players, seed, spec):
         choices = []
         for s in (state, other):
             buf = new_buffers()
-            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top = buf
+            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = buf
             legal = np.array(api.legal_actions(s), dtype=np.int32)
             a = P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(7), t, legal2, ps, pl,
-                              bk, bv, line, hk, key, val, stamp, plan, meta, top)
+                              bk, bv, line, hk, key, val, stamp, plan, meta, top, cache)
             choices.append((int(a), line[0, :bk[0, P.B_PVLEN], 0].tolist()))
         assert choices[0] == choices[1], f"round {state.get(L.G_ROUND)}: {choices[0]} != {choices[1]}"
     assert differed >= 10
@@ -261,7 +261,7 @@ def test_turn_planners_place_their_workers_where_the_best_turn_is():
     for a in log[:players]:
         legal = np.array(api.legal_actions(state), dtype=np.int32)
         buf = new_buffers()
-        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top = buf
+        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, _ = buf
         values = np.zeros(L.MAXS + 1)
         P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, ps,
                             pl, bk, bv, line, hk, key, val, stamp, meta, top, values)
@@ -293,3 +293,62 @@ def test_api_finish_plays_on_to_the_end_of_the_turn_or_effect():
         assert not api.in_effect(mid) or api.current_player(mid) != seat
     with pytest.raises(ValueError, match="until must be 'turn' or 'effect'"):
         api.finish(state.clone(), "greedy", until="round")
+
+
+def test_plan_census_counts_the_turn_searches_work():
+    """``batch.plan_census`` (the benchmark's cost line) reads the planner's counters: every
+    turn of a planner game is searched, and the distinct end-of-turn positions are among those
+    evaluated."""
+    from evora_sim.batch import plan_census
+    c = plan_census(RULES, 4, np.arange(3, dtype=np.int64) + 5100, ["cards"] * 4)
+    assert c["turns"] > 0
+    assert c["searches"] >= 1.0
+    assert 0 < c["distinct"] <= c["leaves"]
+
+
+def test_the_plan_cache_gives_the_plan_searched_at_the_same_visible_position():
+    """A search player's rollouts cache their turn plans by the visible position
+    (``planner.visible_hash``). A position met again with another order below the tops gets the
+    plan the search made the first time, which is the plan a search would make there (the
+    planner never reads that order); a position that differs in what is visible is searched
+    again, and a new cache generation (the next search) uses nothing cached before it."""
+    players, seed, spec = 4, 71, "cardheights"
+    W = weights(spec, players)
+    rng = np.random.default_rng(seed)
+    states = [s for s in decision_states(players, seed, spec, every=5) if s.get(L.G_PHASE) == L.PH_MOVE]
+    buf = new_buffers()
+    t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = buf
+    P.new_cache_generation(meta)
+
+    def choose(s, stream=7):
+        legal = np.array(api.legal_actions(s), dtype=np.int32)
+        P.forget_plan(meta)
+        P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(stream), t, legal2, ps, pl,
+                      bk, bv, line, hk, key, val, stamp, plan, meta, top, cache)
+        return plan[:meta[P.M_LEN], 0].tolist()
+
+    reordered = 0
+    for state in states:
+        first = choose(state)
+        hits = meta[P.M_CACHE_HITS]
+        searches = meta[P.M_SEARCHES]
+        other = _shuffle_hidden(state, rng)
+        reordered += bool((other.arr != state.arr).any())
+        assert P.visible_hash(other.arr) == P.visible_hash(state.arr)
+        assert choose(other, stream=8) == first                     # found, not searched
+        assert meta[P.M_CACHE_HITS] == hits + 1 and meta[P.M_SEARCHES] == searches
+    assert reordered >= 5
+    # what is visible is in the key: each of these positions was searched once
+    assert meta[P.M_SEARCHES] == len(states)
+    assert len({P.visible_hash(s.arr) for s in states}) == len(states)
+    P.new_cache_generation(meta)
+    searches = meta[P.M_SEARCHES]
+    choose(states[0])
+    assert meta[P.M_SEARCHES] == searches + 1                       # the old generation is not used
+
+
+def test_the_plan_cache_is_off_for_the_seats_at_the_table():
+    """Only a search player's rollouts turn the cache on: a turn planner seated at the table
+    searches every turn (its games are those of the goldens)."""
+    from strategies.policy import new_policy_work, plan_meta
+    assert plan_meta(new_policy_work())[P.M_CACHE] == 0
