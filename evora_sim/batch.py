@@ -15,7 +15,7 @@ from numba import njit
 from strategies.custom import is_custom
 from strategies.compiled import KIND_RANDOM
 from strategies.decide import choose, new_buffers, new_game
-from strategies.registry import as_strategy, seat_arrays, tree_nodes
+from strategies.registry import as_strategy, seat_arrays, tree_nodes, turn_tree_shape
 
 from . import engine as E
 from . import layout as L
@@ -142,7 +142,7 @@ def buffers(n_players: int, strategies=()):
     legal actions, the strategies' random stream, the seats' work (one tuple; a search tree
     large enough for the largest search budget among ``strategies``), the tension counters."""
     return (np.zeros(n_players, dtype=np.bool_), np.empty(L.N_ACTIONS, dtype=np.int32),
-            np.zeros(1, dtype=np.uint64), new_buffers(tree_nodes(strategies)),
+            np.zeros(1, dtype=np.uint64), new_buffers(tree_nodes(strategies), turn_tree_shape(strategies)),
             np.zeros(TRACK_SIZE, dtype=np.int64))
 
 

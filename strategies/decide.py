@@ -11,11 +11,11 @@ from .policy import new_policy_work, policy_choose
 from .turn_search import forget_turn, new_turn_work, turn_choose
 
 
-def new_buffers(tree_nodes: int = 1):
+def new_buffers(tree_nodes: int = 1, turn_tree=(1, 1)):
     """Every seat's scratch work, allocated once per batch: a policy's, the search's with
     room for ``tree_nodes`` nodes (the largest search budget at the table, plus one), and the
-    search over whole turns'."""
-    return new_policy_work(), new_search_work(tree_nodes), new_turn_work()
+    search over whole turns' with a tree of ``turn_tree`` (nodes, candidate turns a node)."""
+    return new_policy_work(), new_search_work(tree_nodes), new_turn_work(*turn_tree)
 
 
 @njit(cache=True, inline="always")

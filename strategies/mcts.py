@@ -51,9 +51,10 @@ Why this shape:
   their plans by visible position (``planner.new_plan_cache``): each is searched once, and
   ties within it are broken once. (A 4-player game with a root=turn seat at 300 iterations
   and horizon 5 took 1.36 s before, 0.12 s with it.)
-- **Whole turns** (``root=turn``): the search chooses among the turn planner's best turns
-  instead of growing a tree of decisions; ``strategies.turn_search`` holds it and reuses the
-  pieces here (determinization, rollouts, rewards, notes).
+- **Whole turns** (``root=turn``): the search grows a tree over the seat's own whole turns,
+  the turn planner's best ones at each node, instead of a tree of decisions;
+  ``strategies.turn_search`` holds it and reuses the pieces here (determinization, rollouts,
+  rewards, notes).
 """
 import numpy as np
 from numba import njit
@@ -71,8 +72,8 @@ from .policy import forget_plans, new_policy_work, new_rollout_cache, policy_cho
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
-X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE, X_ROOT, X_CANDIDATES = range(10)
-NX = 10
+X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE, X_ROOT, X_CANDIDATES, X_DEPTH = range(11)
+NX = 11
 WIDTH = NF + NX                 # columns of the weights-and-options matrix W
 REWARDS = ("win", "margin", "rank")
 R_WIN, R_MARGIN, R_RANK = 0, 1, 2

@@ -45,6 +45,7 @@ from .errors import StrategyError
 from .mcts import WIDTH
 from .search_spec import NAME as SEARCH_NAME
 from .search_spec import from_resolved_search, parse_mcts, resolved_search, search_row, search_tree_size
+from .search_spec import turn_tree_shape as search_turn_tree_shape
 
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
@@ -405,6 +406,13 @@ def tree_nodes(items) -> int:
     return max([search_tree_size(s) for s in map(as_strategy, items) if getattr(s, "search", ())] or [1])
 
 
-__all__ = ["StrategyError", "as_strategy", "seat_arrays", "tree_nodes", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
+def turn_tree_shape(items) -> tuple[int, int]:
+    """The most nodes, and candidate turns a node, a search over whole turns of these seats
+    needs (1, 1 without one)."""
+    shapes = [search_turn_tree_shape(s) for s in map(as_strategy, items) if getattr(s, "search", ())] or [(1, 1)]
+    return max(n for n, _ in shapes), max(k for _, k in shapes)
+
+
+__all__ = ["StrategyError", "as_strategy", "seat_arrays", "tree_nodes", "turn_tree_shape", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
            "parse_strategies", "resolved", "from_resolved", "describe", "format_weights",
            "format_number"]

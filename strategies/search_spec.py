@@ -1,5 +1,5 @@
 """The spec of the search player, ``mcts(iterations=1000, c=..., rollout=SPEC, reward=...,
-horizon=..., leaf=..., finish=..., reuse=..., root=..., candidates=...)``: parsed, checked and named here, for
+horizon=..., leaf=..., finish=..., reuse=..., root=..., candidates=..., depth=...)``: parsed, checked and named here, for
 :mod:`strategies.registry`.
 
 The budget is counted in iterations, never in time, so a game stays a function of its seed.
@@ -11,17 +11,21 @@ import math
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
-from .mcts import FINISHES, LEAVES, REUSES, REWARDS, ROOTS, X_ITERATIONS, X_REUSE, tree_bytes, tree_size
+from .mcts import (
+    FINISHES, LEAVES, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT, tree_bytes, tree_size,
+)
 from .planner import TOP_MAX
+from .turn_search import turn_tree_bytes, turn_tree_nodes
 
 NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8,
-            "leaf": "score", "finish": "rollout", "reuse": "turn", "root": "decision", "candidates": 8}
+            "leaf": "score", "finish": "rollout", "reuse": "turn", "root": "decision", "candidates": 8, "depth": 0}
 OPTIONS = tuple(DEFAULTS)
 # leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
 # without them given it scores the totals, plays the turn out at random and searches decisions
 RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout", "root": "decision"}
 MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 8 times that
+MAX_DEPTH = 64
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
                "sample of the unseen stack order, every seat maximising its own reward (max^n).")
 HELP = {
@@ -39,7 +43,10 @@ HELP = {
              "same turn, if no card was drawn, continues the subtree of the action taken, adding its iterations)",
     "root": "decision (a tree over the decisions one at a time) or turn (the iterations choose among the turn "
             "planner's best whole turns, see candidates; needs a built-in heuristic rollout)",
-    "candidates": f"with root=turn, how many of the turn planner's best distinct turns are searched, 1 to {TOP_MAX}",
+    "candidates": f"with root=turn, how many of the turn planner's best distinct turns are searched at each node "
+                  f"of the tree, 1 to {TOP_MAX}",
+    "depth": f"with root=turn, how many turns of its own the search's tree holds, 0 to {MAX_DEPTH}: 1 chooses "
+             "among the candidates of the turn at hand only, 0 grows the tree as far as the horizon reaches",
 }
 
 
@@ -108,18 +115,19 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
     reuse = _one_of(spec, "reuse", given["reuse"], REUSES)
     root = _one_of(spec, "root", given["root"], ROOTS)
     candidates = _whole(spec, "candidates", given["candidates"], 1, TOP_MAX)
+    depth = _whole(spec, "depth", given["depth"], 0, MAX_DEPTH)
     for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans"),
                              ("root", root, "plans")):
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
             raise StrategyError(f"strategy {spec!r}: {key}={value} {uses} with the rollout's weights, and "
                                 f"rollout=random has none ({key}: {HELP[key]})")
     options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon,
-               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates}
+               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates, "depth": depth}
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
               float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
-              float(ROOTS.index(root)), float(candidates))
+              float(ROOTS.index(root)), float(candidates), float(depth))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 
 
@@ -166,11 +174,11 @@ def search_row(strategy: Strategy) -> list[float]:
 
 def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
-    it, c, _, reward, horizon, leaf, finish, reuse, root, candidates = strategy.search
+    it, c, _, reward, horizon, leaf, finish, reuse, root, candidates, depth = strategy.search
     return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
             "horizon": int(horizon), "leaf": LEAVES[int(leaf)],
             "finish": FINISHES[int(finish)], "reuse": REUSES[int(reuse)], "root": ROOTS[int(root)],
-            "candidates": int(candidates), "rollout": strategy.rollout,
+            "candidates": int(candidates), "depth": int(depth), "rollout": strategy.rollout,
             "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": search_tree_bytes(strategy)}
 
 
@@ -180,8 +188,24 @@ def search_tree_size(strategy: Strategy) -> int:
 
 
 def search_tree_bytes(strategy: Strategy) -> int:
-    """Memory of a search player's tree (``mcts.tree_bytes``)."""
-    return tree_bytes(*_tree_budget(strategy))
+    """Memory of a search player's trees: the decision tree (``mcts.tree_bytes``; with
+    root=turn it searches the setup placements) and with root=turn the tree over whole turns
+    (``turn_search.turn_tree_bytes``)."""
+    out = tree_bytes(*_tree_budget(strategy))
+    if is_turn_search(strategy):
+        out += turn_tree_bytes(int(strategy.search[X_ITERATIONS]), int(strategy.search[X_CANDIDATES]))
+    return out
+
+
+def is_turn_search(strategy: Strategy) -> bool:
+    return bool(strategy.search) and ROOTS[int(strategy.search[X_ROOT])] == "turn"
+
+
+def turn_tree_shape(strategy: Strategy) -> tuple[int, int]:
+    """Nodes and candidate turns a node of the tree over whole turns needs (1, 1 without it)."""
+    if not is_turn_search(strategy):
+        return 1, 1
+    return turn_tree_nodes(int(strategy.search[X_ITERATIONS])), int(strategy.search[X_CANDIDATES])
 
 
 def _tree_budget(strategy: Strategy) -> tuple[int, str]:
@@ -200,7 +224,9 @@ def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
               # manifests from before these options had leaf=score, finish=rollout, reuse=none
               float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))),
               float(REUSES.index(info.get("reuse", "none"))),
-              # and from before root=: decision, candidates 8 (unused by decision)
-              float(ROOTS.index(info.get("root", "decision"))), float(info.get("candidates", 8)))
+              # and from before root=: decision, candidates 8 (unused by decision); from before
+              # depth=, root=turn chose among the candidates of the turn at hand only
+              float(ROOTS.index(info.get("root", "decision"))), float(info.get("candidates", 8)),
+              float(info.get("depth", 1)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 

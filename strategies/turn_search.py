@@ -7,10 +7,20 @@ the noise of three opponents' turns. The turn planner (``strategies.planner``) a
 exactly, the turns its evaluation values most; what it cannot see is what the other seats do
 next. So this search lets the planner propose its ``candidates`` best distinct turns, and
 spends the budget on telling them apart by what follows: each iteration samples the unseen
-stack order (``mcts.determinize``), plays one candidate turn, lets every seat play on as the
-rollout policy for ``horizon`` turns, and scores the seats (``mcts.seat_rewards``). The
-candidates are chosen by UCB, as the tree's children are; the most visited is played.
+stack order (``mcts.determinize``), plays one candidate turn, lets every other seat play on as
+the rollout policy, and scores the seats (``mcts.seat_rewards``) ``horizon`` turns after the
+root. The most visited candidate is played.
 
+- **A tree over the seat's own turns** (TAG's "self-only" tree, with the other seats played
+  by the rollout policy). A node is the seat's decision at the start of a later turn of its
+  own, keyed by the position as every player sees it (``planner.visible_hash``): nobody knows
+  the order below the tops (P10), so that position is every seat's information set, and the
+  planner's candidate turns from it, which never read that order, are legal in every sample
+  of it. An iteration walks down the nodes it meets, choosing a candidate at each by UCB on
+  the seat's reward rescaled to the range seen there; the first new node gets its candidates
+  and the rollout policy plays on from it. So more iterations look further into the seat's own
+  later turns. ``depth=1`` keeps the root only (the choice among the turns at hand);
+  ``TREE_CAP`` bounds the nodes.
 - **One engine, one planner.** The candidates come from the planner's own search
   (``planner.search_turn`` keeping its best turns), on a sampled copy of the position, so the
   search never reads the hidden order. Every step is the engine's ``step``.
@@ -25,39 +35,81 @@ import numpy as np
 from numba import njit
 
 from evora_sim import engine as E
-from evora_sim.layout import G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, MAXP, PH_SETUP
+from evora_sim.layout import G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, MAXP, PH_SETUP
 from evora_sim.rng import randbelow
 
 from .compiled import NF
+from .compiled import KIND_RANDOM
 from .mcts import (
-    K_VALID, WHY_TOP, X_CANDIDATES, determinize, mcts_choose, note_row, play_out, plan_rest_of_turn,
+    K_VALID, WHY_TOP, X_CANDIDATES, X_DEPTH, determinize, mcts_choose, note_row, play_out, plan_rest_of_turn,
     rollout_weights, search_options, seat_rewards,
 )
 from .planner import (
     DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, TOP_MAX, adopt_plan, new_top_turns, planned_action,
-    search_turn,
+    search_turn, visible_hash,
 )
-from .policy import forget_plans, new_rollout_cache
+from .policy import forget_plans, new_rollout_cache, policy_choose
 
 
-def new_turn_work():
-    """The turn search's buffers, allocated once per batch: the candidate turns, their visits
-    and reward sums per seat, and the turn being followed (a plan in the planner's form)."""
-    return (new_top_turns(), np.zeros(TOP_MAX, dtype=np.int64), np.zeros((TOP_MAX, MAXP), dtype=np.float64),
-            np.zeros((DEPTH + 1, 3), dtype=np.int64), np.zeros(NMETA, dtype=np.int64))
+TREE_CAP = 1 << 15          # most nodes of one search's tree (``tree_nodes``)
+# a tree's counters (``TC``): nodes in use, the slots of its table
+T_NODES, T_SLOTS = 0, 1
+
+
+def turn_tree_nodes(iterations: int) -> int:
+    """Nodes a search of ``iterations`` over whole turns may add: the root and one a iteration,
+    up to ``TREE_CAP`` (a larger search stops growing its tree there and keeps iterating)."""
+    return min(int(iterations) + 1, TREE_CAP)
+
+
+def turn_tree_bytes(iterations: int, candidates: int) -> int:
+    """Memory of the tree of ``turn_tree_nodes(iterations)`` nodes of ``candidates`` turns each."""
+    n = turn_tree_nodes(iterations)
+    return n * (8 * 4 + int(candidates) * (2 * (DEPTH + 1) + 2 + 8 + 8)) + _slots(n) * 4
+
+
+def _slots(n: int) -> int:
+    return 1 << max(1, (2 * int(n) - 1).bit_length())
+
+
+def new_turn_work(nodes: int = 1, candidates: int = 1):
+    """The turn search's buffers, allocated once per batch: the root's candidate turns (in the
+    planner's form, to be followed), the turn being followed, the search tree of up to
+    ``nodes`` nodes of ``candidates`` turns each (``new_turn_tree``), and where a new node's
+    candidates are found."""
+    return (new_top_turns(), np.zeros((DEPTH + 1, 3), dtype=np.int64), np.zeros(NMETA, dtype=np.int64),
+            new_turn_tree(nodes, candidates), new_top_turns())
+
+
+def new_turn_tree(nodes: int, candidates: int):
+    """A tree over whole turns of the searching seat. A node is a decision of that seat at the
+    start of a turn of its own (or at the root), keyed by the position as every player sees it
+    (``planner.visible_hash``): the stacks' order below the tops is hidden from everyone, so
+    that is the information set of every seat, and the planner's candidate turns from it are
+    legal in every position it holds. Per node: its key, its visits, the reward range of the
+    seat, its candidate turns (actions and length) and each turn's visits and reward sum; a
+    table from key to node; the path of an iteration; the counters ``TC``."""
+    n = max(int(nodes), 1)
+    k = max(int(candidates), 1)
+    return (np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+            np.zeros((n, 2), dtype=np.float64), np.zeros((n, k, DEPTH + 1), dtype=np.int16),
+            np.zeros((n, k), dtype=np.int16), np.zeros((n, k), dtype=np.int64), np.zeros((n, k), dtype=np.float64),
+            np.zeros(_slots(n), dtype=np.int32), np.zeros((n + 1, 2), dtype=np.int64), np.zeros(2, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False)
 def forget_turn(turn_work):
     """No turn chosen in an earlier game is followed in the next one."""
-    turn_work[4][M_LEN] = 0
+    turn_work[2][M_LEN] = 0
 
 
 @njit(cache=True, _nrt=False)
 def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
     """Seat ``p``'s decision at ``s``: the next step of the turn it chose, or, with no turn to
-    follow, a search among its planner's best turns (``W[p, NF + X_CANDIDATES]`` of them)."""
-    top, visits, value, plan, meta = turn_work
+    follow, a search over its planner's best turns (``W[p, NF + X_CANDIDATES]`` of them at each
+    node) and those of its own later turns (``W[p, NF + X_DEPTH]`` turns deep; 0: as deep as
+    the horizon reaches)."""
+    top, plan, meta, tree, found = turn_work
     if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
         return mcts_choose(s, R, W, p, legal, n, rs, work)
     (parent, act, child, sib, tvisits, avail, mask, tvalue, path, leg, st, RW, LW, rew, tot,
@@ -67,42 +119,68 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
         note_row(why, whyn, s, p, 0)                   # the replay's note: following the turn chosen
         return np.int64(a)
     iterations, c, rkind, reward, horizon, leaf = search_options(W, p)
+    want = np.int64(W[p, NF + X_CANDIDATES])
+    depth = np.int64(W[p, NF + X_DEPTH])
     keep[K_VALID] = 0                                  # no decision tree is continued after this
     rollout_weights(W, p, RW, LW)
     new_rollout_cache(rwork)
-    m = _candidates(s, R, RW, p, legal, n, rs, np.int64(W[p, NF + X_CANDIDATES]), st, rwork, top)
-    lines, _, lengths, _ = top
-    players = s[G_NPLAYERS]
+    m = _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top)
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    _clear(tree)
+    root = _add_node(tree, visible_hash(s))
+    nedges[root] = _edges_from(top, m, lines[root], lengths[root])
     root_turns = s[G_NTURNS]
-    for i in range(m):
-        visits[i] = 0
-        for q in range(MAXP):
-            value[i, q] = 0.0
-    lo = np.inf                                        # the range of seat p's rewards so far
-    hi = -np.inf
     if m > 1:
-        for it in range(iterations):
-            i = _pick(visits, value, m, p, it, c, lo, hi)
+        for _ in range(iterations):
             E.copy_core(s, st)
             determinize(st, rs)
             for j in range(n):
                 leg[j] = legal[j]
-            k = _replay(st, R, lines[i], lengths[i], leg, n, root_turns)
+            k = n
+            u = root
+            steps = 0
+            own = 1
+            while True:                                # down the tree, one turn of p's a node
+                i = _pick(nvisits[u], nedges[u], evisits[u], evalue[u], span[u], c)
+                tpath[steps, 0] = u
+                tpath[steps, 1] = i
+                steps += 1
+                turn = st[G_NTURNS]
+                k = _replay(st, R, lines[u, i], lengths[u, i], leg, k, turn)
+                forget_plans(rwork)
+                k = plan_rest_of_turn(RW, st, R, leg, k, rs, rwork, turn)
+                k = _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p)
+                if k == 0 or st[G_NTURNS] - root_turns >= horizon or (depth > 0 and own >= depth):
+                    break
+                own += 1
+                h = visible_hash(st)
+                v = _find(tree, h)
+                if v < 0:                              # a new node: its candidates, then a rollout
+                    v = _add_node(tree, h)
+                    if v >= 0:
+                        nedges[v] = _node_candidates(st, R, RW, p, leg, k, rs, want, rwork, found, lines[v],
+                                                     lengths[v])
+                    break
+                u = v
             forget_plans(rwork)
-            k = plan_rest_of_turn(RW, st, R, leg, k, rs, rwork, root_turns)
             play_out(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork)
             seat_rewards(st, R, reward, leaf, LW, rew, tot)
-            visits[i] += 1
-            for q in range(players):
-                value[i, q] += rew[q]
-            lo = min(lo, rew[p])
-            hi = max(hi, rew[p])
+            r = rew[p]
+            for d in range(steps):
+                u = tpath[d, 0]
+                i = tpath[d, 1]
+                nvisits[u] += 1
+                evisits[u, i] += 1
+                evalue[u, i] += r
+                span[u, 0] = min(span[u, 0], r)
+                span[u, 1] = max(span[u, 1], r)
     best = 0
     for i in range(1, m):
-        if visits[i] > visits[best] or (visits[i] == visits[best] and value[i, p] > value[best, p]):
+        if evisits[root, i] > evisits[root, best] or (
+                evisits[root, i] == evisits[root, best] and evalue[root, i] > evalue[root, best]):
             best = i
-    _note_turns(why, whyn, s, p, m, lines, visits, value)
-    adopt_plan(s, lines[best], lengths[best], plan, meta)
+    _note_turns(why, whyn, s, p, m, top[0], evisits[root], evalue[root])
+    adopt_plan(s, top[0][best], top[2][best], plan, meta)
     a = planned_action(s, legal, n, plan, meta)
     return np.int64(a if a >= 0 else legal[randbelow(rs, n)])
 
@@ -111,29 +189,124 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
 def _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top):
     """The planner's ``want`` best distinct turns from ``s`` (into ``top``), searched on a
     sample of the unseen stack order; returns how many there are."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, _ = rwork
     E.copy_core(s, st)
     determinize(st, rs)
+    return _best_turns(st, R, RW, p, legal, n, rs, want, rwork, top)
+
+
+@njit(cache=True, inline="always")
+def _best_turns(st, R, RW, p, legal, n, rs, want, rwork, top):
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, _ = rwork
     rmeta[M_WANT] = want
     search_turn(st, R, RW, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, rmeta, top)
     rmeta[M_WANT] = 0
     return rmeta[M_NTOP]
 
 
+@njit(cache=True, _nrt=False)
+def _node_candidates(st, R, RW, p, leg, k, rs, want, rwork, top, lines, lengths):
+    """A new node's candidate turns: the planner's best from the iteration's position (what it
+    sees of it is the node's), written into the node's ``lines``; the position is left as it
+    was. Returns how many."""
+    t = rwork[0]
+    E.copy_core(st, t)
+    legal2 = rwork[2]
+    for j in range(k):
+        legal2[j] = leg[j]
+    m = _best_turns(t, R, RW, p, legal2, k, rs, want, rwork, top)
+    return _edges_from(top, m, lines, lengths)
+
+
 @njit(cache=True, inline="always")
-def _pick(visits, value, m, p, it, c, lo, hi):
-    """The candidate to play this iteration: each once in turn, then UCB on seat ``p``'s mean
-    reward, rescaled to the range ``lo``..``hi`` of its rewards so far. Candidate turns are
-    close: when a seat is far behind or ahead, every candidate's margin reward lies near 0 or
-    1, and on the raw scale the exploration term would drown their differences."""
-    if it < m:
-        return it
+def _edges_from(top, m, lines, lengths):
+    """The ``m`` best turns in ``top`` as a node's candidates (their decisions only)."""
+    tl, _, tlen, _ = top
+    for i in range(m):
+        lengths[i] = tlen[i]
+        for j in range(tlen[i]):
+            lines[i, j] = tl[i, j, L_ACT]
+    return m
+
+
+@njit(cache=True, inline="always")
+def _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p):
+    """The other seats play the rollout policy until seat ``p`` has a decision to make (forced
+    steps are taken), the horizon is reached or the game ends. Returns the legal actions."""
+    while k > 0 and st[G_NTURNS] - root_turns < horizon:
+        if k == 1:
+            k = E.step(st, R, np.int64(leg[0]), leg)
+            continue
+        if st[G_CUR] == p:
+            break
+        if rkind == KIND_RANDOM:
+            a = np.int64(leg[randbelow(rs, k)])
+        else:
+            a = policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
+        k = E.step(st, R, a, leg)
+    return k
+
+
+@njit(cache=True, inline="always")
+def _clear(tree):
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    for i in range(table.shape[0]):
+        table[i] = 0
+    TC[T_NODES] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _add_node(tree, h):
+    """A node for the visible position of key ``h``; -1 if the tree is full."""
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    u = TC[T_NODES]
+    if u >= keys.shape[0]:
+        return -1
+    TC[T_NODES] = u + 1
+    keys[u] = h
+    nvisits[u] = 0
+    nedges[u] = 0
+    span[u, 0] = np.inf
+    span[u, 1] = -np.inf
+    for i in range(evisits.shape[1]):
+        evisits[u, i] = 0
+        evalue[u, i] = 0.0
+    mask = table.shape[0] - 1
+    j = np.int64(h & np.uint64(mask))
+    while table[j] != 0:                               # open addressing; the table is twice the nodes
+        j = (j + 1) & mask
+    table[j] = u + 1
+    return u
+
+
+@njit(cache=True, _nrt=False)
+def _find(tree, h):
+    """The node of key ``h``, or -1."""
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    mask = table.shape[0] - 1
+    j = np.int64(h & np.uint64(mask))
+    while table[j] != 0:
+        u = table[j] - 1
+        if keys[u] == h:
+            return u
+        j = (j + 1) & mask
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _pick(visits, m, ev, evv, span, c):
+    """The candidate to play at a node: each once in order, then UCB on the seat's mean
+    reward, rescaled to the range of its rewards seen at the node. Candidate turns are close:
+    when a seat is far behind or ahead, every candidate's margin reward lies near 0 or 1, and on
+    the raw scale the exploration term would drown their differences."""
+    for i in range(m):
+        if ev[i] == 0:
+            return i
     best = 0
     best_u = -np.inf
-    log_n = np.log(it)
-    span = hi - lo if hi > lo else 1.0
+    log_n = np.log(visits)
+    width = span[1] - span[0] if span[1] > span[0] else 1.0
     for i in range(m):
-        u = (value[i, p] / visits[i] - lo) / span + c * np.sqrt(log_n / visits[i])
+        u = (evv[i] / ev[i] - span[0]) / width + c * np.sqrt(log_n / ev[i])
         if u > best_u:
             best_u = u
             best = i
@@ -141,16 +314,16 @@ def _pick(visits, value, m, p, it, c, lo, hi):
 
 
 @njit(cache=True, _nrt=False)
-def _replay(st, R, line, length, leg, k, root_turns):
+def _replay(st, R, actions, length, leg, k, turn):
     """Play a candidate turn's decisions at ``st`` (``k`` legal actions in ``leg``), with the
     forced steps between them; stop early if the turn ends or a decision is not legal here.
     Returns the legal actions then."""
     for j in range(length):
-        while k == 1 and st[G_NTURNS] == root_turns:
+        while k == 1 and st[G_NTURNS] == turn:
             k = E.step(st, R, np.int64(leg[0]), leg)
-        if k == 0 or st[G_NTURNS] != root_turns:
+        if k == 0 or st[G_NTURNS] != turn:
             return k
-        a = line[j, L_ACT]
+        a = np.int64(actions[j])
         here = False
         for i in range(k):
             if leg[i] == a:
@@ -158,7 +331,7 @@ def _replay(st, R, line, length, leg, k, root_turns):
                 break
         if not here:
             return k
-        k = E.step(st, R, np.int64(a), leg)
+        k = E.step(st, R, a, leg)
     return k
 
 
@@ -177,4 +350,4 @@ def _note_turns(why, whyn, s, p, m, lines, visits, value):
         if rank < WHY_TOP:
             why[row, 3 + 3 * rank] = lines[i, 0, L_ACT]
             why[row, 4 + 3 * rank] = visits[i]
-            why[row, 5 + 3 * rank] = value[i, p] / max(visits[i], 1)
+            why[row, 5 + 3 * rank] = value[i] / max(visits[i], 1)

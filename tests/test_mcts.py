@@ -33,9 +33,9 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
@@ -47,7 +47,7 @@ def test_the_spec_and_its_name():
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action))")
-    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8)")
+    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
@@ -61,7 +61,7 @@ def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
     s = parse_spec("mcts(iterations=250, reuse=TURN)")
-    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8)") and parse_spec(s.name) == s
+    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
     # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
@@ -119,8 +119,8 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(rollout=bots.py:Bot)", "rollout='bots.py:Bot' is not a built-in"),
     ("mcts(rollout=nonesuch)", "rollout: unknown strategy 'nonesuch'"),
     ("mcts(rollout=)", "rollout= needs a spec"),
-    ("mcts(depth=3)", "unknown option 'depth' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish, "
-                      "reuse, root, candidates)"),
+    ("mcts(width=3)", "unknown option 'width' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish, "
+                      "reuse, root, candidates, depth)"),
     ("mcts(iterations=5, iterations=6)", "option 'iterations' given twice"),
     ("mcts(horizon=-1)", "horizon='-1' is out of range"),
     ("mcts(leaf=guess)", "leaf='guess' is not allowed (leaf is one of: score, eval)"),
@@ -133,6 +133,9 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(root=turn, candidates=0)", "candidates='0' is out of range"),
     ("mcts(root=turn, candidates=33)", "candidates='33' is out of range"),
     ("mcts(root=turn, candidates=2.5)", "candidates='2.5' is not a whole number"),
+    ("mcts(root=turn, depth=-1)", "depth='-1' is out of range (depth: with root=turn, how many turns of its own"),
+    ("mcts(root=turn, depth=65)", "depth='65' is out of range"),
+    ("mcts(root=turn, depth=deep)", "depth='deep' is not a whole number"),
 ])
 def test_bad_search_specs(spec, message):
     with pytest.raises(StrategyError) as info:
@@ -380,13 +383,19 @@ TURNS = "mcts(iterations=40, rollout=cardheights(plan=action), horizon=4, leaf=e
 
 def test_root_option_reads_back_and_old_manifests_search_decisions():
     s = parse_spec("mcts(root=TURN, candidates=5, rollout=cardheights)")
-    assert s.name.endswith("reuse=turn, root=turn, candidates=5)") and parse_spec(s.name) == s
+    assert s.name.endswith("reuse=turn, root=turn, candidates=5, depth=0)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
-    assert info["root"] == "turn" and info["candidates"] == 5 and from_resolved(s.name, info) == s
+    assert info["root"] == "turn" and info["candidates"] == 5 and info["depth"] == 0
+    assert from_resolved(s.name, info) == s
     old = resolved(parse_spec("mcts(iterations=250)"))
-    del old["root"], old["candidates"]
+    del old["root"], old["candidates"], old["depth"]
     assert from_resolved("mcts(iterations=250)", old).search == \
-        parse_spec("mcts(iterations=250, root=decision)").search
+        parse_spec("mcts(iterations=250, root=decision, depth=1)").search
+    # before depth=, a search over whole turns chose among the candidates of the turn at hand
+    flat = parse_spec("mcts(root=turn, rollout=cardheights, depth=1)")
+    old = resolved(parse_spec("mcts(root=turn, rollout=cardheights, depth=3)"))
+    del old["depth"]
+    assert from_resolved(flat.name, old) == flat
 
 
 @pytest.mark.parametrize("players, seed", [(2, 17), (4, 18)])
@@ -426,3 +435,38 @@ def test_root_turn_replay_notes_and_reproducible_games():
     for g, seed in enumerate((33, 34)):
         alone = play_batch(RULES, 2, [seed], field)
         assert (alone.games[0] == both.games[g]).all()
+
+
+def _turn_tree_after_one_search(spec, players=4, seed=19, skip=40):
+    """The tree over whole turns a search of ``spec`` leaves at a position of a cardheights
+    game: its nodes' keys and how many candidate turns each holds."""
+    from strategies.planner import visible_hash
+    final, log = play_game(RULES, players, seed, ["cardheights"] * players)
+    state = api.new_game(RULES, players, seed)
+    for a in log[:skip]:
+        api.apply_action(state, int(a))
+    while state.get(L.G_PHASE) != L.PH_MOVE or len(api.legal_actions(state)) < 2:
+        api.apply_action(state, api.legal_actions(state)[0])
+    kinds, W = seat_arrays([spec] * players)
+    _, _, rs, work, _ = buffers(players, [spec])
+    legal = np.array(api.legal_actions(state), dtype=np.int32)
+    p = state.get(L.G_CUR)
+    choose(kinds[p], W, p, state.arr.copy(), RULES.packed, legal, len(legal), rs, work)
+    keys, nvisits, nedges, *_, TC = work[2][3]
+    used = int(TC[0])
+    assert keys[0] == visible_hash(state.arr)
+    return keys[:used].copy(), nedges[:used].copy(), nvisits[:used].copy()
+
+
+def test_the_turn_tree_grows_below_the_root_only_when_deep():
+    """depth=1 chooses among the candidate turns at hand: one node. depth=0 adds a node for
+    each new visible position at the start of the seat's own later turns, each holding the
+    planner's candidates from there; every node is a distinct position, and the root's visits
+    are the iterations."""
+    spec = "mcts(iterations=120, rollout=cardheights, horizon=9, leaf=eval, root=turn, candidates=4, depth={})"
+    keys, edges, visits = _turn_tree_after_one_search(spec.format(1))
+    assert len(keys) == 1 and visits[0] == 120
+    keys, edges, visits = _turn_tree_after_one_search(spec.format(0))
+    assert len(keys) >= 10 and len(set(keys.tolist())) == len(keys)
+    assert visits[0] == 120 and (edges >= 1).all() and (edges <= 4).all()
+    assert visits[1:].sum() < 120                      # below the root, only iterations that reached them
