@@ -92,6 +92,7 @@ REUSE_TREES = 8
 # continued, the seat, its root node, the nodes in use; then counters of the batch's searches
 # (for benchmarks): searches run, searches that continued a subtree
 K_VALID, K_SEAT, K_ROOT, K_NODES, K_SEARCHES, K_CONTINUED = range(6)
+HORIZON_AUTO = -1               # horizon=auto: two rounds and a turn, 2n + 1 turns at n players
 MARGIN_SCALE = 10.0             # VP: a lead of 10 VP is worth tanh(1) = 0.76 of a win
 # what a search leaves for ``evora replay``: per decision, the turn, the seat, how many actions
 # the root searched, then the 3 most visited (action, visits, mean reward of the seat)
@@ -262,7 +263,7 @@ def random_playout(st, R, leg, k, rs, horizon, root_turns):
     turns after the root have been played. Nearly every step of a random search is taken here,
     so the engine's step is compiled into this small function (``engine.step_here``) rather
     than called once a step: the call profiled at about a fifth of a random search's time."""
-    while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
+    while k > 0 and within(st, root_turns, horizon):
         a = np.int64(leg[0]) if k == 1 else np.int64(leg[randbelow(rs, k)])
         k = E.step_here(st, R, a, leg)
     return k
@@ -276,11 +277,21 @@ def plan_choose_seat(RW, st, R, leg, k, rs, rwork):
 
 
 @njit(cache=True, inline="always")
-def search_options(W, p):
+def search_options(W, p, players):
     """Seat ``p``'s budget, exploration constant, rollout kind, reward, horizon and leaf, from
-    its row of ``W``."""
+    its row of ``W``; a horizon of ``HORIZON_AUTO`` is two rounds and a turn at ``players``."""
+    horizon = np.int64(W[p, NF + X_HORIZON])
+    if horizon == HORIZON_AUTO:
+        horizon = 2 * players + 1
     return (np.int64(W[p, NF + X_ITERATIONS]), W[p, NF + X_C], np.int64(W[p, NF + X_ROLLOUT]),
-            np.int64(W[p, NF + X_REWARD]), np.int64(W[p, NF + X_HORIZON]), np.int64(W[p, NF + X_LEAF]))
+            np.int64(W[p, NF + X_REWARD]), horizon, np.int64(W[p, NF + X_LEAF]))
+
+
+@njit(cache=True, inline="always")
+def within(st, root_turns, horizon):
+    """Whether a rollout from a root ``root_turns`` turns into the game still plays on at ``st``:
+    fewer than ``horizon`` turns played since (a horizon of 0 plays to the end)."""
+    return horizon <= 0 or st[G_NTURNS] - root_turns < horizon
 
 
 @njit(cache=True, inline="always")
@@ -312,7 +323,7 @@ def play_out(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork):
     root have been played."""
     if rkind == KIND_RANDOM:
         return random_playout(st, R, leg, k, rs, horizon, root_turns)
-    while k > 0 and (horizon <= 0 or st[G_NTURNS] - root_turns < horizon):
+    while k > 0 and within(st, root_turns, horizon):
         a = np.int64(leg[0]) if k == 1 else policy_choose(rkind, RW, st[G_CUR], st, R, leg, k, rs, rwork)
         k = E.step(st, R, a, leg)
     return k
@@ -324,7 +335,7 @@ def mcts_choose(s, R, W, p, legal, n, rs, work):
     ``W[p, NF + X_ITERATIONS]`` iterations."""
     (parent, act, child, sib, visits, avail, mask, value, path, leg, st, RW, LW, rew, tot,
      why, whyn, sigs, rwork, keep, expect) = work
-    iterations, c, rkind, reward, horizon, leaf = search_options(W, p)
+    iterations, c, rkind, reward, horizon, leaf = search_options(W, p, s[G_NPLAYERS])
     finish = np.int64(W[p, NF + X_FINISH])
     reuse = np.int64(W[p, NF + X_REUSE])
     players = s[G_NPLAYERS]

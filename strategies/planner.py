@@ -491,7 +491,6 @@ def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, 
     with the cache on (``M_CACHE``) the plan made before at this visible position."""
     ckey, cgen, clen, clines = cache
     h = np.uint64(0)
-    i = 0
     if meta[M_CACHE] > 0:
         h = visible_hash(s)
         i = np.int64(h >> np.uint64(64 - CACHE_BITS))
@@ -503,13 +502,28 @@ def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, 
     search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
     adopt_plan(s, line[0], bk[0, B_PVLEN], plan, meta)
     if meta[M_CACHE] > 0:
-        m = bk[0, B_PVLEN]
-        for j in range(m):
-            for k in range(3):
-                clines[i, j, k] = line[0, j, k]
-        ckey[i] = h
-        cgen[i] = meta[M_CACHE]
-        clen[i] = m
+        _store_plan(cache, meta, h, line[0], bk[0, B_PVLEN])
+
+
+@njit(cache=True, inline="always")
+def _store_plan(cache, meta, h, line, m):
+    ckey, cgen, clen, clines = cache
+    i = np.int64(h >> np.uint64(64 - CACHE_BITS))
+    for j in range(m):
+        for k in range(3):
+            clines[i, j, k] = line[j, k]
+    ckey[i] = h
+    cgen[i] = meta[M_CACHE]
+    clen[i] = m
+
+
+@njit(cache=True, _nrt=False)
+def cache_best_line(s, line, bk, cache, meta):
+    """With the cache on, keep the best line a search from ``s`` just found (``line[0]``) as
+    the plan at ``s``'s visible position: a search that asked for its best turns (a search
+    player's new node) has searched exactly what a rollout's planner would search there."""
+    if meta[M_CACHE] > 0:
+        _store_plan(cache, meta, visible_hash(s), line[0], bk[0, B_PVLEN])
 
 
 @njit(cache=True, inline="always")

@@ -12,14 +12,15 @@ from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
 from .mcts import (
-    FINISHES, LEAVES, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT, tree_bytes, tree_size,
+    FINISHES, HORIZON_AUTO, LEAVES, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT, tree_bytes,
+    tree_size,
 )
 from .planner import TOP_MAX
 from .turn_search import turn_tree_bytes, turn_tree_nodes
 
 NAME = "mcts"
-DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "greedy(plan=action)", "reward": "margin", "horizon": 8,
-            "leaf": "score", "finish": "rollout", "reuse": "turn", "root": "decision", "candidates": 8, "depth": 0}
+DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "cardheights", "reward": "margin", "horizon": "auto",
+            "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0}
 OPTIONS = tuple(DEFAULTS)
 # leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
 # without them given it scores the totals, plays the turn out at random and searches decisions
@@ -27,22 +28,24 @@ RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout", "root": "decision"}
 MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 8 times that
 MAX_DEPTH = 64
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
-               "sample of the unseen stack order, every seat maximising its own reward (max^n).")
+               "sample of the unseen stack order; by default a tree over its own whole turns, the turn planner's "
+               "best ones at each, the other seats played by the rollout policy.")
 HELP = {
     "iterations": f"search iterations per decision, 1 to {MAX_ITERATIONS:,} (a decision with one legal "
                   "action is not searched)",
     "c": "exploration constant of the tree policy (UCB), a finite number >= 0",
     "rollout": "the policy that plays a position out: random or a built-in spec, e.g. greedy(plan=action)",
     "reward": "win (1 for the winner), margin (0.5 + 0.5 tanh(lead / 10 VP)) or rank (share of seats beaten)",
-    "horizon": "turns a rollout plays before it is scored (see leaf); 0 plays to the end",
+    "horizon": "turns after the root a rollout plays before it is scored (see leaf), 0 to 10,000: 0 plays to "
+               "the end, auto is two rounds and a turn (2n + 1 turns at n players)",
     "leaf": "how a rollout cut at the horizon is scored: score (the totals if the game ended then) or eval "
             "(each seat's standing as the rollout policy values it; needs a built-in heuristic rollout)",
     "finish": "who plays the rest of the turn in progress in each iteration: rollout (the rollout policy) or "
               "plan (the rollout's weights planning the whole turn, as plan=turn; needs a heuristic rollout)",
     "reuse": "none (every decision searched from a new tree) or turn (the next decision of the seat in the "
              "same turn, if no card was drawn, continues the subtree of the action taken, adding its iterations)",
-    "root": "decision (a tree over the decisions one at a time) or turn (the iterations choose among the turn "
-            "planner's best whole turns, see candidates; needs a built-in heuristic rollout)",
+    "root": "decision (a tree over the decisions one at a time) or turn (a tree over the seat's own whole turns, "
+            "the turn planner's best at each node, see candidates and depth; needs a built-in heuristic rollout)",
     "candidates": f"with root=turn, how many of the turn planner's best distinct turns are searched at each node "
                   f"of the tree, 1 to {TOP_MAX}",
     "depth": f"with root=turn, how many turns of its own the search's tree holds, 0 to {MAX_DEPTH}: 1 chooses "
@@ -99,13 +102,9 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
         seen.add(key)
         given[key] = value
     iterations = _whole(spec, "iterations", given["iterations"], 1, MAX_ITERATIONS)
-    horizon = _whole(spec, "horizon", given["horizon"], 0, 10_000)
-    try:
-        c = float(given["c"])
-    except ValueError:
-        c = math.nan
-    if not math.isfinite(c) or c < 0:
-        raise StrategyError(f"strategy {spec!r}: c={given['c']!r} is not allowed (c: {HELP['c']})")
+    horizon = HORIZON_AUTO if str(given["horizon"]).lower() == "auto" else \
+        _whole(spec, "horizon", given["horizon"], 0, 10_000)
+    c = _finite(spec, "c", given["c"])
     reward = _one_of(spec, "reward", given["reward"], REWARDS)
     rollout = _rollout(spec, str(given["rollout"]), parse_spec)
     if rollout.kind == KIND_RANDOM:          # no weights to value or plan with: what the defaults become
@@ -121,7 +120,8 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
             raise StrategyError(f"strategy {spec!r}: {key}={value} {uses} with the rollout's weights, and "
                                 f"rollout=random has none ({key}: {HELP[key]})")
-    options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward, "horizon": horizon,
+    options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward,
+               "horizon": "auto" if horizon == HORIZON_AUTO else horizon,
                "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates, "depth": depth}
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
@@ -129,6 +129,17 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
               float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
               float(ROOTS.index(root)), float(candidates), float(depth))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+
+
+def _finite(spec, key, value) -> float:
+    """A finite number >= 0."""
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x) or x < 0:
+        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not allowed ({key}: {HELP[key]})")
+    return x
 
 
 def _one_of(spec, key, value, allowed) -> str:
@@ -176,7 +187,7 @@ def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
     it, c, _, reward, horizon, leaf, finish, reuse, root, candidates, depth = strategy.search
     return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
-            "horizon": int(horizon), "leaf": LEAVES[int(leaf)],
+            "horizon": "auto" if horizon == HORIZON_AUTO else int(horizon), "leaf": LEAVES[int(leaf)],
             "finish": FINISHES[int(finish)], "reuse": REUSES[int(reuse)], "root": ROOTS[int(root)],
             "candidates": int(candidates), "depth": int(depth), "rollout": strategy.rollout,
             "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": search_tree_bytes(strategy)}
@@ -220,7 +231,8 @@ def _rollout_of(strategy: Strategy) -> Strategy:
 def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
     rollout = from_resolved(info["rollout"], info["rollout_resolved"])
     search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
-              float(REWARDS.index(info["reward"])), float(info["horizon"]),
+              float(REWARDS.index(info["reward"])),
+              float(HORIZON_AUTO if info["horizon"] == "auto" else info["horizon"]),
               # manifests from before these options had leaf=score, finish=rollout, reuse=none
               float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))),
               float(REUSES.index(info.get("reuse", "none"))),

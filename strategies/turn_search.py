@@ -42,11 +42,11 @@ from .compiled import NF
 from .compiled import KIND_RANDOM
 from .mcts import (
     K_VALID, WHY_TOP, X_CANDIDATES, X_DEPTH, determinize, mcts_choose, note_row, play_out, plan_rest_of_turn,
-    rollout_weights, search_options, seat_rewards,
+    rollout_weights, search_options, seat_rewards, within,
 )
 from .planner import (
     DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, TOP_MAX, adopt_plan, new_top_turns, planned_action,
-    search_turn, visible_hash,
+    cache_best_line, search_turn, visible_hash,
 )
 from .policy import forget_plans, new_rollout_cache, policy_choose
 
@@ -118,7 +118,7 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
     if a >= 0:
         note_row(why, whyn, s, p, 0)                   # the replay's note: following the turn chosen
         return np.int64(a)
-    iterations, c, rkind, reward, horizon, leaf = search_options(W, p)
+    iterations, c, rkind, reward, horizon, leaf = search_options(W, p, s[G_NPLAYERS])
     want = np.int64(W[p, NF + X_CANDIDATES])
     depth = np.int64(W[p, NF + X_DEPTH])
     keep[K_VALID] = 0                                  # no decision tree is continued after this
@@ -150,7 +150,7 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
                 forget_plans(rwork)
                 k = plan_rest_of_turn(RW, st, R, leg, k, rs, rwork, turn)
                 k = _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p)
-                if k == 0 or st[G_NTURNS] - root_turns >= horizon or (depth > 0 and own >= depth):
+                if k == 0 or not within(st, root_turns, horizon) or (depth > 0 and own >= depth):
                     break
                 own += 1
                 h = visible_hash(st)
@@ -196,10 +196,12 @@ def _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top):
 
 @njit(cache=True, inline="always")
 def _best_turns(st, R, RW, p, legal, n, rs, want, rwork, top):
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, _ = rwork
+    """The planner's ``want`` best distinct turns from ``st`` into ``top``."""
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, cache = rwork
     rmeta[M_WANT] = want
     search_turn(st, R, RW, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, rmeta, top)
     rmeta[M_WANT] = 0
+    cache_best_line(st, line, bk, cache, rmeta)          # a rollout from here plays it, unsearched
     return rmeta[M_NTOP]
 
 
@@ -232,7 +234,7 @@ def _edges_from(top, m, lines, lengths):
 def _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p):
     """The other seats play the rollout policy until seat ``p`` has a decision to make (forced
     steps are taken), the horizon is reached or the game ends. Returns the legal actions."""
-    while k > 0 and st[G_NTURNS] - root_turns < horizon:
+    while k > 0 and within(st, root_turns, horizon):
         if k == 1:
             k = E.step(st, R, np.int64(leg[0]), leg)
             continue

@@ -50,9 +50,10 @@ RANDOM, GREEDY = "random", "greedy"
 FIELD = ["balanced", "cards", "emperor", "greedy"]          # turn planners of every kind
 OTHERS = ["builder", "heights", "majority", "blocker"]
 ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", "random"]
-SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval, finish=plan)", "balanced",
-          "mcts(iterations=25, reward=win, reuse=turn)",
-          "mcts(iterations=20, rollout=cardheights(plan=action), horizon=2, root=turn, candidates=4)"]
+SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval, finish=plan, root=decision)",
+          "balanced",
+          "mcts(iterations=25, reward=win, reuse=turn, rollout=greedy(plan=action), horizon=8, leaf=score, root=decision)",
+          "mcts(iterations=20, horizon=2, candidates=4)"]        # the default's tree over whole turns
 
 
 def _label(sids) -> str:

@@ -19,11 +19,12 @@ from evora_sim.runner import simulate
 from strategies.compiled import KIND_MCTS
 from strategies.decide import choose, new_game
 from strategies.mcts import REUSE_TREES, determinize, search_counts, tree_bytes
+from strategies.turn_search import turn_tree_bytes
 from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays, tree_nodes
 from cli_results import one_error_line
 
 RULES = load_rules()
-SMALL = "mcts(iterations=60, rollout=greedy(plan=action), horizon=4)"
+SMALL = "mcts(iterations=60, rollout=greedy(plan=action), horizon=4, leaf=score, root=decision)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -33,21 +34,21 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=greedy(plan=action), reward=margin, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=cardheights, reward=margin, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=8, leaf=score, finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
     info = resolved(t)
     assert info["kind"] == "mcts" and info["iterations"] == 250 and info["rollout"] == "balanced(plan=action)"
-    assert info["tree_bytes"] == tree_bytes(250, "turn")
+    assert info["tree_bytes"] == tree_bytes(250, "turn") + turn_tree_bytes(250, 8)   # setup's tree, the turns'
     assert from_resolved(t.name, json.loads(json.dumps(info))) == t
 
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
-    s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action))")
-    assert s.name.endswith("horizon=8, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0)")
+    s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action), root=decision)")
+    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
@@ -56,11 +57,11 @@ def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search
     old = resolved(parse_spec("mcts(iterations=250)"))
     del old["leaf"], old["finish"], old["reuse"], old["root"], old["candidates"]
     assert from_resolved("mcts(iterations=250)", old).search == \
-        parse_spec("mcts(iterations=250, leaf=score, finish=rollout, reuse=none)").search
+        parse_spec("mcts(iterations=250, leaf=score, finish=rollout, reuse=none, root=decision)").search
 
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
-    s = parse_spec("mcts(iterations=250, reuse=TURN)")
+    s = parse_spec("mcts(iterations=250, reuse=TURN, root=decision)")
     assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
@@ -98,7 +99,8 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     """With finish=plan every iteration's turn is finished by the planner, so the tree holds
     the decision at hand only; with finish=rollout it grows below it."""
     for finish, flat in (("plan", True), ("rollout", False)):
-        parent, visits = _search_once(f"mcts(iterations=200, rollout=cardheights(plan=action), finish={finish})")
+        parent, visits = _search_once(f"mcts(iterations=200, rollout=cardheights(plan=action), finish={finish}, "
+                                      "root=decision)")
         used = visits > 0
         used[0] = False
         assert used.sum() >= 2
@@ -269,7 +271,7 @@ def test_a_forced_decision_is_not_searched():
 # ---------------------------------------------------------------------------------------------
 # reuse=turn: the next decision of a turn continues the subtree of the action taken
 # ---------------------------------------------------------------------------------------------
-REUSE = "mcts(iterations=80, rollout=greedy(plan=action), horizon=4, reuse=turn)"
+REUSE = "mcts(iterations=80, rollout=greedy(plan=action), horizon=4, leaf=score, reuse=turn, root=decision)"
 
 
 def _tops(arr):
