@@ -72,8 +72,9 @@ from .policy import forget_plans, new_policy_work, new_rollout_cache, policy_cho
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
-X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE, X_ROOT, X_CANDIDATES, X_DEPTH = range(11)
-NX = 11
+(X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE, X_ROOT, X_CANDIDATES, X_DEPTH,
+ X_OTHERS) = range(12)
+NX = 12
 WIDTH = NF + NX                 # columns of the weights-and-options matrix W
 REWARDS = ("win", "margin", "rank")
 R_WIN, R_MARGIN, R_RANK = 0, 1, 2
@@ -84,6 +85,7 @@ FIN_ROLLOUT, FIN_PLAN = 0, 1
 REUSES = ("none", "turn")
 RU_NONE, RU_TURN = 0, 1
 ROOTS = ("decision", "turn")     # what the search chooses among: the decision's actions, or whole turns
+OTHERS = ("rollout", "tree")    # root=turn: the other seats' turns played by the rollout, or nodes of the tree
 ROOT_DECISION, ROOT_TURN = 0, 1
 # reuse=turn: room for a turn's first search and seven continued ones before a search must
 # start afresh (a continued search appends its nodes after the abandoned ones)

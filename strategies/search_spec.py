@@ -12,7 +12,7 @@ from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
 from .mcts import (
-    FINISHES, HORIZON_AUTO, LEAVES, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT, tree_bytes,
+    FINISHES, HORIZON_AUTO, LEAVES, OTHERS, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT, tree_bytes,
     tree_size,
 )
 from .planner import TOP_MAX
@@ -20,7 +20,7 @@ from .turn_search import turn_tree_bytes, turn_tree_nodes
 
 NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "cardheights", "reward": "margin", "horizon": "auto",
-            "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0}
+            "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0, "others": "rollout"}
 OPTIONS = tuple(DEFAULTS)
 # leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
 # without them given it scores the totals, plays the turn out at random and searches decisions
@@ -50,6 +50,9 @@ HELP = {
                   f"of the tree, 1 to {TOP_MAX}",
     "depth": f"with root=turn, how many turns of its own the search's tree holds, 0 to {MAX_DEPTH}: 1 chooses "
              "among the candidates of the turn at hand only, 0 grows the tree as far as the horizon reaches",
+    "others": "with root=turn, who plays the other seats' turns inside the tree: rollout (the rollout policy; the "
+              "tree holds the seat's own turns) or tree (nodes of their own, each seat choosing among its planner's "
+              "best turns for its own reward, max^n; depth then counts every seat's turns)",
 }
 
 
@@ -115,6 +118,7 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
     root = _one_of(spec, "root", given["root"], ROOTS)
     candidates = _whole(spec, "candidates", given["candidates"], 1, TOP_MAX)
     depth = _whole(spec, "depth", given["depth"], 0, MAX_DEPTH)
+    others = _one_of(spec, "others", given["others"], OTHERS)
     for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans"),
                              ("root", root, "plans")):
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
@@ -122,12 +126,13 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
                                 f"rollout=random has none ({key}: {HELP[key]})")
     options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward,
                "horizon": "auto" if horizon == HORIZON_AUTO else horizon,
-               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates, "depth": depth}
+               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates, "depth": depth,
+               "others": others}
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
               float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
-              float(ROOTS.index(root)), float(candidates), float(depth))
+              float(ROOTS.index(root)), float(candidates), float(depth), float(OTHERS.index(others)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 
 
@@ -185,11 +190,11 @@ def search_row(strategy: Strategy) -> list[float]:
 
 def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
-    it, c, _, reward, horizon, leaf, finish, reuse, root, candidates, depth = strategy.search
+    it, c, _, reward, horizon, leaf, finish, reuse, root, candidates, depth, others = strategy.search
     return {"kind": "mcts", "iterations": int(it), "c": c, "reward": REWARDS[int(reward)],
             "horizon": "auto" if horizon == HORIZON_AUTO else int(horizon), "leaf": LEAVES[int(leaf)],
             "finish": FINISHES[int(finish)], "reuse": REUSES[int(reuse)], "root": ROOTS[int(root)],
-            "candidates": int(candidates), "depth": int(depth), "rollout": strategy.rollout,
+            "candidates": int(candidates), "depth": int(depth), "others": OTHERS[int(others)], "rollout": strategy.rollout,
             "rollout_resolved": resolved(_rollout_of(strategy)), "tree_bytes": search_tree_bytes(strategy)}
 
 
@@ -239,6 +244,8 @@ def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
               # and from before root=: decision, candidates 8 (unused by decision); from before
               # depth=, root=turn chose among the candidates of the turn at hand only
               float(ROOTS.index(info.get("root", "decision"))), float(info.get("candidates", 8)),
-              float(info.get("depth", 1)))
+              float(info.get("depth", 1)),
+              # and from before others=: the rollout played them
+              float(OTHERS.index(info.get("others", "rollout"))))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
 

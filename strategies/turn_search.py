@@ -21,6 +21,12 @@ root. The most visited candidate is played.
   and the rollout policy plays on from it. So more iterations look further into the seat's own
   later turns. ``depth=1`` keeps the root only (the choice among the turns at hand);
   ``TREE_CAP`` bounds the nodes.
+- **Or a tree over every seat's turns** (``others=tree``): the other seats' turns are nodes too,
+  each with its seat's planner's best turns as edges, chosen by UCB on that seat's reward
+  (max^n, as the decision tree does). The self-only tree models the others as the rollout
+  policy plays, exactly right against that policy and wrong against anyone stronger; a tree
+  of everyone's turns models each seat as choosing for itself, so a larger budget can
+  correct the model instead of only averaging more samples of it.
 - **One engine, one planner.** The candidates come from the planner's own search
   (``planner.search_turn`` keeping its best turns), on a sampled copy of the position, so the
   search never reads the hidden order. Every step is the engine's ``step``.
@@ -41,7 +47,7 @@ from evora_sim.rng import randbelow
 from .compiled import NF
 from .compiled import KIND_RANDOM
 from .mcts import (
-    K_VALID, WHY_TOP, X_CANDIDATES, X_DEPTH, determinize, mcts_choose, note_row, play_out, plan_rest_of_turn,
+    K_VALID, WHY_TOP, X_CANDIDATES, X_DEPTH, X_OTHERS, determinize, mcts_choose, note_row, play_out, plan_rest_of_turn,
     rollout_weights, search_options, seat_rewards, within,
 )
 from .planner import (
@@ -65,7 +71,9 @@ def turn_tree_nodes(iterations: int) -> int:
 def turn_tree_bytes(iterations: int, candidates: int) -> int:
     """Memory of the tree of ``turn_tree_nodes(iterations)`` nodes of ``candidates`` turns each."""
     n = turn_tree_nodes(iterations)
-    return n * (8 * 4 + int(candidates) * (2 * (DEPTH + 1) + 2 + 8 + 8)) + _slots(n) * 4
+    # per node: key, visits, edges, range (2), seat, path entry (2); per edge: its line, length,
+    # visits, reward sum; the table; the counters
+    return n * (8 * 8 + int(candidates) * (2 * (DEPTH + 1) + 2 + 8 + 8)) + _slots(n) * 4 + 16 + 16
 
 
 def _slots(n: int) -> int:
@@ -88,13 +96,15 @@ def new_turn_tree(nodes: int, candidates: int):
     that is the information set of every seat, and the planner's candidate turns from it are
     legal in every position it holds. Per node: its key, its visits, the reward range of the
     seat, its candidate turns (actions and length) and each turn's visits and reward sum; a
-    table from key to node; the path of an iteration; the counters ``TC``."""
+    table from key to node; the path of an iteration; the counters ``TC``; the seat to move at
+    each node (with ``others=tree`` any seat's turn is a node)."""
     n = max(int(nodes), 1)
     k = max(int(candidates), 1)
     return (np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
             np.zeros((n, 2), dtype=np.float64), np.zeros((n, k, DEPTH + 1), dtype=np.int16),
             np.zeros((n, k), dtype=np.int16), np.zeros((n, k), dtype=np.int64), np.zeros((n, k), dtype=np.float64),
-            np.zeros(_slots(n), dtype=np.int32), np.zeros((n + 1, 2), dtype=np.int64), np.zeros(2, dtype=np.int64))
+            np.zeros(_slots(n), dtype=np.int32), np.zeros((n + 1, 2), dtype=np.int64), np.zeros(2, dtype=np.int64),
+            np.zeros(n, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False)
@@ -121,13 +131,14 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
     iterations, c, rkind, reward, horizon, leaf = search_options(W, p, s[G_NPLAYERS])
     want = np.int64(W[p, NF + X_CANDIDATES])
     depth = np.int64(W[p, NF + X_DEPTH])
+    others_tree = W[p, NF + X_OTHERS] > 0
     keep[K_VALID] = 0                                  # no decision tree is continued after this
     rollout_weights(W, p, RW, LW)
     new_rollout_cache(rwork)
     m = _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top)
-    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC, seat = tree
     _clear(tree)
-    root = _add_node(tree, visible_hash(s))
+    root = _add_node(tree, visible_hash(s), p)
     nedges[root] = _edges_from(top, m, lines[root], lengths[root])
     root_turns = s[G_NTURNS]
     if m > 1:
@@ -149,26 +160,30 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
                 k = _replay(st, R, lines[u, i], lengths[u, i], leg, k, turn)
                 forget_plans(rwork)
                 k = plan_rest_of_turn(RW, st, R, leg, k, rs, rwork, turn)
-                k = _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p)
+                if others_tree:                        # the next seat's turn is a node too
+                    k = _forced(st, R, leg, k, horizon, root_turns)
+                else:
+                    k = _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p)
                 if k == 0 or not within(st, root_turns, horizon) or (depth > 0 and own >= depth):
                     break
                 own += 1
                 h = visible_hash(st)
                 v = _find(tree, h)
                 if v < 0:                              # a new node: its candidates, then a rollout
-                    v = _add_node(tree, h)
+                    q = st[G_CUR]
+                    v = _add_node(tree, h, q)
                     if v >= 0:
-                        nedges[v] = _node_candidates(st, R, RW, p, leg, k, rs, want, rwork, found, lines[v],
+                        nedges[v] = _node_candidates(st, R, RW, q, leg, k, rs, want, rwork, found, lines[v],
                                                      lengths[v])
                     break
                 u = v
             forget_plans(rwork)
             play_out(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork)
             seat_rewards(st, R, reward, leaf, LW, rew, tot)
-            r = rew[p]
             for d in range(steps):
                 u = tpath[d, 0]
                 i = tpath[d, 1]
+                r = rew[seat[u]]                       # max^n: each node's edges hold its seat's reward
                 nvisits[u] += 1
                 evisits[u, i] += 1
                 evalue[u, i] += r
@@ -249,22 +264,31 @@ def _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p):
 
 
 @njit(cache=True, inline="always")
+def _forced(st, R, leg, k, horizon, root_turns):
+    """The forced steps up to the next decision of any seat (or the horizon, or the end)."""
+    while k == 1 and within(st, root_turns, horizon):
+        k = E.step(st, R, np.int64(leg[0]), leg)
+    return k
+
+
+@njit(cache=True, inline="always")
 def _clear(tree):
-    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC, seat = tree
     for i in range(table.shape[0]):
         table[i] = 0
     TC[T_NODES] = 0
 
 
 @njit(cache=True, _nrt=False)
-def _add_node(tree, h):
-    """A node for the visible position of key ``h``; -1 if the tree is full."""
-    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+def _add_node(tree, h, q):
+    """A node for the visible position of key ``h``, seat ``q`` to move; -1 if the tree is full."""
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC, seat = tree
     u = TC[T_NODES]
     if u >= keys.shape[0]:
         return -1
     TC[T_NODES] = u + 1
     keys[u] = h
+    seat[u] = q
     nvisits[u] = 0
     nedges[u] = 0
     span[u, 0] = np.inf
@@ -283,7 +307,7 @@ def _add_node(tree, h):
 @njit(cache=True, _nrt=False)
 def _find(tree, h):
     """The node of key ``h``, or -1."""
-    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC = tree
+    keys, nvisits, nedges, span, lines, lengths, evisits, evalue, table, tpath, TC, seat = tree
     mask = table.shape[0] - 1
     j = np.int64(h & np.uint64(mask))
     while table[j] != 0:

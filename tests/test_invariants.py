@@ -54,6 +54,8 @@ SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval
           "balanced",
           "mcts(iterations=25, reward=win, reuse=turn, rollout=greedy(plan=action), horizon=8, leaf=score, root=decision)",
           "mcts(iterations=20, horizon=2, candidates=4)"]        # the default's tree over whole turns
+# a tree over every seat's turns (others=tree) takes the default's seat at 3 players
+SEARCH_3 = SEARCH[1:3] + ["mcts(iterations=20, horizon=3, candidates=4, others=tree)"]
 
 
 def _label(sids) -> str:
@@ -85,7 +87,7 @@ BATCH_PLAN = [
     (2, ACTION[:2], 400),
     (4, SEARCH, 40),
     (2, SEARCH[:2], 40),
-    (3, SEARCH[1:], 30),
+    (3, SEARCH_3, 30),
 ]
 BATCH_GAMES = sum(g for _, _, g in BATCH_PLAN)
 

@@ -34,9 +34,9 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=cardheights, reward=margin, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=cardheights, reward=margin, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, others=rollout)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, others=rollout)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
@@ -46,9 +46,19 @@ def test_the_spec_and_its_name():
     assert from_resolved(t.name, json.loads(json.dumps(info))) == t
 
 
+def test_the_stated_memory_of_the_turn_tree_is_what_it_allocates():
+    """The docs' bound (``turn_tree_bytes``) is the tree's arrays to the byte, up to TREE_CAP."""
+    from strategies.turn_search import TREE_CAP, new_turn_tree, turn_tree_nodes
+    for iterations, candidates in ((1, 1), (250, 8), (1000, 32), (10 ** 6, 8)):
+        nodes = turn_tree_nodes(iterations)
+        assert nodes == min(iterations + 1, TREE_CAP)
+        allocated = sum(a.nbytes for a in new_turn_tree(nodes, candidates))
+        assert allocated == turn_tree_bytes(iterations, candidates)
+
+
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action), root=decision)")
-    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0)")
+    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0, others=rollout)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
@@ -62,7 +72,7 @@ def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
     s = parse_spec("mcts(iterations=250, reuse=TURN, root=decision)")
-    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0)") and parse_spec(s.name) == s
+    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0, others=rollout)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
     # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
@@ -122,7 +132,7 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(rollout=nonesuch)", "rollout: unknown strategy 'nonesuch'"),
     ("mcts(rollout=)", "rollout= needs a spec"),
     ("mcts(width=3)", "unknown option 'width' (mcts takes: iterations, c, rollout, reward, horizon, leaf, finish, "
-                      "reuse, root, candidates, depth)"),
+                      "reuse, root, candidates, depth, others)"),
     ("mcts(iterations=5, iterations=6)", "option 'iterations' given twice"),
     ("mcts(horizon=-1)", "horizon='-1' is out of range"),
     ("mcts(leaf=guess)", "leaf='guess' is not allowed (leaf is one of: score, eval)"),
@@ -137,6 +147,7 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(root=turn, candidates=2.5)", "candidates='2.5' is not a whole number"),
     ("mcts(root=turn, depth=-1)", "depth='-1' is out of range (depth: with root=turn, how many turns of its own"),
     ("mcts(root=turn, depth=65)", "depth='65' is out of range"),
+    ("mcts(others=all)", "others='all' is not allowed (others is one of: rollout, tree)"),
     ("mcts(root=turn, depth=deep)", "depth='deep' is not a whole number"),
 ])
 def test_bad_search_specs(spec, message):
@@ -385,7 +396,7 @@ TURNS = "mcts(iterations=40, rollout=cardheights(plan=action), horizon=4, leaf=e
 
 def test_root_option_reads_back_and_old_manifests_search_decisions():
     s = parse_spec("mcts(root=TURN, candidates=5, rollout=cardheights)")
-    assert s.name.endswith("reuse=turn, root=turn, candidates=5, depth=0)") and parse_spec(s.name) == s
+    assert s.name.endswith("reuse=turn, root=turn, candidates=5, depth=0, others=rollout)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["root"] == "turn" and info["candidates"] == 5 and info["depth"] == 0
     assert from_resolved(s.name, info) == s
@@ -454,9 +465,10 @@ def _turn_tree_after_one_search(spec, players=4, seed=19, skip=40):
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     p = state.get(L.G_CUR)
     choose(kinds[p], W, p, state.arr.copy(), RULES.packed, legal, len(legal), rs, work)
-    keys, nvisits, nedges, *_, TC = work[2][3]
+    keys, nvisits, nedges, *_, TC, seat = work[2][3]
     used = int(TC[0])
-    assert keys[0] == visible_hash(state.arr)
+    assert keys[0] == visible_hash(state.arr) and seat[0] == p
+    _turn_tree_after_one_search.seats = seat[:used].copy()
     return keys[:used].copy(), nedges[:used].copy(), nvisits[:used].copy()
 
 
@@ -472,3 +484,19 @@ def test_the_turn_tree_grows_below_the_root_only_when_deep():
     assert len(keys) >= 10 and len(set(keys.tolist())) == len(keys)
     assert visits[0] == 120 and (edges >= 1).all() and (edges <= 4).all()
     assert visits[1:].sum() < 120                      # below the root, only iterations that reached them
+    assert set(_turn_tree_after_one_search.seats.tolist()) == {_turn_tree_after_one_search.seats[0]}
+
+
+def test_with_others_in_the_tree_every_seats_turn_is_a_node():
+    """others=tree: the other seats' turns are nodes of their own (their planner's best turns
+    as edges, each chosen for that seat's reward), so the first level below the root is the
+    next seat's, and at four seats, with a horizon of two rounds, every seat moves at some
+    node. depth then counts every seat's turns: depth=2 holds the root and the next seat's."""
+    spec = "mcts(iterations=120, horizon=9, candidates=4, others=tree, depth={})"
+    keys, edges, visits = _turn_tree_after_one_search(spec.format(0))
+    seats = _turn_tree_after_one_search.seats
+    assert set(seats.tolist()) == {0, 1, 2, 3} and len(set(keys.tolist())) == len(keys)
+    assert visits[0] == 120 and (edges >= 1).all() and (edges <= 4).all()
+    keys, edges, visits = _turn_tree_after_one_search(spec.format(2))
+    seats = _turn_tree_after_one_search.seats
+    assert len(keys) > 1 and (seats[1:] == (seats[0] + 1) % 4).all()
