@@ -411,11 +411,13 @@ def test_root_option_reads_back_and_old_manifests_search_decisions():
     assert from_resolved(flat.name, old) == flat
 
 
-@pytest.mark.parametrize("players, seed", [(2, 17), (4, 18)])
-def test_no_peeking_with_root_turn(players, seed):
+@pytest.mark.parametrize("players, seed, spec", [(2, 17, TURNS), (4, 18, TURNS),
+                                                (4, 19, TURNS[:-1] + ", others=tree)")])
+def test_no_peeking_with_root_turn(players, seed, spec):
     """With root=turn, two positions that differ only in the order below the tops get the same
     decisions from the same random stream through a whole turn: the candidate turns are
-    searched on a sample, and the turn chosen is followed the same way."""
+    searched on a sample, and the turn chosen is followed the same way (with others=tree the
+    other seats' nodes are keyed and searched on what is visible too)."""
     final, log = play_game(RULES, players, seed, ["cardheights"] * players)
     state = api.new_game(RULES, players, seed)
     rng = np.random.default_rng(seed)
@@ -425,8 +427,8 @@ def test_no_peeking_with_root_turn(players, seed):
         if state.get(L.G_NTURNS) != last_turn and state.get(L.G_NTURNS) % 3 == 0 \
                 and state.get(L.G_PHASE) != L.PH_SETUP:
             other = _reorder_hidden(state, rng)
-            mine, counts = _searched_turn(state.arr, TURNS, players)
-            theirs, _ = _searched_turn(other.arr, TURNS, players)
+            mine, counts = _searched_turn(state.arr, spec, players)
+            theirs, _ = _searched_turn(other.arr, spec, players)
             assert mine == theirs, f"turn {state.get(L.G_NTURNS)}: {mine} != {theirs}"
             turns += len(mine) >= 2
         last_turn = state.get(L.G_NTURNS)
