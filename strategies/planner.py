@@ -493,7 +493,7 @@ def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, 
     h = np.uint64(0)
     if meta[M_CACHE] > 0:
         h = visible_hash(s)
-        i = np.int64(h >> np.uint64(64 - CACHE_BITS))
+        i = _cache_slot(h)
         if ckey[i] == h and cgen[i] == meta[M_CACHE]:
             meta[M_CACHE_HITS] += 1
             adopt_plan(s, clines[i], clen[i], plan, meta)
@@ -506,9 +506,16 @@ def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, 
 
 
 @njit(cache=True, inline="always")
+def _cache_slot(h):
+    """The plan cache's slot for visible-position key ``h`` (its top ``CACHE_BITS`` bits), one
+    rule for the lookup and the store."""
+    return np.int64(h >> np.uint64(64 - CACHE_BITS))
+
+
+@njit(cache=True, inline="always")
 def _store_plan(cache, meta, h, line, m):
     ckey, cgen, clen, clines = cache
-    i = np.int64(h >> np.uint64(64 - CACHE_BITS))
+    i = _cache_slot(h)
     for j in range(m):
         for k in range(3):
             clines[i, j, k] = line[j, k]
