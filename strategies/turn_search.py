@@ -249,11 +249,9 @@ def _edges_from(top, m, lines, lengths):
 def _others_play(rkind, RW, st, R, leg, k, rs, horizon, root_turns, rwork, p):
     """The other seats play the rollout policy until seat ``p`` has a decision to make (forced
     steps are taken), the horizon is reached or the game ends. Returns the legal actions."""
-    while k > 0 and within(st, root_turns, horizon):
-        if k == 1:
-            k = E.step(st, R, np.int64(leg[0]), leg)
-            continue
-        if st[G_CUR] == p:
+    while True:
+        k = _forced(st, R, leg, k, horizon, root_turns)
+        if k == 0 or not within(st, root_turns, horizon) or st[G_CUR] == p:
             break
         if rkind == KIND_RANDOM:
             a = np.int64(leg[randbelow(rs, k)])
