@@ -20,7 +20,7 @@ from .turn_search import turn_tree_bytes, turn_tree_nodes
 
 NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "cardheights", "reward": "margin", "horizon": "auto",
-            "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0, "others": "rollout"}
+            "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0, "others": "tree"}
 OPTIONS = tuple(DEFAULTS)
 # leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
 # without them given it scores the totals, plays the turn out at random and searches decisions
@@ -29,7 +29,7 @@ MAX_ITERATIONS = 1_000_000       # tree_bytes(10**6) ~ 76 MB; reuse=turn 8 times
 MAX_DEPTH = 64
 DESCRIPTION = ("Searches: Monte Carlo tree search over the compiled engine, each iteration on a fresh "
                "sample of the unseen stack order; by default a tree over its own whole turns, the turn planner's "
-               "best ones at each, the other seats played by the rollout policy.")
+               "best ones at each, every seat's turn a node where it chooses for itself.")
 HELP = {
     "iterations": f"search iterations per decision, 1 to {MAX_ITERATIONS:,} (a decision with one legal "
                   "action is not searched)",

@@ -11,8 +11,8 @@ stack order (``mcts.determinize``), plays one candidate turn, lets every other s
 the rollout policy, and scores the seats (``mcts.seat_rewards``) ``horizon`` turns after the
 root. The most visited candidate is played.
 
-- **A tree over the seat's own turns** (TAG's "self-only" tree, with the other seats played
-  by the rollout policy). A node is the seat's decision at the start of a later turn of its
+- **A tree over the seat's own turns** (``others=rollout``: TAG's "self-only" tree, with the
+  other seats played by the rollout policy). A node is the seat's decision at the start of a later turn of its
   own, keyed by the position as every player sees it (``planner.visible_hash``): nobody knows
   the order below the tops (P10), so that position is every seat's information set, and the
   planner's candidate turns from it, which never read that order, are legal in every sample
@@ -21,12 +21,14 @@ root. The most visited candidate is played.
   and the rollout policy plays on from it. So more iterations look further into the seat's own
   later turns. ``depth=1`` keeps the root only (the choice among the turns at hand);
   ``TREE_CAP`` bounds the nodes.
-- **Or a tree over every seat's turns** (``others=tree``): the other seats' turns are nodes too,
-  each with its seat's planner's best turns as edges, chosen by UCB on that seat's reward
-  (max^n, as the decision tree does). The self-only tree models the others as the rollout
-  policy plays, exactly right against that policy and wrong against anyone stronger; a tree
-  of everyone's turns models each seat as choosing for itself, so a larger budget can
-  correct the model instead of only averaging more samples of it.
+- **Or a tree over every seat's turns** (``others=tree``, the default): the other seats' turns
+  are nodes too, each with its seat's planner's best turns as edges, chosen by UCB on that
+  seat's reward (max^n, as the decision tree does). The self-only tree models the others as
+  the rollout policy plays, exactly right against that policy and wrong against anyone
+  stronger; a tree of everyone's turns models each seat as choosing for itself, so a larger
+  budget can correct the model instead of only averaging more samples of it. Head to head (2
+  players, 1,000 iterations each) it beats the self-only tree, and it gains more from a
+  larger budget (README: the search player, with the duels).
 - **One engine, one planner.** The candidates come from the planner's own search
   (``planner.search_turn`` keeping its best turns), on a sampled copy of the position, so the
   search never reads the hidden order. Every step is the engine's ``step``.

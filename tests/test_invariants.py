@@ -53,9 +53,9 @@ ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", 
 SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval, finish=plan, root=decision)",
           "balanced",
           "mcts(iterations=25, reward=win, reuse=turn, rollout=greedy(plan=action), horizon=8, leaf=score, root=decision)",
-          "mcts(iterations=20, horizon=2, candidates=4)"]        # the default's tree over whole turns
-# a tree over every seat's turns (others=tree) takes the default's seat at 3 players
-SEARCH_3 = SEARCH[1:3] + ["mcts(iterations=20, horizon=3, candidates=4, others=tree)"]
+          "mcts(iterations=20, horizon=2, candidates=4)"]        # the default: a tree over every seat's turns
+# the tree over the seat's own turns only (others=rollout) takes the default's seat at 3 players
+SEARCH_3 = SEARCH[1:3] + ["mcts(iterations=20, horizon=3, candidates=4, others=rollout)"]
 
 
 def _label(sids) -> str:

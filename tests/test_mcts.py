@@ -34,9 +34,9 @@ def test_the_spec_and_its_name():
     s = parse_spec("mcts")
     assert s.kind == KIND_MCTS and s.search[0] == 1000
     # tables and manifests name the full spec, every option in a fixed order
-    assert s.name == "mcts(iterations=1000, c=0.7, rollout=cardheights, reward=margin, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, others=rollout)"
+    assert s.name == "mcts(iterations=1000, c=0.7, rollout=cardheights, reward=margin, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, others=tree)"
     t = parse_spec("MCTS( reward=WIN, iterations=250 , rollout = balanced( plan=action ) )")
-    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, others=rollout)"
+    assert t.name == "mcts(iterations=250, c=0.7, rollout=balanced(plan=action), reward=win, horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, others=tree)"
     assert parse_spec(t.name) == t and parse_spec(s.name) == s
     assert t.rollout == "balanced(plan=action)" and t.weights == parse_spec("balanced").weights
     # a manifest's description reads back to the same player
@@ -58,7 +58,7 @@ def test_the_stated_memory_of_the_turn_tree_is_what_it_allocates():
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action), root=decision)")
-    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0, others=rollout)")
+    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0, others=tree)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
@@ -72,7 +72,7 @@ def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
     s = parse_spec("mcts(iterations=250, reuse=TURN, root=decision)")
-    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0, others=rollout)") and parse_spec(s.name) == s
+    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0, others=tree)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
     # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
@@ -396,7 +396,7 @@ TURNS = "mcts(iterations=40, rollout=cardheights(plan=action), horizon=4, leaf=e
 
 def test_root_option_reads_back_and_old_manifests_search_decisions():
     s = parse_spec("mcts(root=TURN, candidates=5, rollout=cardheights)")
-    assert s.name.endswith("reuse=turn, root=turn, candidates=5, depth=0, others=rollout)") and parse_spec(s.name) == s
+    assert s.name.endswith("reuse=turn, root=turn, candidates=5, depth=0, others=tree)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["root"] == "turn" and info["candidates"] == 5 and info["depth"] == 0
     assert from_resolved(s.name, info) == s
@@ -412,11 +412,11 @@ def test_root_option_reads_back_and_old_manifests_search_decisions():
 
 
 @pytest.mark.parametrize("players, seed, spec", [(2, 17, TURNS), (4, 18, TURNS),
-                                                (4, 19, TURNS[:-1] + ", others=tree)")])
+                                                (4, 19, TURNS[:-1] + ", others=rollout)")])
 def test_no_peeking_with_root_turn(players, seed, spec):
     """With root=turn, two positions that differ only in the order below the tops get the same
     decisions from the same random stream through a whole turn: the candidate turns are
-    searched on a sample, and the turn chosen is followed the same way (with others=tree the
+    searched on a sample, and the turn chosen is followed the same way (with others=tree, the default, the
     other seats' nodes are keyed and searched on what is visible too)."""
     final, log = play_game(RULES, players, seed, ["cardheights"] * players)
     state = api.new_game(RULES, players, seed)
@@ -475,11 +475,12 @@ def _turn_tree_after_one_search(spec, players=4, seed=19, skip=40):
 
 
 def test_the_turn_tree_grows_below_the_root_only_when_deep():
-    """depth=1 chooses among the candidate turns at hand: one node. depth=0 adds a node for
-    each new visible position at the start of the seat's own later turns, each holding the
-    planner's candidates from there; every node is a distinct position, and the root's visits
-    are the iterations."""
-    spec = "mcts(iterations=120, rollout=cardheights, horizon=9, leaf=eval, root=turn, candidates=4, depth={})"
+    """depth=1 chooses among the candidate turns at hand: one node. With others=rollout, depth=0
+    adds a node for each new visible position at the start of the seat's own later turns, each
+    holding the planner's candidates from there; every node is a distinct position, and the
+    root's visits are the iterations."""
+    spec = "mcts(iterations=120, rollout=cardheights, horizon=9, leaf=eval, root=turn, candidates=4, depth={}, " \
+           "others=rollout)"
     keys, edges, visits = _turn_tree_after_one_search(spec.format(1))
     assert len(keys) == 1 and visits[0] == 120
     keys, edges, visits = _turn_tree_after_one_search(spec.format(0))
