@@ -7,13 +7,13 @@ the noise of three opponents' turns. The turn planner (``strategies.planner``) a
 exactly, the turns its evaluation values most; what it cannot see is what the other seats do
 next. So this search lets the planner propose its ``candidates`` best distinct turns, and
 spends the budget on telling them apart by what follows: each iteration samples the unseen
-stack order (``mcts.determinize``), plays one candidate turn, lets every other seat play on as
-the rollout policy, and scores the seats (``mcts.seat_rewards``) ``horizon`` turns after the
-root. The most visited candidate is played.
+stack order (``mcts.determinize``), plays one candidate turn, goes on through the turns that
+follow (down the tree, then as the rollout policy plays), and scores the seats
+(``mcts.seat_rewards``) ``horizon`` turns after the root. The most visited candidate is played.
 
 - **A tree over the seat's own turns** (``others=rollout``: TAG's "self-only" tree, with the
-  other seats played by the rollout policy). A node is the seat's decision at the start of a later turn of its
-  own, keyed by the position as every player sees it (``planner.visible_hash``): nobody knows
+  other seats played by the rollout policy). A node is the seat's decision at the start of a
+  later turn of its own, keyed by the position as every player sees it (``planner.visible_hash``): nobody knows
   the order below the tops (P10), so that position is every seat's information set, and the
   planner's candidate turns from it, which never read that order, are legal in every sample
   of it. An iteration walks down the nodes it meets, choosing a candidate at each by UCB on

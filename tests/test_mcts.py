@@ -416,8 +416,8 @@ def test_root_option_reads_back_and_old_manifests_search_decisions():
 def test_no_peeking_with_root_turn(players, seed, spec):
     """With root=turn, two positions that differ only in the order below the tops get the same
     decisions from the same random stream through a whole turn: the candidate turns are
-    searched on a sample, and the turn chosen is followed the same way (with others=tree, the default, the
-    other seats' nodes are keyed and searched on what is visible too)."""
+    searched on a sample, and the turn chosen is followed the same way (with others=tree, the
+    default, the other seats' nodes are keyed and searched on what is visible too)."""
     final, log = play_game(RULES, players, seed, ["cardheights"] * players)
     state = api.new_game(RULES, players, seed)
     rng = np.random.default_rng(seed)
