@@ -1,6 +1,6 @@
 """The spec of the search player, ``mcts(iterations=1000, c=..., rollout=SPEC, reward=...,
-horizon=..., leaf=..., finish=..., reuse=..., root=..., candidates=..., depth=...)``: parsed, checked and named here, for
-:mod:`strategies.registry`.
+horizon=..., leaf=..., finish=..., reuse=..., root=..., candidates=..., depth=..., others=...)``:
+parsed, checked and named here, for :mod:`strategies.registry`.
 
 The budget is counted in iterations, never in time, so a game stays a function of its seed.
 """
@@ -22,6 +22,7 @@ NAME = "mcts"
 DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "cardheights", "reward": "margin", "horizon": "auto",
             "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0, "others": "tree"}
 OPTIONS = tuple(DEFAULTS)
+TURN_ONLY = ("candidates", "depth", "others")     # options of the tree over whole turns (root=turn) alone
 # leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
 # without them given it scores the totals, plays the turn out at random and searches decisions
 RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout", "root": "decision"}
@@ -119,6 +120,12 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
     candidates = _whole(spec, "candidates", given["candidates"], 1, TOP_MAX)
     depth = _whole(spec, "depth", given["depth"], 0, MAX_DEPTH)
     others = _one_of(spec, "others", given["others"], OTHERS)
+    if root == "decision":
+        idle = [key for key in TURN_ONLY if key in seen]
+        if idle:
+            raise StrategyError(f"strategy {spec!r}: {idle[0]}= does nothing with root=decision, which searches "
+                                f"decisions one at a time ({idle[0]}: {HELP[idle[0]]})")
+        candidates, depth, others = _decision_tree_idle()
     for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans"),
                              ("root", root, "plans")):
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
@@ -126,14 +133,21 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
                                 f"rollout=random has none ({key}: {HELP[key]})")
     options = {"iterations": iterations, "c": c, "rollout": rollout.name, "reward": reward,
                "horizon": "auto" if horizon == HORIZON_AUTO else horizon,
-               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root, "candidates": candidates, "depth": depth,
-               "others": others}
+               "leaf": leaf, "finish": finish, "reuse": reuse, "root": root}
+    if root == "turn":
+        options.update({"candidates": candidates, "depth": depth, "others": others})
     # the full spec, every option written: a table stays readable when the defaults change
     name = f"{NAME}({', '.join(f'{k}={_text(v)}' for k, v in options.items())})"
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
               float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
               float(ROOTS.index(root)), float(candidates), float(depth), float(OTHERS.index(others)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+
+
+def _decision_tree_idle() -> tuple[int, int, str]:
+    """Candidates, depth and others of a decision tree, which has no use for them: one fixed
+    value each, so two decision trees that search alike compare and read back equal."""
+    return DEFAULTS["candidates"], DEFAULTS["depth"], DEFAULTS["others"]
 
 
 def _finite(spec, key, value) -> float:
@@ -235,6 +249,10 @@ def _rollout_of(strategy: Strategy) -> Strategy:
 
 def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
     rollout = from_resolved(info["rollout"], info["rollout_resolved"])
+    if info.get("root", "decision") == "decision":
+        # older manifests wrote the decision tree's idle options with other values
+        idle = dict(zip(TURN_ONLY, _decision_tree_idle()))
+        info = {**info, **idle}
     search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
               float(REWARDS.index(info["reward"])),
               float(HORIZON_AUTO if info["horizon"] == "auto" else info["horizon"]),

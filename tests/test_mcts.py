@@ -58,7 +58,7 @@ def test_the_stated_memory_of_the_turn_tree_is_what_it_allocates():
 
 def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search():
     s = parse_spec("mcts(leaf=EVAL, finish=Plan, rollout=cardheights(plan=action), root=decision)")
-    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision, candidates=8, depth=0, others=tree)")
+    assert s.name.endswith("horizon=auto, leaf=eval, finish=plan, reuse=turn, root=decision)")
     info = json.loads(json.dumps(resolved(s)))
     assert info["leaf"] == "eval" and info["finish"] == "plan"
     assert from_resolved(s.name, info) == s
@@ -72,7 +72,7 @@ def test_leaf_and_finish_options_read_back_and_old_manifests_mean_the_old_search
 
 def test_reuse_option_reads_back_and_sizes_the_tree():
     s = parse_spec("mcts(iterations=250, reuse=TURN, root=decision)")
-    assert s.name.endswith("finish=rollout, reuse=turn, root=decision, candidates=8, depth=0, others=tree)") and parse_spec(s.name) == s
+    assert s.name.endswith("finish=rollout, reuse=turn, root=decision)") and parse_spec(s.name) == s
     info = json.loads(json.dumps(resolved(s)))
     assert info["reuse"] == "turn" and from_resolved(s.name, info) == s
     # room for REUSE_TREES searches of 250 iterations, one after the other, and the root
@@ -149,6 +149,10 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(root=turn, depth=65)", "depth='65' is out of range"),
     ("mcts(others=all)", "others='all' is not allowed (others is one of: rollout, tree)"),
     ("mcts(root=turn, depth=deep)", "depth='deep' is not a whole number"),
+    # options of the tree over whole turns do nothing in a decision tree: refused, never silently idle
+    ("mcts(root=decision, candidates=4)", "candidates= does nothing with root=decision"),
+    ("mcts(rollout=random, others=rollout)", "others= does nothing with root=decision"),
+    ("mcts(root=decision, depth=1)", "depth= does nothing with root=decision"),
 ])
 def test_bad_search_specs(spec, message):
     with pytest.raises(StrategyError) as info:
@@ -403,7 +407,7 @@ def test_root_option_reads_back_and_old_manifests_search_decisions():
     old = resolved(parse_spec("mcts(iterations=250)"))
     del old["root"], old["candidates"], old["depth"]
     assert from_resolved("mcts(iterations=250)", old).search == \
-        parse_spec("mcts(iterations=250, root=decision, depth=1)").search
+        parse_spec("mcts(iterations=250, root=decision)").search
     # before depth=, a search over whole turns chose among the candidates of the turn at hand
     flat = parse_spec("mcts(root=turn, rollout=cardheights, depth=1)")
     old = resolved(parse_spec("mcts(root=turn, rollout=cardheights, depth=3)"))
