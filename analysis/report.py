@@ -10,7 +10,7 @@ a half report behind.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +19,7 @@ from evora_sim.fsutil import atomic_folder
 
 from . import brief, display, numbers, plots
 from . import tables as T
+from .sections import Section, Table
 from .stats import MIN_EFFECT, p_text, verdict
 
 REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
@@ -28,31 +29,6 @@ ASSOCIATION = ("KNOWN BIAS: \"win rate when used\" is an association, not the ca
                "Seats use a card or space when they can, in longer games, with more turns and more cards, "
                "and a strong position both wins and lets a seat do more. The adjustment removes strategy "
                "and seat, not these: read large effects as leads to test with a rules variant, not as proof.")
-LONG_TABLE = 16                 # rows beyond which a table is folded away (the CSV has it all)
-
-
-@dataclass
-class Table:
-    name: str                      # CSV file name (without .csv): every column, internal codes
-    df: pd.DataFrame
-    shown: pd.DataFrame            # what the page shows: human columns, estimates with ranges
-    caption: str = ""
-    folded: bool | None = None     # None: folded when longer than LONG_TABLE rows
-
-    @property
-    def is_folded(self) -> bool:
-        return len(self.shown) > LONG_TABLE if self.folded is None else self.folded
-
-
-@dataclass
-class Section:
-    title: str
-    note: str
-    tables: list = field(default_factory=list)
-    figures: list = field(default_factory=list)    # (title, file stem, draw function)
-    notice: str = ""                               # said first, in a box (a finding held back)
-
-
 @dataclass
 class Report:
     title: str

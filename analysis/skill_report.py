@@ -9,13 +9,14 @@ import pandas as pd
 
 from . import plots
 from .numbers import p_cell, ranged
+from .sections import Section, Table
 from .skill import VERDICTS, Ladder, figure_table, rung_ratings, verdicts
 from .stats import ALPHA
 
 
 @dataclass
 class SkillPart:
-    section: object                  # report.Section
+    section: Section
     findings: list                   # sentences for the Findings section, said first
     header: tuple                    # (label, text) for the report's header
 
@@ -121,8 +122,6 @@ def findings(table, verdict, steps, labels, seeds) -> list[str]:
 
 def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", scheduler: str | None = None,
                n_boot: int = 2000) -> SkillPart:
-    from .report import Section, Table
-
     table = figure_table(ladder, min_effect, backend=backend, scheduler=scheduler)
     verdict = verdicts(table)
     ratings, steps = rung_ratings(ladder, n_boot=n_boot)

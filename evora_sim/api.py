@@ -232,7 +232,7 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
     from strategies.builtin import Strategy
     from strategies.registry import as_strategy, seat_arrays
 
-    from . import batch
+    from . import gameloop
     strategy = as_strategy(policy)
     if not isinstance(strategy, Strategy):
         raise ValueError(f"policy {policy!r} is not a built-in spec or a function")
@@ -240,9 +240,9 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
     rs = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
     global _FINISH_WORK
     if _FINISH_WORK is None or strategy.search:   # the compiled loop's buffers, made once
-        _FINISH_WORK = batch.buffers(L.MAXP, [strategy])[1:4]
+        _FINISH_WORK = gameloop.buffers(L.MAXP, [strategy])[1:4]
     legal, _, work = _FINISH_WORK
-    batch.play_on(state.arr, state.rules.packed, kinds, W, 0 if until == "effect" else 1, legal, rs, work)
+    gameloop.play_on(state.arr, state.rules.packed, kinds, W, 0 if until == "effect" else 1, legal, rs, work)
     return state
 
 

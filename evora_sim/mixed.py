@@ -1,6 +1,6 @@
 """Games with custom Python strategies at the table, on the same compiled rules.
 
-The loop is the batch driver's (:func:`evora_sim.batch.advance`), split where a custom strategy
+The loop is the batch driver's (:func:`evora_sim.gameloop.advance`), split where a custom strategy
 must decide: compiled code plays every forced move and every built-in seat's decision, with the
 same buffers and the same random stream as the batch driver, and returns to Python only when a
 custom seat has a real choice (two or more legal actions, P5). Python asks that seat's
@@ -28,7 +28,7 @@ from strategies.registry import seat_arrays
 from . import api
 from . import engine as E
 from . import layout as L
-from .batch import BatchResult, advance, buffers, new_result, record, search_notes, seat_strategies, start
+from .gameloop import BatchResult, advance, buffers, new_result, record, search_notes, seat_strategies, start
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:

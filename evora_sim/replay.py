@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import api
-from . import batch
+from . import batch, gameloop
 from . import engine as E
 from . import layout as L
 from .position import scoring_table
@@ -288,7 +288,7 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
     """Play the seeded game and return its readable log, ending with the final scoring table.
     ``strategies``: one per seat (built-in ids, spec strings or strategy objects)."""
     n = api.check_players(n_players)
-    seats = batch.seat_strategies(n, strategies)
+    seats = gameloop.seat_strategies(n, strategies)
     names = [x.name for x in seats]
     state = api.new_game(rules, n, seed)          # checks the seed before anything is played
     notes: list[dict] = []

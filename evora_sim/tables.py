@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import layout as L
-from .batch import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
+from .gameloop import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
 from .ranking import order_key
 
 CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES
@@ -39,7 +39,7 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "turns": res.games[:, col["turns"]].astype(np.int16),
         "end_trigger": pd.Categorical.from_codes(res.games[:, col["end_trigger"]], categories=L.END_NAMES),
         "winner_seat": res.games[:, col["winner_seat"]].astype(np.int8),
-        # tension (batch.round_over): leader after each round by score, the last round's being
+        # tension (gameloop.round_over): leader after each round by score, the last round's being
         # the final score
         "lead_changes": res.games[:, col["lead_changes"]].astype(np.int16),
         "comeback": res.games[:, col["comeback"]].astype(np.int16),

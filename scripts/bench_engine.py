@@ -163,7 +163,8 @@ def main(argv=None) -> int:
     print(f"warmup_seconds={warm:.3f}", flush=True)
 
     import numpy as np
-    from evora_sim.batch import GAME_COLUMNS, play_batch
+    from evora_sim.batch import play_batch
+    from evora_sim.gameloop import GAME_COLUMNS
     from evora_sim.rules import load_rules
     rules = load_rules()
     sids = [sid] * args.players

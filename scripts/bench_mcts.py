@@ -65,7 +65,7 @@ def one_search(search, seed: int) -> float:
     """Seconds of one search of ``search`` at the first decision of a 4-player game."""
     import numpy as np
 
-    from evora_sim import api, batch
+    from evora_sim import api, gameloop
     from evora_sim.rules import load_rules
     from strategies.decide import choose
     from strategies.registry import seat_arrays
@@ -73,7 +73,7 @@ def one_search(search, seed: int) -> float:
     state = api.new_game(rules, 4, seed)
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     kinds, W = seat_arrays([search] * 4)
-    _, _, rs, work, _ = batch.buffers(4, [search])
+    _, _, rs, work, _ = gameloop.buffers(4, [search])
     rs[0] = np.uint64(seed)
     t0 = time.process_time()
     choose(kinds[0], W, 0, state.arr, rules.packed, legal, len(legal), rs, work)

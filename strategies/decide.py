@@ -1,6 +1,6 @@
 """The compiled decision of a built-in seat, whatever its kind, and the buffers it works in.
 
-One place dispatches on the strategy kind, so the game loop (``evora_sim.batch.advance``)
+One place dispatches on the strategy kind, so the game loop (``evora_sim.gameloop.advance``)
 knows nothing of how a seat decides.
 """
 from numba import njit

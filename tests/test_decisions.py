@@ -1283,7 +1283,8 @@ def test_v2_bad_start_vp_values_in_a_rules_file_are_refused(tmp_path, value):
 
 def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():
     """P10: both kinds of strategy decide the same when only the order below the tops differs."""
-    from evora_sim.batch import buffers, play_game
+    from evora_sim.batch import play_game
+    from evora_sim.gameloop import buffers
     from strategies.decide import choose
     from strategies.registry import parse_spec, seat_arrays
 

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from evora_sim import api
 from evora_sim import engine as E
 from evora_sim import layout as L
-from evora_sim.batch import buffers, play_batch, play_game
+from evora_sim.batch import play_batch, play_game
+from evora_sim.gameloop import buffers
 from evora_sim.cli import main
 from evora_sim.replay import replay_lines
 from evora_sim.rules import load_rules

@@ -24,7 +24,8 @@ from click.testing import CliRunner
 
 from evora_sim import api
 from evora_sim import layout as L
-from evora_sim.batch import GAME_COLUMNS, SEAT_COLUMNS, play_batch, play_game
+from evora_sim.batch import play_batch, play_game
+from evora_sim.gameloop import GAME_COLUMNS, SEAT_COLUMNS
 from evora_sim.cli import main
 from evora_sim.mixed import play_mixed_batch
 from evora_sim.rules import load_rules

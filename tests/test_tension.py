@@ -8,7 +8,8 @@ import pytest
 
 from evora_sim import api
 from evora_sim import layout as L
-from evora_sim.batch import GAME_COLUMNS, play_batch, play_game
+from evora_sim.batch import play_batch, play_game
+from evora_sim.gameloop import GAME_COLUMNS
 from evora_sim.rules import load_rules
 
 RULES = load_rules()

@@ -1,0 +1,204 @@
+"""The one game loop and its results, shared by the compiled batch driver
+(:mod:`evora_sim.batch`) and the driver for custom Python seats (:mod:`evora_sim.mixed`).
+
+Both drivers play the same steps with the same buffers and random stream, so a table of
+built-ins plays exactly the same games whichever driver runs it. Kept apart from both so that
+neither driver imports the other's internals (batch dispatches to mixed; mixed needs only this).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from strategies.compiled import KIND_RANDOM
+from strategies.decide import choose, new_buffers, new_game
+from strategies.registry import as_strategy, tree_nodes, turn_tree_shape
+
+from . import engine as E
+from . import layout as L
+from .rng import STRATEGY_STREAM, randbelow, seed_stream
+
+
+# The game's tension, counted as it is played (Ludii / TAG outcome metrics): the running score
+# after each round is looked at once, when the next round begins, so the cost is one compare
+# per decision and a few operations per round. ``track`` holds:
+T_ROUND, T_LEADER, T_CHANGES = 0, 1, 2      # round being played; last sole leader (-1 none); lead changes
+T_DEFICIT = 3                               # per seat: largest deficit to the leader after a round
+T_BEHIND = T_DEFICIT + L.MAXP               # per seat: last round after which it did not lead alone
+TRACK_SIZE = T_BEHIND + L.MAXP
+
+
+@njit(cache=True, inline="always")
+def round_over(s, track):
+    """The round ``track[T_ROUND]`` is over (the state holds the next one): note its leader."""
+    r = track[T_ROUND]
+    track[T_ROUND] = s[L.G_ROUND]
+    if r < 1:                                   # the setup placements are no round
+        return
+    n = s[L.G_NPLAYERS]
+    best, leader = -1, -1
+    for p in range(n):
+        v = s[L.PLAYERS + p * L.PSTRIDE + L.P_SCORE]
+        if v > best:
+            best, leader = v, p
+        elif v == best:
+            leader = -1                         # shared lead: nobody leads alone
+    if leader >= 0:
+        if track[T_LEADER] >= 0 and track[T_LEADER] != leader:
+            track[T_CHANGES] += 1
+        track[T_LEADER] = leader
+    for p in range(n):
+        gap = best - s[L.PLAYERS + p * L.PSTRIDE + L.P_SCORE]
+        if gap > track[T_DEFICIT + p]:
+            track[T_DEFICIT + p] = gap
+        if p != leader:
+            track[T_BEHIND + p] = r
+
+
+@njit(cache=True, inline="always")
+def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
+    """The one game loop: play forced moves and compiled seats until the game ends or a seat
+    whose ``custom`` flag is set must choose (that seat is Python's: evora_sim.mixed).
+    Records actions in ``log`` while it has room, and the game's tension in ``track`` (from
+    its first step, ``steps`` = 0). Returns (legal actions now in ``legal``, or 0 once the game
+    is over; steps so far)."""
+    cap = log.shape[0]
+    if steps == 0:
+        track[:] = 0
+        track[T_ROUND] = s[L.G_ROUND]
+        track[T_LEADER] = -1
+    k = E.legal_actions(s, R, legal)
+    while k > 0:
+        if s[L.G_ROUND] != track[T_ROUND]:
+            round_over(s, track)
+        p = s[L.G_CUR]
+        if k == 1:
+            a = np.int64(legal[0])            # P5: a forced move asks no strategy
+        elif custom[p]:
+            return k, steps
+        elif kinds[p] == KIND_RANDOM:
+            # handled here: every call passing arrays costs atomic reference counts
+            a = np.int64(legal[randbelow(rs, k)])
+        else:
+            a = choose(kinds[p], W, p, s, R, legal, k, rs, work)
+        if steps < cap:
+            log[steps] = a
+        k = E.step(s, R, a, legal)
+        steps += 1
+    return 0, steps
+
+
+UNTIL_EFFECT, UNTIL_TURN = 0, 1
+
+
+@njit(cache=True, _nrt=False)
+def play_on(s, R, kinds, W, until, legal, rs, work):
+    """Play the seat to move's decisions with its compiled strategy (``kinds``, ``W`` by seat)
+    until the effect being resolved is finished (``UNTIL_EFFECT``) or the turn is over
+    (``UNTIL_TURN``). The game loop's own steps, stopped early: what a custom strategy's look
+    ahead needs (``api.finish``)."""
+    p = s[L.G_CUR]
+    turn = s[L.G_NTURNS]
+    k = E.legal_actions(s, R, legal)
+    while k > 0 and s[L.G_CUR] == p and s[L.G_NTURNS] == turn:
+        if until == UNTIL_EFFECT and s[L.G_SP] == 0:
+            break
+        if k == 1:
+            a = np.int64(legal[0])
+        elif kinds[p] == KIND_RANDOM:
+            a = np.int64(legal[randbelow(rs, k)])
+        else:
+            a = choose(kinds[p], W, p, s, R, legal, k, rs, work)
+        k = E.step(s, R, a, legal)
+
+
+@njit(cache=True, inline="always")
+def start(s, R, n, seed, rs, work):
+    """A new game in ``s``, the strategies' random stream of its seed, and seats' ``work`` with
+    nothing kept from an earlier game."""
+    E.init_game(s, R, n, seed)
+    seed_stream(rs, seed, STRATEGY_STREAM)
+    new_game(work)
+
+
+
+
+def buffers(n_players: int, strategies=()):
+    """The scratch arrays of the compiled game loop: which seats are custom (none here), the
+    legal actions, the strategies' random stream, the seats' work (one tuple; a search tree
+    large enough for the largest search budget among ``strategies``), the tension counters."""
+    return (np.zeros(n_players, dtype=np.bool_), np.empty(L.N_ACTIONS, dtype=np.int32),
+            np.zeros(1, dtype=np.uint64), new_buffers(tree_nodes(strategies), turn_tree_shape(strategies)),
+            np.zeros(TRACK_SIZE, dtype=np.int64))
+
+
+@njit(cache=True)
+def record(s, n, g, steps, games, seats, stats, track):
+    """Row ``g`` of the result arrays from the finished game ``s`` of ``steps`` decisions and
+    its ``track``. The last round's standing is the final score: its leader is the winner."""
+    w = s[L.G_WINNER]
+    games[g, 0] = s[L.G_ROUND]
+    games[g, 1] = s[L.G_NTURNS]
+    games[g, 2] = s[L.G_END_TRIGGER]
+    games[g, 3] = w
+    games[g, 4] = steps
+    games[g, 5] = track[T_CHANGES] + (1 if track[T_LEADER] >= 0 and track[T_LEADER] != w else 0)
+    games[g, 6] = track[T_DEFICIT + w]
+    games[g, 7] = track[T_BEHIND + w] + 1
+    for p in range(n):
+        b = L.PLAYERS + p * L.PSTRIDE
+        for k in range(L.NBREAK):
+            seats[g, p, k] = s[b + L.P_VP_BUILD + k]
+        seats[g, p, L.NBREAK] = s[b + L.P_FINAL]
+        seats[g, p, L.NBREAK + 1] = s[b + L.P_STONES] + s[b + L.P_CAPS]
+        seats[g, p, L.NBREAK + 2] = s[b + L.P_TURNS]
+        sb = L.STATS + p * L.SSTRIDE
+        for k in range(L.SSTRIDE):
+            stats[g, p, k] = s[sb + k]
+
+
+GAME_COLUMNS = ("rounds", "turns", "end_trigger", "winner_seat", "decisions",
+                "lead_changes", "comeback", "winner_led_from")
+SEAT_COLUMNS = L.BREAKDOWN_NAMES + ("score", "parts_left", "seat_turns")
+
+
+@dataclass
+class BatchResult:
+    """Arrays of one batch: games[g, GAME_COLUMNS], seats[g, p, SEAT_COLUMNS], stats[g, p, SSTRIDE]."""
+
+    seeds: np.ndarray
+    games: np.ndarray
+    seats: np.ndarray
+    stats: np.ndarray
+
+
+def seat_strategies(n_players: int, strategies) -> list:
+    """One strategy object per seat from built-in ids, spec strings (``greedy``,
+    ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``) or strategy objects."""
+    items = list(np.asarray(strategies).tolist()) if isinstance(strategies, np.ndarray) else list(strategies)
+    if len(items) != n_players:
+        raise ValueError(f"need one strategy per seat ({n_players}), got {len(items)}")
+    return [as_strategy(x) for x in items]
+
+
+def new_result(seeds: np.ndarray, n_players: int) -> BatchResult:
+    g = seeds.shape[0]
+    return BatchResult(seeds, np.zeros((g, len(GAME_COLUMNS)), dtype=np.int32),
+                       np.zeros((g, n_players, len(SEAT_COLUMNS)), dtype=np.int32),
+                       np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32))
+
+
+
+def search_notes(work) -> list[dict]:
+    """What each search decision of a game saw, in order: the turn, the seat, how many actions
+    its root searched, and the most visited (action, visits, the seat's mean reward)."""
+    from strategies.mcts import WHY_TOP, search_notes as written
+    why, count = written(work[1])
+    out = []
+    for row in why[:count]:
+        top = [(int(row[3 + 3 * j]), int(row[4 + 3 * j]), float(row[5 + 3 * j]))
+               for j in range(WHY_TOP) if row[3 + 3 * j] >= 0]
+        out.append({"turn": int(row[0]), "seat": int(row[1]), "actions": int(row[2]), "top": top})
+    return out

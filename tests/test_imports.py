@@ -1,0 +1,89 @@
+"""The project's modules import one another without circles.
+
+A circle makes the import order matter and hides which module owns what (batch and mixed, the
+built-ins and their registry once formed one). Every import counts, the ones inside functions
+too: a lazy import only hides a circle from the interpreter, not from the reader.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("evora_sim", "strategies", "analysis")
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            parts = f.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+def imported(name: str, path: Path, known: dict) -> set[str]:
+    """The project modules that module ``name`` imports anywhere in its text."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    targets = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package[:len(package) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            targets += [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+    out = set()
+    for t in targets:
+        while t and t not in known:
+            t = t.rpartition(".")[0]
+        if t and t != name:
+            out.add(t)
+    return out
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), each sorted."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_circle_finder_finds_a_lazy_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_through_others():
+    known = modules()
+    assert "evora_sim.batch" in known and "evora_sim.mixed" in known
+    graph = {name: imported(name, path, known) for name, path in known.items()}
+    assert "evora_sim.mixed" in graph["evora_sim.batch"]       # the finder sees real imports
+    assert circles(graph) == []
