@@ -4,8 +4,9 @@ strategy's win rate with a 95% Wilson interval clustered by seed.
 Every seed is played once under each cyclic rotation of the field (rotation ``r`` seats the
 field's strategy ``i`` at seat ``(i + r) mod n``), so each strategy sits in every seat equally
 often against the same card stacks. The games are a normal run of :func:`runner.simulate`
-(into a temporary folder), so custom Python strategies and ``--jobs`` work as in
-``evora simulate``.
+(into a temporary folder, or into ``--out``), so custom Python strategies and ``--jobs`` work as
+in ``evora simulate``, and a duel kept in a folder resumes as a run does: a duel of search
+players takes hours, and an interrupted one should cost only its unfinished chunks.
 
 The games of one seed (its rotations) share the card stacks, so they are not independent
 trials: each interval is Wilson's on the effective sample, seat-games divided by the design
@@ -19,6 +20,7 @@ from __future__ import annotations
 import math
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +28,7 @@ from analysis.stats import clustered_wilson
 from strategies.errors import StrategyError
 from strategies.registry import parse_spec, resolve_each, split_specs
 
+from .manifest import MANIFEST, read_manifest
 from .runner import DEFAULT_CHUNK, RunError, check_jobs, simulate
 
 # chunks each job plays: progress off a terminal is reported as chunks finish, and a duel of
@@ -58,6 +61,7 @@ class DuelResult:
     games: int
     seed: int
     rows: list[DuelRow]
+    out: str | None = None            # the run folder that keeps the games, if any
 
 
 def duel_field(specs, players: int | None) -> list:
@@ -84,21 +88,40 @@ def duel_chunk(seeds: int, jobs: int) -> int:
     return max(1, min(DEFAULT_CHUNK, math.ceil(seeds / (max(1, jobs) * CHUNKS_PER_JOB))))
 
 
+def kept_chunk(out) -> int | None:
+    """The chunk size of the duel already in folder ``out`` (None: no run there yet). A duel
+    resumed with other ``--jobs`` keeps its chunks, so it resumes instead of clashing."""
+    folder = Path(out)
+    if not (folder / MANIFEST).is_file():
+        return None
+    chunk = read_manifest(folder).get("config", {}).get("chunk_size")
+    return chunk if isinstance(chunk, int) and chunk > 0 else None
+
+
 def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
-         quiet: bool = True, decision_timeout: float | None = None) -> DuelResult:
+         quiet: bool = True, decision_timeout: float | None = None, out=None) -> DuelResult:
     """Play ``games`` games (rounded up to whole seeds x rotations) of the ``field`` (one
-    strategy per seat), every seed under every cyclic rotation, and count each strategy's wins."""
+    strategy per seat), every seed under every cyclic rotation, and count each strategy's wins.
+    With ``out`` the games are kept there, and the same duel run again finishes what is
+    missing (another duel in that folder is refused)."""
     players = len(field)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise RunError(f"--games must be a positive whole number, got {games!r}")
     seeds = math.ceil(games / players)
     n_jobs = check_jobs(jobs)
     chunk = duel_chunk(seeds, n_jobs)
-    with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
-        run = simulate(players, seeds, list(field), seed=seed, out=f"{tmp}/run", jobs=jobs,
-                       seat_rotation=True, rules=rules, chunk_size=chunk, quiet=quiet,
+
+    def play(folder, chunk_size):
+        run = simulate(players, seeds, list(field), seed=seed, out=folder, jobs=jobs,
+                       seat_rotation=True, rules=rules, chunk_size=chunk_size, quiet=quiet,
                        command="evora duel", decision_timeout=decision_timeout)
-        seats = run.table("seats", columns=["game_id", "strategy", "score", "win"])
+        return run.table("seats", columns=["game_id", "strategy", "score", "win"])
+
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
+            seats = play(f"{tmp}/run", chunk)
+    else:
+        seats = play(out, kept_chunk(out) or chunk)
     seats["strategy"] = seats["strategy"].astype(str)
     names = list(dict.fromkeys(x.name for x in field))
     rows = []
@@ -111,7 +134,8 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
         lo, hi, deff = clustered_wilson(per_seed, per_game * players)
         rows.append(DuelRow(name, per_game, len(grp), int(grp["win"].sum()), float(grp["score"].mean()),
                             (lo, hi), deff))
-    return DuelResult([x.name for x in field], players, seeds, seeds * players, seed, rows)
+    return DuelResult([x.name for x in field], players, seeds, seeds * players, seed, rows,
+                      None if out is None else str(out))
 
 
 def _pct(x: float) -> str:
@@ -123,7 +147,10 @@ def duel_lines(res: DuelResult) -> list[str]:
     field = ", ".join(res.field)
     lines = [f"Duel: {res.players} players, field {field}",
              f"{res.games} games = {res.seeds} seeds x {res.players} seat rotations "
-             f"(run seed {res.seed})", ""]
+             f"(run seed {res.seed})"]
+    if res.out:
+        lines.append(f"games kept in {res.out}: the same command finishes the duel if it is stopped")
+    lines.append("")
     header = ["strategy", "seats/game", "seat-games", "wins", "win rate", "95% CI", "mean score", "deff"]
     body = []
     for r in res.rows:

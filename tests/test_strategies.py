@@ -701,6 +701,51 @@ def test_a_duel_comes_in_chunks_and_they_do_not_change_its_games(monkeypatch):
     assert many.rows == one.rows
 
 
+def test_a_duel_kept_in_a_folder_resumes_after_a_stop(tmp_path, monkeypatch):
+    """``--out``: a stopped duel replays only its unfinished chunks, even with another --jobs
+    (it keeps the folder's chunks), and its table is the one an uninterrupted duel gives."""
+    from evora_sim import duel as D
+    from evora_sim import runner as R
+    field = D.duel_field(["greedy(plan=action)", "random"], 2)
+    ref = D.duel(field, 60, seed=9)
+    out = tmp_path / "duel"
+    kept = D.duel(field, 60, seed=9, out=out)
+    assert kept.rows == ref.rows and kept.out == str(out)
+    assert "games kept in" in "\n".join(D.duel_lines(kept))
+    chunk = D.kept_chunk(out)
+    m = json.loads((out / "manifest.json").read_text())
+    assert chunk == m["config"]["chunk_size"] and len(m["chunks"]) > 2
+    # stopped before its chunk 1 was written
+    R.chunk_file(out, "seats", 1).unlink()
+    m["chunks"]["1"] = "missing"
+    (out / "manifest.json").write_text(json.dumps(m))
+    played = []
+    original = R.play_chunk
+    monkeypatch.setattr(R, "play_chunk", lambda config, rules, k, *a: played.append(k) or original(config, rules, k, *a))
+    monkeypatch.setattr(D, "CHUNKS_PER_JOB", 1)         # another chunking than the folder's
+    assert D.duel(field, 60, seed=9, out=out).rows == ref.rows
+    assert played == [1]
+    played.clear()
+    assert D.duel(field, 60, seed=9, out=out).rows == ref.rows and played == []   # finished: nothing
+    with pytest.raises(RunError, match="holds a different run"):
+        D.duel(field, 120, seed=9, out=out)
+
+
+def test_a_duel_refuses_an_out_it_cannot_use(cli, tmp_path):
+    file = tmp_path / "notes.txt"
+    file.write_text("keep me")
+    line = one_error_line(cli.invoke(main, ["duel", "greedy", "random", "--games", "4", "--out", str(file)]))
+    assert str(file) in line and "not a folder" in line
+    assert file.read_text() == "keep me"
+    out = tmp_path / "d"
+    ok(cli.invoke(main, ["duel", "greedy", "random", "--games", "4", "--out", str(out)]))
+    before = sorted(p.name for p in out.rglob("*"))
+    line = one_error_line(cli.invoke(main, ["duel", "greedy", "random", "--games", "4", "--seed", "2",
+                                            "--out", str(out)]))
+    assert "holds a different run" in line and "seed" in line
+    assert sorted(p.name for p in out.rglob("*")) == before
+
+
 def test_duel_with_a_custom_strategy(cli):
     out = ok(cli.invoke(main, ["duel", CAUTIOUS, "random", "--games", "20"]))
     rows = parse_duel(out)

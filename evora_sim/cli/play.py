@@ -119,9 +119,12 @@ def list_strategies():
 @jobs_option
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option
+@click.option("--out", "out", metavar="DIR", default=None,
+              help="Keep the games in this run folder: the same command resumes a duel that was "
+                   "stopped, playing only what is missing. Default: a temporary folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @decision_timeout_option
-def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=(), decision_timeout=None):
+def duel(specs, n_players, games, seed, jobs, rules_path, out, quiet, overrides=(), decision_timeout=None):
     """Head-to-head: seat-rotated games of strategies A and B (or a field A,B,B,B) over the same
     seeds; each strategy's win rate with a 95% interval."""
     from strategies.registry import StrategyError
@@ -138,7 +141,7 @@ def duel(specs, n_players, games, seed, jobs, rules_path, quiet, overrides=(), d
         field = duel_field(specs, n_players)
         check_players_arg(len(field), rules)
         result = play_duel(field, games, seed=seed, jobs=jobs, rules=rules, quiet=quiet,
-                           decision_timeout=decision_timeout)
+                           decision_timeout=decision_timeout, out=out)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     click.echo("\n".join(duel_lines(result)))
