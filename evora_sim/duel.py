@@ -94,8 +94,7 @@ def kept_chunk(out) -> int | None:
     folder = Path(out)
     if not (folder / MANIFEST).is_file():
         return None
-    chunk = read_manifest(folder).get("config", {}).get("chunk_size")
-    return chunk if isinstance(chunk, int) and chunk > 0 else None
+    return read_manifest(folder)["config"]["chunk_size"]      # checked by read_manifest
 
 
 def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,

@@ -23,6 +23,9 @@ DEFAULTS = {"iterations": 1000, "c": 0.7, "rollout": "cardheights", "reward": "m
             "leaf": "eval", "finish": "rollout", "reuse": "turn", "root": "turn", "candidates": 8, "depth": 0, "others": "tree"}
 OPTIONS = tuple(DEFAULTS)
 TURN_ONLY = ("candidates", "depth", "others")     # options of the tree over whole turns (root=turn) alone
+# what a decision tree, which has no use for them, holds for them: one fixed value each, so two
+# decision trees that search alike compare and read back equal
+DECISION_IDLE = {key: DEFAULTS[key] for key in TURN_ONLY}
 # leaf, finish and root=turn work with the rollout's weights; a random rollout has none, so
 # without them given it scores the totals, plays the turn out at random and searches decisions
 RANDOM_DEFAULTS = {"leaf": "score", "finish": "rollout", "root": "decision"}
@@ -125,7 +128,7 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
         if idle:
             raise StrategyError(f"strategy {spec!r}: {idle[0]}= does nothing with root=decision, which searches "
                                 f"decisions one at a time ({idle[0]}: {HELP[idle[0]]})")
-        candidates, depth, others = _decision_tree_idle()
+        candidates, depth, others = DECISION_IDLE.values()
     for key, value, uses in (("leaf", leaf, "values positions"), ("finish", finish, "plans"),
                              ("root", root, "plans")):
         if value != RANDOM_DEFAULTS[key] and rollout.kind == KIND_RANDOM:
@@ -142,12 +145,6 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
               float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
               float(ROOTS.index(root)), float(candidates), float(depth), float(OTHERS.index(others)))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
-
-
-def _decision_tree_idle() -> tuple[int, int, str]:
-    """Candidates, depth and others of a decision tree, which has no use for them: one fixed
-    value each, so two decision trees that search alike compare and read back equal."""
-    return DEFAULTS["candidates"], DEFAULTS["depth"], DEFAULTS["others"]
 
 
 def _finite(spec, key, value) -> float:
@@ -251,8 +248,7 @@ def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
     rollout = from_resolved(info["rollout"], info["rollout_resolved"])
     if info.get("root", "decision") == "decision":
         # older manifests wrote the decision tree's idle options with other values
-        idle = dict(zip(TURN_ONLY, _decision_tree_idle()))
-        info = {**info, **idle}
+        info = {**info, **DECISION_IDLE}
     search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
               float(REWARDS.index(info["reward"])),
               float(HORIZON_AUTO if info["horizon"] == "auto" else info["horizon"]),
