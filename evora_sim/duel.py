@@ -12,6 +12,12 @@ The games of one seed (its rotations) share the card stacks, so they are not ind
 trials: each interval is Wilson's on the effective sample, seat-games divided by the design
 effect of the per-seed win counts when that exceeds 1 (:func:`analysis.stats.clustered_wilson`).
 
+A field of two strategies (A against B, or A against several B) also gets A's mean lead in VP:
+a game's lead is A's score minus the mean score of the B seats, and the interval is Student's t
+over the seeds' mean leads, the seed being the unit for the same reason. A win rate says how
+often, the lead says by how much, and a lead can show a difference between two close players in
+fewer games than the win rate does: it counts every VP, not only who finished first.
+
 Ties: the engine breaks equal VP by fewer parts left, then the later seat in turn order (D18),
 so every game has exactly one winner and no game counts as a draw.
 """
@@ -24,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.stats import clustered_wilson
+from analysis.stats import clustered_wilson, mean_ci
 from strategies.errors import StrategyError
 from strategies.registry import parse_spec, resolve_each, split_specs
 
@@ -54,6 +60,16 @@ class DuelRow:
 
 
 @dataclass
+class DuelLead:
+    """A's mean lead over B in VP a game, with its 95% t interval over the seeds' mean leads."""
+    strategy: str
+    other: str
+    mean: float
+    interval: tuple[float, float]
+    seeds: int
+
+
+@dataclass
 class DuelResult:
     field: list[str]
     players: int
@@ -62,6 +78,7 @@ class DuelResult:
     seed: int
     rows: list[DuelRow]
     out: str | None = None            # the run folder that keeps the games, if any
+    lead: DuelLead | None = None      # with two strategies in the field
 
 
 def duel_field(specs, players: int | None) -> list:
@@ -95,6 +112,33 @@ def kept_chunk(out) -> int | None:
     if not (folder / MANIFEST).is_file():
         return None
     return read_manifest(folder)["config"]["chunk_size"]      # checked by read_manifest
+
+
+def seed_leads(seats, strategy: str, other: str, players: int) -> np.ndarray:
+    """Each seed's mean lead of ``strategy`` over ``other``: per game, its seats' mean score
+    minus the other's seats' mean score, then the mean over the seed's rotations (``game_id`` is
+    seed index x rotations + rotation, as the duel plays them)."""
+    game = seats["game_id"].to_numpy()
+    score = seats["score"].to_numpy(dtype=float)
+    names = seats["strategy"].to_numpy()
+    n_games = int(game.max()) + 1
+
+    def per_game_mean(name):
+        mine = names == name
+        total = np.bincount(game[mine], weights=score[mine], minlength=n_games)
+        return total / np.bincount(game[mine], minlength=n_games)
+
+    lead = per_game_mean(strategy) - per_game_mean(other)
+    return lead.reshape(-1, players).mean(axis=1)
+
+
+def duel_lead(seats, names: list[str], players: int) -> DuelLead | None:
+    """The first strategy's lead over the second, for a field of exactly two strategies."""
+    if len(names) != 2:
+        return None
+    leads = seed_leads(seats, names[0], names[1], players)
+    mean, lo, hi = mean_ci(leads)
+    return DuelLead(names[0], names[1], mean, (lo, hi), len(leads))
 
 
 def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
@@ -134,7 +178,7 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
         rows.append(DuelRow(name, per_game, len(grp), int(grp["win"].sum()), float(grp["score"].mean()),
                             (lo, hi), deff))
     return DuelResult([x.name for x in field], players, seeds, seeds * players, seed, rows,
-                      None if out is None else str(out))
+                      None if out is None else str(out), duel_lead(seats, names, players))
 
 
 def _pct(x: float) -> str:
@@ -164,6 +208,12 @@ def duel_lines(res: DuelResult) -> list[str]:
                          for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     lines += [fmt(header)] + [fmt(row) for row in body]
+    if res.lead is not None:
+        ld = res.lead
+        lo, hi = ld.interval
+        spread = (f", 95% CI [{lo:+.2f}, {hi:+.2f}] (t over {ld.seeds:,} seeds' mean leads; 0 = no difference in VP)"
+                  if ld.seeds > 1 else " (one seed: no interval)")
+        lines += ["", f"{ld.strategy} leads {ld.other} by {ld.mean:+.2f} VP a game{spread}"]
     lines += ["",
               f"win rate = wins / seat-games (a game won by one of a strategy's seats counts once); "
               f"a fair share is {_pct(1 / res.players)} per seat",
@@ -173,4 +223,5 @@ def duel_lines(res: DuelResult) -> list[str]:
     return lines
 
 
-__all__ = ["duel_field", "duel", "duel_lines", "DuelResult", "DuelRow", "TIES"]
+__all__ = ["duel_field", "duel", "duel_lines", "duel_lead", "seed_leads", "DuelLead", "DuelResult", "DuelRow",
+           "TIES"]

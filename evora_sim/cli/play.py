@@ -126,7 +126,8 @@ def list_strategies():
 @decision_timeout_option
 def duel(specs, n_players, games, seed, jobs, rules_path, out, quiet, overrides=(), decision_timeout=None):
     """Head-to-head: seat-rotated games of strategies A and B (or a field A,B,B,B) over the same
-    seeds; each strategy's win rate with a 95% interval."""
+    seeds; each strategy's win rate with a 95% interval, and with two strategies A's lead over B
+    in VP a game with its 95% interval."""
     from strategies.registry import StrategyError
 
     from ..duel import duel as play_duel
