@@ -89,3 +89,42 @@ def test_with_seeds_that_suit_one_player_the_seed_is_the_unit():
     lo, hi = band(0.95, reps)
     assert lo <= ours / reps <= hi, ours / reps
     assert naive / reps < lo, naive / reps
+
+
+
+def test_duel_steps_tests_each_kept_duel_and_adjusts_over_the_steps(tmp_path, capsys):
+    """scripts/duel_steps.py on two kept duels: each step's win-rate and lead tests, Holm over
+    the steps, and which side is ahead; an unfinished duel or a folder that is no duel is
+    refused in one line, exit status 2."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import duel_steps
+
+    up, down = tmp_path / "up", tmp_path / "down"
+    D.duel(D.duel_field(["greedy(plan=action)", "random"], 2), 40, seed=5, out=up)
+    D.duel(D.duel_field(["random", "builder(plan=action)"], 2), 40, seed=6, out=down)
+    steps = [duel_steps.step(up), duel_steps.step(down)]
+    assert steps[0]["a"] == "greedy(plan=action)" and steps[0]["games"] == 40 and steps[0]["seeds"] == 20
+    assert steps[0]["lead"] > 0 > steps[1]["lead"]
+    # Holm over two: the smaller p doubled, the larger kept but never below the first
+    p = sorted(s["p_lead"] for s in steps)
+    first, second = min(1.0, 2 * p[0]), max(min(1.0, 2 * p[0]), p[1])
+    assert duel_steps.main([str(up), str(down)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("adjusted p = ") == 4
+    want = {steps[0]["p_lead"]: "significant: greedy(plan=action) ahead",
+            steps[1]["p_lead"]: "significant: builder(plan=action) ahead"}
+    for raw, adjusted in zip(p, (first, second)):
+        assert adjusted < 0.05      # both leads are large at 40 games
+        assert f"against 0: adjusted p = {adjusted:.2g}, {want[raw]}" in out
+    m = json.loads((down / "manifest.json").read_text())
+    m["chunks"]["0"] = "missing"
+    (down / "manifest.json").write_text(json.dumps(m))
+    assert duel_steps.main([str(up), str(down)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "chunks not played yet" in err
+    assert duel_steps.main([str(tmp_path / "nothing")]) == 2
+    assert "no manifest.json" in capsys.readouterr().err
