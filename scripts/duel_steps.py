@@ -82,7 +82,7 @@ def main(argv=None) -> int:
         return 2
     adj_win = holm([s["p_win"] for s in steps])
     adj_lead = holm([s["p_lead"] for s in steps])
-    print(f"{len(steps)} steps; p-values Holm-adjusted over the steps, significant below {ALPHA}")
+    print(f"{len(steps)} step{'s' if len(steps) > 1 else ''}; p-values Holm-adjusted over the steps, significant below {ALPHA}")
     def verdict(p, ahead, s):
         if not p < ALPHA:
             return "not significant"
