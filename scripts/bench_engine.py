@@ -11,7 +11,10 @@ seat, each run on its own seeds, printing each run's games/s; the last line is
 heuristic's default) it then plays ``--census`` more games counting the searches' work and
 prints, per turn played, ``searches_per_turn=``, ``decisions_expanded_per_turn=``,
 ``end_of_turn_positions_per_turn=`` (evaluated) and ``distinct_end_of_turn_positions_per_turn=``:
-the distinct positions bound the work, so this is the cost made visible.
+the distinct positions bound the work, so this is the cost made visible. Last it times one
+engine step and one evaluation on the positions of a few of those games and prints
+``floor_games_per_second=``: the speed if each distinct end-of-turn position cost one step and
+one evaluation and nothing else (``planner_floor``), the most a search without bounds allows.
 
 ``--cold`` first clears the package's numba cache (the ``*.nbi`` / ``*.nbc`` files under
 ``evora_sim/`` and ``strategies/``, and the package's cache folder if it configures one) in a
@@ -36,6 +39,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))     # this checkout's engine, also without an installed package
 
 from benchargs import Parser, UsageError, players, positive_int  # noqa: E402
+
+FLOOR_GAMES = 3         # games whose positions time the parts of the floor
 
 SEED_BASE = 7_000_000   # first seed of the timed runs; the warm-up game uses SEED_BASE - 1
 
@@ -144,6 +149,24 @@ def run_cold(args) -> float:
     return float(info["cold_start_seconds"])
 
 
+def print_floor(rules, n_players, seeds, sids, census, census_games) -> None:
+    """The parts' costs and the floor they set (``planner_floor``): how fast this planner could
+    be if it did nothing but reach and score its distinct end-of-turn positions once each."""
+    from planner_floor import BATCHES, floor_games_per_second, part_costs   # imports the engine
+    from strategies.registry import seat_arrays
+    _, weights = seat_arrays(sids)
+    parts = part_costs(rules, n_players, seeds, sids, weights)
+    turns = census["turns"] / census_games
+    floor = floor_games_per_second(census["distinct"], turns, parts["step_ns"], parts["evaluate_ns"])
+    print(f"parts timed on {parts['pairs']} (position, action) pairs of {len(seeds)} games "
+          f"(fastest of {BATCHES} batches each):")
+    print(f"step_ns={parts['step_ns']:.1f}")
+    print(f"evaluate_ns={parts['evaluate_ns']:.1f}")
+    print(f"turns_per_game={turns:.1f}")
+    print(f"floor_games_per_second={floor:.0f} (one step and one evaluation per distinct "
+          f"end-of-turn position and nothing else: a search without bounds cannot be faster)")
+
+
 def main(argv=None) -> int:
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
@@ -189,6 +212,7 @@ def main(argv=None) -> int:
         print(f"decisions_expanded_per_turn={c['nodes']:.1f}")
         print(f"end_of_turn_positions_per_turn={c['leaves']:.1f}")
         print(f"distinct_end_of_turn_positions_per_turn={c['distinct']:.1f}")
+        print_floor(rules, args.players, seeds[:FLOOR_GAMES], sids, c, args.census)
     return 0
 
 

@@ -352,3 +352,25 @@ def test_the_plan_cache_is_off_for_the_seats_at_the_table():
     searches every turn (its games are those of the goldens)."""
     from strategies.policy import new_policy_work, plan_meta
     assert plan_meta(new_policy_work())[P.M_CACHE] == 0
+
+
+def test_the_speed_floor_times_legal_steps_of_the_planners_own_games():
+    """scripts/planner_floor.py (the floor bench_engine prints): every (position, action) pair it
+    times is a decision point of the strategy's own game with an action legal there, and the
+    floor is the games/s of one step and one evaluation per distinct end-of-turn position."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import planner_floor as F
+    sids = ["cards"] * 3
+    S, A = F.sample_pairs(RULES, 3, [11], sids, max_pairs=300)
+    assert 0 < len(S) <= 300 and len(S) == len(A)
+    for arr, a in zip(S, A):
+        st = api.new_game(RULES, 3, 11)
+        st.arr[:] = arr
+        assert int(a) in api.legal_actions(st)
+    assert len({arr.tobytes() for arr in S}) > 10       # positions from across the game
+    # 200 positions a turn, 50 turns, 150 + 50 ns each: 2 ms a game
+    assert F.floor_games_per_second(200, 50, 150, 50) == pytest.approx(500.0)
+    assert F.floor_games_per_second(0, 50, 150, 50) == float("inf")
