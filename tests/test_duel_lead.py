@@ -3,12 +3,16 @@ near no difference, shown by simulation on planted duels (the seed is the unit: 
 rotations share its stacks, so its games are not independent)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 from evora_sim import duel as D
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def band(rate: float, reps: int, level: float = 0.999) -> tuple[float, float]:
@@ -92,17 +96,21 @@ def test_with_seeds_that_suit_one_player_the_seed_is_the_unit():
 
 
 
+def _duel_steps():
+    """scripts/duel_steps.py as a module (scripts are not a package)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import duel_steps
+    return duel_steps
+
+
 def test_duel_steps_tests_each_kept_duel_and_adjusts_over_the_steps(tmp_path, capsys):
     """scripts/duel_steps.py on two kept duels: each step's win-rate and lead tests, Holm over
     the steps, and which side is ahead; an unfinished duel or a folder that is no duel is
     refused in one line, exit status 2."""
     import json
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    import duel_steps
-
+    duel_steps = _duel_steps()
     up, down = tmp_path / "up", tmp_path / "down"
     D.duel(D.duel_field(["greedy(plan=action)", "random"], 2), 40, seed=5, out=up)
     D.duel(D.duel_field(["random", "builder(plan=action)"], 2), 40, seed=6, out=down)
@@ -128,3 +136,25 @@ def test_duel_steps_tests_each_kept_duel_and_adjusts_over_the_steps(tmp_path, ca
     assert err.count("\n") == 1 and "chunks not played yet" in err
     assert duel_steps.main([str(tmp_path / "nothing")]) == 2
     assert "no manifest.json" in capsys.readouterr().err
+
+
+def test_the_committed_budget_ladder_recomputes_to_what_its_readme_says(capsys, monkeypatch):
+    """reports/budget_ladder keeps the two duels of issue 11's budget ladder. Its README quotes
+    what scripts/duel_steps.py prints for them; rerun on the committed folders, every line it
+    prints is in the README verbatim, so a figure there is never edited by hand or left stale."""
+    ladder = ROOT / "reports" / "budget_ladder"
+    monkeypatch.chdir(ROOT)         # the folders as the README names them
+    folders = ["reports/budget_ladder/ladder_1000_250", "reports/budget_ladder/ladder_4000_1000"]
+    from evora_sim.manifest import read_manifest
+    from evora_sim.storage import pieces, verify
+    for folder in folders:           # every chunk is the bytes the run wrote (size and SHA-256)
+        manifest = read_manifest(ROOT / folder)
+        for piece in pieces(ROOT / folder, manifest):
+            assert piece.records is not None
+            verify(ROOT / folder, piece)
+    assert _duel_steps().main(folders) == 0
+    readme = (ladder / "README.md").read_text()
+    printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(printed) == 7
+    missing = [line for line in printed if line not in readme]
+    assert not missing, missing
