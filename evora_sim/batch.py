@@ -50,8 +50,10 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     """What the turn planners' searches cost over the games of ``seeds`` (built-in seats only):
     per turn played, the searches run, the decisions expanded, the end-of-turn positions
     evaluated and the distinct ones among them (counted with a hash of each, so slower than
-    ``play_batch``: for benchmarks)."""
+    ``play_batch``: for benchmarks). Under ``"search"``, per game, what the planner inside the
+    search players' searches did (``mcts.rollout_plan_counts``)."""
     from strategies import planner as P
+    from strategies.mcts import rollout_plan_counts
     from strategies.policy import plan_meta
 
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
@@ -65,7 +67,8 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
            np.empty(0, dtype=np.int64), no_custom, legal, rs, work, track)
     turns = int(res.games[:, GAME_COLUMNS.index("turns")].sum())
     counts = {"searches": P.M_SEARCHES, "nodes": P.M_NODES, "leaves": P.M_LEAVES, "distinct": P.M_DISTINCT}
-    return {"turns": turns, **{k: int(meta[i]) / max(turns, 1) for k, i in counts.items()}}
+    search = {k: v / len(seeds) for k, v in rollout_plan_counts(work[1]).items()}
+    return {"turns": turns, **{k: int(meta[i]) / max(turns, 1) for k, i in counts.items()}, "search": search}
 
 
 def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_000,

@@ -14,6 +14,12 @@ In one process, on one core:
   (the search seat rotating through the seats), each timed alone: the median of ``--games``.
 - ``peak_rss_mb=``: the process's peak resident memory after both (``resource.getrusage``),
   and ``tree_mb=``: what the search tree of ``--spec`` takes of it.
+- Where a game's time goes, over ``--census`` more games (the search seat in each seat in
+  turn; 0 skips it): the turn searches the planner inside the search ran a game
+  (``plan_searches_per_game=``, for the rollouts and for each new node's candidate turns), the
+  end-of-turn positions they evaluated (``positions_per_game=``), the share of turn plans the
+  plan cache supplied unsearched (``plan_cache_share=``), and the game's time per position
+  evaluated (``ns_per_position=``, everything included).
 
 The first search and game compile or load numba's cache and are not timed (``warmup_seconds=``).
 Mistakes in the arguments end with one line on stderr and exit status 2.
@@ -43,6 +49,8 @@ def parse_args(argv):
     ap.add_argument("--spec", default="mcts(iterations=1000)", help="the search seat's spec")
     ap.add_argument("--field", default="balanced", help="the other three seats' spec (default balanced)")
     ap.add_argument("--repeats", type=positive_int, default=5, help="timed searches (default 5)")
+    ap.add_argument("--census", type=int, default=4,
+                    help="games whose planner counters are printed after the timed ones (default 4; 0: none)")
     ap.add_argument("--horizon", type=int, default=0,
                     help="turns each random rollout of the timed search plays (default 0: to the end)")
     return ap.parse_args(argv)
@@ -122,7 +130,34 @@ def main(argv=None) -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak_rss_mb={peak:.0f}")
     print(f"tree_mb={search_tree_bytes(spec) / 2**20:.2f}")
+    if args.census > 0:
+        census(spec, field, args.census)
     return 0
+
+
+def census(spec, field, games: int) -> None:
+    """Print the search's planner counters per game over ``games`` games (``batch.plan_census``)."""
+    import numpy as np
+
+    from evora_sim.batch import plan_census
+    from evora_sim.rules import load_rules
+    rules = load_rules()
+    totals = {"searches": 0.0, "positions": 0.0, "cache_hits": 0.0}
+    seconds = 0.0
+    for g in range(games):
+        seats = [field] * 4
+        seats[g % 4] = spec
+        t0 = time.process_time()
+        c = plan_census(rules, 4, np.array([SEED_BASE + 1000 + g], dtype=np.int64), seats)["search"]
+        seconds += time.process_time() - t0
+        for k in totals:
+            totals[k] += c[k] / games
+    print(f"census of {games} games ({spec.name} in each seat in turn, three {field.name}):")
+    print(f"plan_searches_per_game={totals['searches']:.0f}")
+    print(f"positions_per_game={totals['positions']:.0f}")
+    plans = totals["searches"] + totals["cache_hits"]
+    print(f"plan_cache_share={totals['cache_hits'] / max(plans, 1):.3f}")
+    print(f"ns_per_position={1e9 * seconds / games / max(totals['positions'], 1):.0f}")
 
 
 if __name__ == "__main__":

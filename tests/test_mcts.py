@@ -508,3 +508,19 @@ def test_with_others_in_the_tree_every_seats_turn_is_a_node():
     keys, edges, visits = _turn_tree_after_one_search(spec.format(2))
     seats = _turn_tree_after_one_search.seats
     assert len(keys) > 1 and (seats[1:] == (seats[0] + 1) % 4).all()
+
+
+def test_plan_census_counts_the_work_of_the_planner_inside_a_search():
+    """``batch.plan_census`` also reports, per game, the turn planner's work inside the search
+    players' searches (what ``bench_mcts`` prints as the cost of a game): with a turn-planning
+    rollout it searches turns and evaluates their ends, and the plan cache supplies part of the
+    plans; a table without a search player reports none."""
+    from evora_sim.batch import plan_census
+    seeds = np.array([6101], dtype=np.int64)
+    spec = "mcts(iterations=40, rollout=cards, horizon=3, candidates=3)"
+    c = plan_census(RULES, 4, seeds, [spec, "greedy", "greedy", "greedy"])["search"]
+    assert c["searches"] > 0
+    assert c["positions"] > c["searches"]
+    assert 0 < c["cache_hits"] < c["searches"]
+    none = plan_census(RULES, 4, seeds, ["greedy"] * 4)["search"]
+    assert none == {"searches": 0, "positions": 0, "cache_hits": 0}
