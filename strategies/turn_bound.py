@@ -102,9 +102,11 @@ def _gov_height_vp(R):
 
 
 @njit(cache=True, _nrt=False)
-def _effect(s, R, p, e, space1):
-    """The budget of card effect ``e`` carried out now; ``space1`` is the largest budget of a
-    space reached by the Centurion within a Temple card (nested: Temple spaces do nothing)."""
+def _effect(s, R, p, e, nested, space1, space_c, temple_all):
+    """The budget of card effect ``e`` carried out now, ``nested`` within a Temple card or not:
+    ``space1`` and ``space_c`` are the largest budgets of a space the Centurion reaches nested
+    and not, ``temple_all`` that of a Temple card on any stack (a Temple card never picks
+    another, D11)."""
     if e == E_GOV_COLUMN:
         return (0, 0, 0, 0, 0, 0, _gov_column_vp(s, R, p), 0)
     if e == E_GOV_WORKERS:
@@ -116,10 +118,16 @@ def _effect(s, R, p, e, space1):
     if e == E_EMP_FLIP:
         return (0, 0, 0, 0, 1, 0, 0, 0)
     if e == E_CENT_SWAP or e == E_CENT_ANY or e == E_CENT_MOVE:
-        return space1
+        return _centurion(nested, space1, space_c)
     if e == E_EMP_TEMPLE:
-        return NOTHING                      # never reached nested (D11); callers handle it
+        return NOTHING if nested else temple_all
     return _build(CARD_PATTERN[e], 0)
+
+
+@njit(cache=True, inline="always")
+def _centurion(nested, space1, space_c):
+    """The budget of a Centurion move: the largest of the spaces it can reach, nested or not."""
+    return space1 if nested else space_c
 
 
 @njit(cache=True, _nrt=False)
@@ -128,7 +136,8 @@ def _temple(s, R, p, mask, space1):
     v = NOTHING
     for t in range(NTYPES):
         if (mask >> t) & 1 and E.temple_choosable(s, t):
-            v = _vmax(v, _effect(s, R, p, s[STACK_CARDS + t * MAXSTACK + s[STACK_TOP + t]], space1))
+            e = np.int64(s[STACK_CARDS + t * MAXSTACK + s[STACK_TOP + t]])
+            v = _vmax(v, _effect(s, R, p, e, 1, space1, NOTHING, NOTHING))
     return v
 
 
@@ -147,7 +156,7 @@ def _space(s, R, p, x, nested, by_centurion, space1, space_c):
     if kind == SA_CENTURION:
         if by_centurion:
             return NOTHING
-        return space1 if nested else space_c
+        return _centurion(nested, space1, space_c)
     if kind == SA_TEMPLE and not nested:
         return _temple(s, R, p, arg, space1)
     return NOTHING
@@ -167,6 +176,7 @@ def _budgets(s, R, p):
     one play still allowed (its cards component -4 when no play is possible)."""
     space1 = _spaces(s, R, p, 1, True, NOTHING, NOTHING)      # Centurion inside a Temple card
     space_c = _spaces(s, R, p, 0, True, space1, NOTHING)      # Centurion from the site or a card
+    temple_all = _temple(s, R, p, (1 << NTYPES) - 1, space1)   # a Temple card from the hand
     total = NOTHING
     for j in range(s[G_SP]):
         f = FRAMES + j * FW
@@ -181,7 +191,7 @@ def _budgets(s, R, p):
         elif kind == F_TEMPLE:
             total = _vadd(total, _temple(s, R, p, s[f + 1], space1))
         elif kind == F_CENT:
-            total = _vadd(total, space1 if s[f + 2] else space_c)
+            total = _vadd(total, _centurion(s[f + 2], space1, space_c))
         elif kind == F_GOV_COLUMN:
             total = _vadd(total, (0, 0, 0, 0, 0, 0, _gov_column_vp(s, R, p), 0))
         elif kind == F_GOV_HEIGHT:
@@ -209,12 +219,7 @@ def _budgets(s, R, p):
     if ph != PH_SETUP and ph != PH_TERMINAL and not s[G_CARD_PLAYED] and s[b + P_HANDN] > 0:
         for e in range(NEFF):                 # any colour: the space a card matches may still change
             if s[b + P_HAND + e] > 0:
-                if e == E_EMP_TEMPLE:
-                    v = _temple(s, R, p, (1 << NTYPES) - 1, space1)
-                elif e == E_CENT_SWAP or e == E_CENT_ANY or e == E_CENT_MOVE:
-                    v = space_c
-                else:
-                    v = _effect(s, R, p, np.int64(e), space1)
+                v = _effect(s, R, p, np.int64(e), 0, space1, space_c, temple_all)
                 play = _vmax(play, (v[0], v[1], v[2], v[3], v[4], v[5], v[6], -1))
         if s[b + P_HANDN] >= 3:
             mine = TILE_PUBLIC | (2 << p)
