@@ -338,7 +338,8 @@ def _priced(s, R, p, W, me, v):
     part_rate = W[me, F_PARTS] + emp_rate
     # heights: the stones shared out over levels 1-4 at the counts where the standing changes,
     # the rest at the best rate a stone earns; the capitals likewise at level 5
-    E.height_majorities(s, R, p, p + 1)
+    denial = W[me, F_DENIAL] != 0.0
+    E.height_majorities(s, R, 0 if denial else p, n if denial else p + 1)   # denial: every seat's
     census, lowest = E.column_census(s)
     caps_all = 0
     for q in range(n):
@@ -398,8 +399,7 @@ def _priced(s, R, p, W, me, v):
                 or (k_any > 0 and s[b + P_STONES] - ks <= 0)):
             gain += W[me, F_WIN]
     # denial: the best opponent loses at most the majorities the seat's parts can reach
-    if W[me, F_DENIAL] != 0.0:
-        E.height_majorities(s, R, 0, n)
+    if denial:
         lead_now = -np.inf
         lead_low = -np.inf
         for q in range(n):
