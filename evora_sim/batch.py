@@ -89,3 +89,20 @@ def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_0
         notes.extend(search_notes(bufs[3]))
     steps = int(res.games[0, GAME_COLUMNS.index("decisions")])
     return s, log[:min(steps, max_log)].copy()
+
+
+def game_decisions(rules, n_players: int, seed: int, strategies):
+    """Every decision of the seeded game ``strategies`` play, in order, as (the state before it,
+    its legal actions in an ``N_ACTIONS`` buffer as the compiled searches take them, their count,
+    the action taken): the game's own log replayed through ``api`` (which checks each action),
+    so tools and tests can study a player's real positions one at a time. All are copies."""
+    from . import api
+    from .layout import N_ACTIONS
+
+    _, log = play_game(rules, n_players, seed, strategies)
+    st = api.new_game(rules, n_players, seed)
+    for a in log:
+        legal = np.zeros(N_ACTIONS, dtype=np.int32)
+        n = E.legal_actions(st.arr, rules.packed, legal)
+        yield st.arr.copy(), legal, int(n), int(a)
+        api.apply_action(st, int(a))

@@ -37,34 +37,23 @@ SEED_BASE = 7_500_000
 def parse_args(argv):
     ap = Parser(prog="bench_bound.py", description="What the turn bound saves a turn planner.")
     ap.add_argument("--players", type=players, default=4, help="2, 3 or 4 (default 4)")
-    ap.add_argument("--strategy", default="cardheights", help="a turn-planning built-in (default cardheights)")
-    ap.add_argument("--games", type=positive_int, default=3, help="games whose decisions are searched (default 3)")
+    ap.add_argument("--strategy", default="cardheights",
+                    help="a turn-planning built-in (default cardheights)")
+    ap.add_argument("--games", type=positive_int, default=3,
+                    help="games whose decisions are searched (default 3)")
     ap.add_argument("--repeats", type=positive_int, default=5, help="timed passes each way (default 5)")
     return ap.parse_args(argv)
 
 
 def decisions(rules, n_players: int, seeds, sid):
-    """Every decision after the setup of the games of ``seeds``: (state, legal actions, count)."""
-    import numpy as np
-
-    from evora_sim import api
-    from evora_sim import engine as E
+    """Every decision after the setup with more than one legal action, of the games of ``seeds``:
+    (state, legal actions, their count)."""
     from evora_sim import layout as L
-    from evora_sim.batch import play_game
+    from evora_sim.batch import game_decisions
 
-    out = []
-    legal = np.zeros(L.N_ACTIONS, np.int32)
-    for seed in seeds:
-        _, log = play_game(rules, n_players, int(seed), [sid] * n_players)
-        st = api.new_game(rules, n_players, int(seed))
-        for a in log:
-            s = st.arr
-            if s[L.G_PHASE] not in (L.PH_SETUP, L.PH_TERMINAL):
-                n = E.legal_actions(s, rules.packed, legal)
-                if n > 1:
-                    out.append((s.copy(), legal.copy(), n))
-            api.apply_action(st, int(a))
-    return out
+    return [(s, legal, n) for seed in seeds
+            for s, legal, n, _ in game_decisions(rules, n_players, int(seed), [sid] * n_players)
+            if s[L.G_PHASE] not in (L.PH_SETUP, L.PH_TERMINAL) and n > 1]
 
 
 def main(argv=None) -> int:

@@ -19,7 +19,6 @@ import time
 import numpy as np
 from numba import njit
 
-from evora_sim import api
 from evora_sim import engine as E
 from evora_sim.layout import G_CUR, N_ACTIONS
 from strategies.compiled import evaluate
@@ -61,17 +60,13 @@ def _children(S, A, R):
 def sample_pairs(rules, n_players: int, seeds, strategies, max_pairs: int = MAX_PAIRS):
     """Every decision point of the games of ``seeds`` with each of its legal actions (the game's
     own action log replayed), thinned evenly to at most ``max_pairs``."""
-    from evora_sim.batch import play_game
+    from evora_sim.batch import game_decisions
     states, actions = [], []
     for seed in seeds:
-        _, log = play_game(rules, n_players, int(seed), strategies)
-        st = api.new_game(rules, n_players, int(seed))
-        for a in log:
-            legal = api.legal_actions(st)
-            for b in legal:
-                states.append(st.arr.copy())
+        for s, legal, n, _ in game_decisions(rules, n_players, int(seed), strategies):
+            for b in legal[:n]:
+                states.append(s)
                 actions.append(b)
-            api.apply_action(st, int(a))
     keep = np.linspace(0, len(states) - 1, min(max_pairs, len(states))).astype(np.int64)
     return np.array([states[i] for i in keep]), np.array([actions[i] for i in keep], dtype=np.int64)
 

@@ -24,10 +24,10 @@ Status: checked admissible, and measured not to pay. ``planner.search_turn`` use
 ``planner.M_BOUND`` set, which nothing in play sets: ``scripts/bench_bound.py`` runs the same turn
 searches with and without it. On 2026-12-04 (4 players, 3 games each) it cut the end-of-turn
 positions evaluated about threefold (cards 81.6 to 24.5 a search, cardheights 122.9 to 39.9) but
-made the searches 2.1 and 2.3 times slower: one bound costs about 4 to 5 us, tens of evaluations,
-and 20 to 76 bounds a search outweigh the positions they save. Using it in play would also change
-which of several equal plans a planner takes (its ties draw from the random stream once per tie
-met, and a skipped line meets fewer).
+made the searches 1.4 and 2.2 times slower: one bound costs about 3 us, ten evaluations (half of
+it summing the budgets, ``_budgets``), and 20 to 76 bounds a search outweigh the positions they
+save. Using it in play would also change which of several equal plans a planner takes (its
+ties draw from the random stream once per tie met, and a skipped line meets fewer).
 """
 import numpy as np
 from numba import njit

@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 from evora_sim import api
-from evora_sim import engine as E
 from evora_sim import layout as L
-from evora_sim.batch import play_game
+from evora_sim.batch import game_decisions
 from evora_sim.rules import load_rules
 from strategies import planner as P
 from strategies.registry import parse_spec
@@ -24,17 +23,10 @@ RULES = load_rules()
 
 
 def _decisions(spec: str, n_players: int, seed: int):
-    """Every decision of a game of ``spec`` against itself, as (state, legal actions)."""
-    sid = parse_spec(spec)
-    _, log = play_game(RULES, n_players, seed, [sid] * n_players)
-    st = api.new_game(RULES, n_players, seed)
-    legal = np.zeros(L.N_ACTIONS, np.int32)
-    for a in log:
-        s = st.arr
-        if s[L.G_PHASE] not in (L.PH_SETUP, L.PH_TERMINAL):
-            n = E.legal_actions(s, RULES.packed, legal)
-            yield s.copy(), legal.copy(), n
-        api.apply_action(st, int(a))
+    """Every decision after the setup of a game of ``spec`` against itself: (state, legal, n)."""
+    seats = [parse_spec(spec)] * n_players
+    return [(s, legal, n) for s, legal, n, _ in game_decisions(RULES, n_players, seed, seats)
+            if s[L.G_PHASE] not in (L.PH_SETUP, L.PH_TERMINAL)]
 
 
 @pytest.mark.parametrize("spec,n_players,seed", [
