@@ -136,7 +136,9 @@ def main(argv=None) -> int:
 
 
 def census(spec, field, games: int) -> None:
-    """Print the search's planner counters per game over ``games`` games (``batch.plan_census``)."""
+    """Print the search's planner counters per game over ``games`` games (``batch.plan_census``):
+    the first ``games`` of the timed games again, same seeds and seats, so the counters describe
+    the games whose time was printed."""
     import numpy as np
 
     from evora_sim.batch import plan_census

@@ -68,6 +68,7 @@ from evora_sim.layout import (
 from evora_sim.rng import randbelow
 
 from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, NF, action_signature, evaluate
+from .planner import M_CACHE_HITS, M_LEAVES, M_SEARCHES
 from .policy import forget_plans, new_policy_work, new_rollout_cache, plan_meta, policy_choose
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
@@ -148,10 +149,9 @@ def rollout_plan_counts(work) -> dict:
     the turn searches it ran (for the rollouts and for each new node's candidate turns), the
     end-of-turn positions they evaluated, and the turns whose plan the plan cache supplied
     instead. Nearly all of a search player's time is there, so the benchmark prints them."""
-    from . import planner as P
     meta = plan_meta(work[18])
-    return {"searches": int(meta[P.M_SEARCHES]), "positions": int(meta[P.M_LEAVES]),
-            "cache_hits": int(meta[P.M_CACHE_HITS])}
+    return {"searches": int(meta[M_SEARCHES]), "positions": int(meta[M_LEAVES]),
+            "cache_hits": int(meta[M_CACHE_HITS])}
 
 
 def search_counts(work) -> tuple[int, int]:
