@@ -24,8 +24,7 @@ searched exactly, with no sampling:
   before or after the option) meet at the end of the turn, where only the evaluation repeats;
   hashing every position to catch them cost more than it saved (profiled). So the work stays
   near the number of distinct end-of-turn positions, which ``batch.plan_census`` counts for the
-  benchmark. Branch and bound (``turn_bound``, with ``M_BOUND``) skips two thirds of them but
-  costs more than it saves (``scripts/bench_bound.py``), so play never uses it.
+  benchmark.
 - **Values are reused across the turn's decisions.** The search keeps its best line (the
   principal variation); the later decisions of the turn follow it without searching, as long
   as each decision is the one the line expects (same turn, same legal actions) and no stack's
@@ -52,14 +51,13 @@ from evora_sim.rng import randbelow
 from evora_sim.engine import NGROUPS, PATTERNS
 
 from .compiled import action_signature, evaluate, evaluate_here, memo_find
-from .turn_bound import turn_bound
 
 DEPTH = 40             # decisions searched in one turn (a turn has at most about 20)
 TT_BITS = 12
 TT_SIZE = 1 << TT_BITS
 # per-depth bookkeeping (int64 columns)
-B_N, B_NEXT, B_NBEST, B_NSIG, B_ACT, B_SIG, B_BEST, B_CHECK, B_PVLEN, B_STORE, B_CANON, B_DREW, B_CUT = range(13)
-NB = 13
+B_N, B_NEXT, B_NBEST, B_NSIG, B_ACT, B_SIG, B_BEST, B_CHECK, B_PVLEN, B_STORE, B_CANON, B_DREW = range(12)
+NB = 12
 # per-depth values (float64): best value, then the signature memo (signatures, values)
 V_BEST = 0
 V_SIGS = 1
@@ -84,10 +82,7 @@ M_WANT = M_DISTINCT + 1          # best turns to keep besides the best line (0: 
 M_NTOP = M_WANT + 1              # best turns kept by the last search
 M_CACHE = M_NTOP + 1             # the plan cache's generation: 0 off, else plans stored under it are valid
 M_CACHE_HITS = M_CACHE + 1       # turns whose plan was found in the cache instead of searched
-M_BOUND = M_CACHE_HITS + 1       # 1: skip a line whose turn bound is below the best found (measured only)
-M_BOUNDS = M_BOUND + 1           # turn bounds computed (with M_BOUND)
-M_PRUNED = M_BOUNDS + 1          # lines skipped by their bound (with M_BOUND)
-NMETA = M_PRUNED + 1
+NMETA = M_CACHE_HITS + 1
 TOP_MAX = 32                     # most turns a search keeps (``M_WANT``)
 CACHE_BITS = 12                  # the plan cache's slots: 2**12 plans
 
@@ -323,7 +318,6 @@ def _open(bk, bv, pl, d, n, a, sig):
     bk[d, B_PVLEN] = d
     bk[d, B_STORE] = 0
     bk[d, B_CANON] = -1
-    bk[d, B_CUT] = 0
     bv[d, V_BEST] = -np.inf
 
 
@@ -396,7 +390,6 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
     bk[0, B_DREW] = 0           # a search that starts after the draw: the plays are real options
     meta[M_NTOP] = 0
     meta[M_NODES] += 1
-    found = -np.inf              # the best end of turn found so far (for M_BOUND)
     d = 0
     while True:
         if bk[d, B_NEXT] < bk[d, B_N]:
@@ -439,7 +432,6 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                 elif store:
                     meta[M_DISTINCT] += meta[M_COUNT]
                 v = evaluate_here(c, R, p, W, p)
-                found = max(found, v)
                 if store:
                     tt_store(key, val, stamp, meta, h, v)
                 if meta[M_WANT] > 0:
@@ -447,12 +439,6 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                 _remember(bk, bv, d, sig, v)
                 _offer(rs, bk, bv, line, d, a, v, False)
             else:
-                if meta[M_BOUND] and meta[M_WANT] == 0:
-                    meta[M_BOUNDS] += 1
-                    if turn_bound(c, R, p, W, p) < found:
-                        meta[M_PRUNED] += 1
-                        bk[d, B_CUT] = 1
-                        continue
                 meta[M_NODES] += 1
                 d += 1
                 _open(bk, bv, pl, d, k, a, sig)
@@ -461,13 +447,8 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                 hk[d] = h
         else:
             v = bv[d, V_BEST]
-            if bk[d, B_BEST] < 0 and bk[d, B_CUT] and d > 0:   # every line left was below the best found
-                d -= 1
-                bk[d, B_CUT] = 1
-                continue
             if bk[d, B_BEST] < 0:                 # every choice needed an unseen card
                 v = evaluate(ps[d], R, p, W, p)
-                found = max(found, v)
                 if meta[M_WANT] > 0:
                     _keep_top(top, meta, bk, d, -1, v, ps[d])
             if bk[d, B_STORE]:

@@ -20,14 +20,16 @@ shared out over the height levels at the few counts where the seat's standing th
 (tie, sole lead), the rest of them at the best rate a stone earns; columns gained are counted
 from the fewest parts each would need; what the opponents can lose bounds the denial feature.
 
-Status: checked admissible, and measured not to pay. ``planner.search_turn`` uses it only with
-``planner.M_BOUND`` set, which nothing in play sets: ``scripts/bench_bound.py`` runs the same turn
-searches with and without it. On 2026-12-04 (4 players, 3 games each) it cut the end-of-turn
-positions evaluated about threefold (cards 81.6 to 24.5 a search, cardheights 122.9 to 39.9) but
-made the searches 1.4 and 2.2 times slower: one bound costs about 3 us, ten evaluations (half of
-it summing the budgets, ``_budgets``), and 20 to 76 bounds a search outweigh the positions they
-save. Using it in play would also change which of several equal plans a planner takes (its
-ties draw from the random stream once per tie met, and a skipped line meets fewer).
+Status: checked admissible, and measured not to pay, so no search uses it. Commit 3e2f237 put it
+in ``planner.search_turn`` behind a switch and timed the same turn searches with and without it
+(``scripts/bench_bound.py`` as of commit d86dc2b; 2026-12-04, 4 players, 3 games each): it cut the
+end-of-turn positions evaluated about threefold (cards 81.6 to 24.5 a search, cardheights 122.9
+to 39.9) but made the searches 1.4 and 2.2 times slower. One bound costs about 3 us, ten
+evaluations (half of it summing the budgets, ``_budgets``), and 20 to 76 bounds a search outweigh
+the positions they save. The switch was then taken out again: compiled into the search that play
+uses, it lengthened every cold compile of a planner for no gain in play. Using the bound in play
+would also change which of several equal plans a planner takes (its ties draw from the random
+stream once per tie met, and a skipped line meets fewer).
 """
 import numpy as np
 from numba import njit

@@ -17,7 +17,7 @@ from evora_sim.cli import main
 from evora_sim.manifest import JOURNAL, MANIFEST, chunk_file
 from evora_sim.runlock import folder_lock
 from evora_sim.runner import RunError, open_run, simulate
-from cli_results import ok, one_error_line
+from cli_results import evora_command, ok, one_error_line
 
 RUN = dict(players=2, games=40, strategies="greedy,random", seed=3, chunk_size=10, jobs=1, seat_rotation=False)
 
@@ -127,10 +127,9 @@ def test_a_second_run_on_a_locked_folder_is_refused_naming_the_holder(run, cli):
 def test_two_runs_started_together_never_mix(tmp_path):
     """Two processes, two seeds, one --out: one plays, the other is refused with one line."""
     import subprocess
-    import sys
 
     out = tmp_path / "shared"
-    cmds = [[sys.executable, "-m", "evora_sim.cli", *sim_args(out, seed=s, games=400, chunk_size=20)]
+    cmds = [[*evora_command(), *sim_args(out, seed=s, games=400, chunk_size=20)]
             for s in (5, 6)]
     procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in cmds]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
@@ -297,7 +296,6 @@ def test_a_scheduler_address_that_answers_garbage_exits_at_once_in_one_line(tmp_
     ignored' traceback from a half-made Client, and no 20 s wait for it to close."""
     import socket
     import subprocess
-    import sys
     import threading
     import time
 
@@ -318,7 +316,7 @@ def test_a_scheduler_address_that_answers_garbage_exits_at_once_in_one_line(tmp_
     threading.Thread(target=answer_garbage, daemon=True).start()
     address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
     t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "evora_sim.cli", *sim_args(tmp_path / "x"), "--backend", "dask",
+    done = subprocess.run([*evora_command(), *sim_args(tmp_path / "x"), "--backend", "dask",
                            "--scheduler", address], capture_output=True, text=True, timeout=120)
     elapsed = time.monotonic() - t0
     server.close()
@@ -340,13 +338,12 @@ def _alive(pid: int) -> bool:
 def test_workers_and_trackers_exit_soon_after_their_run_is_killed(tmp_path):
     import signal
     import subprocess
-    import sys
     import time
 
     out = tmp_path / "killed"
     args = sim_args(out, games=3000, chunk_size=30, strategies="greedy")
     args[args.index("--jobs") + 1] = "2"
-    proc = subprocess.Popen([sys.executable, "-m", "evora_sim.cli", *args],
+    proc = subprocess.Popen([*evora_command(), *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     children: set[int] = set()
     deadline = time.monotonic() + 120

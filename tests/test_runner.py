@@ -33,7 +33,7 @@ from evora_sim.seeds import game_seeds
 from strategies.builtin import BUILTINS
 from strategies.compiled import FEATURES
 from strategies.registry import STRATEGY_IDS
-from cli_results import one_error_line
+from cli_results import evora_command, one_error_line
 
 RULES = load_rules()
 
@@ -338,7 +338,7 @@ def test_full_disk_keeps_finished_chunks_and_the_rerun_completes(ref, tmp_path, 
 def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
     cfg = dict(players=4, games=1500, strategies="greedy", seed=11, chunk_size=15)
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "evora_sim.cli", "simulate", "--players", "4", "--games", "1500",
+    cmd = [*evora_command(), "simulate", "--players", "4", "--games", "1500",
            "--strategies", "greedy", "--seed", "11", "--chunk-size", "15", "--jobs", "1",
            "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

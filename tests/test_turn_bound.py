@@ -54,20 +54,3 @@ def test_bound_gives_up_on_a_negative_weight():
     st = api.new_game(RULES, 2, 1)
     assert turn_bound(st.arr, RULES.packed, 0, W, 0) == np.inf
 
-
-@pytest.mark.parametrize("spec,n_players,seed", [("cardheights", 4, 9010), ("cards", 2, 9011)])
-def test_the_search_with_the_bound_finds_the_exact_best_and_skips_lines(spec, n_players, seed):
-    """``M_BOUND`` on (the measurement of scripts/bench_bound.py): the best end of turn is the
-    exact search's at every decision, while lines are skipped (a bound that pruned nothing, or
-    pruned the best line, fails)."""
-    W = np.array([parse_spec(spec).weights] * n_players, dtype=np.float64)
-    ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = P.new_plan_work()
-    rs = np.zeros(1, dtype=np.uint64)
-    for s, legal, n in _decisions(spec, n_players, seed):
-        p = int(s[L.G_CUR])
-        args = (RULES.packed, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
-        meta[P.M_BOUND] = 0
-        exact = P.search_turn(s.copy(), *args)
-        meta[P.M_BOUND] = 1
-        assert P.search_turn(s.copy(), *args) == pytest.approx(exact, abs=1e-9)
-    assert meta[P.M_PRUNED] > 0
