@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from evora_sim import duel as D
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,10 +99,7 @@ def test_with_seeds_that_suit_one_player_the_seed_is_the_unit():
 
 def _duel_steps():
     """scripts/duel_steps.py as a module (scripts are not a package)."""
-    import sys
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import duel_steps
-    return duel_steps
+    return load_script("duel_steps")
 
 
 def test_duel_steps_tests_each_kept_duel_and_adjusts_over_the_steps(tmp_path, capsys):

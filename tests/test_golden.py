@@ -11,7 +11,6 @@ review their diff:
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from evora_sim import api
 from evora_sim.batch import play_game
 from evora_sim.rules import load_rules
 from strategies.registry import parse_spec
+from script_modules import load_script
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN_DIR.glob("*.json"))
@@ -34,11 +34,7 @@ def load(path: Path) -> dict:
 
 def _regen_script():
     """scripts/regen_golden.py as a module (for its sources hash)."""
-    path = GOLDEN_DIR.parents[1] / "scripts" / "regen_golden.py"
-    spec = importlib.util.spec_from_file_location("regen_golden", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("regen_golden")
 
 
 def _hints(rec: dict) -> str:

@@ -21,6 +21,7 @@ from strategies import planner as P
 from strategies.compiled import evaluate
 from strategies.policy import new_policy_work as new_buffers
 from strategies.registry import parse_spec
+from script_modules import load_script
 
 RULES = load_rules()
 MAX_LEAVES = 4000          # positions whose brute force would be slower are skipped
@@ -358,11 +359,7 @@ def test_the_speed_floor_times_legal_steps_of_the_planners_own_games():
     """scripts/planner_floor.py (the floor bench_engine prints): every (position, action) pair it
     times is a decision point of the strategy's own game with an action legal there, and the
     floor is the games/s of one step and one evaluation per distinct end-of-turn position."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    import planner_floor as F
+    F = load_script("planner_floor")
     sids = ["cards"] * 3
     S, A = F.sample_pairs(RULES, 3, [11], sids, max_pairs=300)
     assert 0 < len(S) <= 300 and len(S) == len(A)
