@@ -26,6 +26,32 @@ def _holder(fd: int) -> str:
     return f"PID {text}" if text.isdigit() else "PID unknown"
 
 
+def _in_use(folder, option: str, fd: int) -> str:
+    return f"{option} {folder} is in use by another run ({_holder(fd)}); wait for it to finish or choose another {option}"
+
+
+def refuse_if_held(folder: str | Path, error: type[Exception], option: str = "--out") -> None:
+    """``error`` naming the holder if another process holds ``folder``'s lock; writes nothing.
+
+    Why: a run that has just taken a folder fills it before its manifest exists. A second run
+    that looks in between must be told the folder is in use, not that it holds something else.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return
+    try:
+        fd = os.open(Path(folder) / LOCK_FILE, os.O_RDONLY)
+    except OSError:                           # no lock file: nobody has taken the folder
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise error(_in_use(folder, option, fd)) from None
+    finally:
+        os.close(fd)                          # also releases the probe's lock if it got it
+
+
 @contextmanager
 def folder_lock(folder: str | Path, error: type[Exception], option: str = "--out"):
     """Hold the exclusive lock of ``folder`` (which must exist) until the block ends; ``error``
@@ -44,8 +70,7 @@ def folder_lock(folder: str | Path, error: type[Exception], option: str = "--out
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise error(f"{option} {folder} is in use by another run ({_holder(fd)}); wait for it to "
-                        f"finish or choose another {option}") from None
+            raise error(_in_use(folder, option, fd)) from None
         mine = f"{os.getpid()}\n".encode()
         if os.pread(fd, 64, 0) != mine:
             os.ftruncate(fd, 0)

@@ -32,7 +32,7 @@ from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES,
                        RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
                        read_manifest, record_done, record_unrecorded, write_manifest)
 from .rules import Rules, load_rules
-from .runlock import LOCK_FILE, folder_lock
+from .runlock import LOCK_FILE, folder_lock, refuse_if_held
 from .seeds import game_seeds
 from .tables import TABLES, batch_tables, concat_tables
 
@@ -207,6 +207,7 @@ def check_folder(out: Path, config: RunConfig, extend: bool = False) -> None:
         _check_same_run(out, read_manifest(out), config, extend)
         return
     if out.is_dir() and any(not _is_leftover(p) for p in out.iterdir()):
+        refuse_if_held(out, RunError)         # a run that has just taken it: not yet a run folder
         raise RunError(f"--out {out} is not empty and is not a run folder; choose another --out")
     full = out.absolute()
     probe = next((p for p in (full, *full.parents) if p.exists()), None)

@@ -124,6 +124,20 @@ def test_a_second_run_on_a_locked_folder_is_refused_naming_the_holder(run, cli):
         {k: v for k, v in before.items() if k != ".evora-lock"}
 
 
+def test_a_folder_a_run_has_just_taken_is_in_use_not_foreign(tmp_path, cli):
+    """The holder has made its table folders but not yet its manifest: a second run hears that
+    the folder is in use, naming the holder, not that it holds something else."""
+    out = tmp_path / "taken"
+    out.mkdir()
+    with folder_lock(out, RunError):
+        (out / "games").mkdir()
+        line = one_error_line(cli.invoke(main, sim_args(out)))
+    assert f"in use by another run (PID {os.getpid()})" in line
+    assert sorted(p.name for p in out.iterdir()) == [".evora-lock", "games"]
+    # once the holder is gone the same folder is refused as not a run folder, as before
+    assert "is not empty and is not a run folder" in one_error_line(cli.invoke(main, sim_args(out)))
+
+
 def test_two_runs_started_together_never_mix(tmp_path):
     """Two processes, two seeds, one --out: one plays, the other is refused with one line."""
     import subprocess
