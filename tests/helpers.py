@@ -341,3 +341,13 @@ def place_tile(state, seat, k, c, flipped=False):
     pset(state, seat, L.P_TVAL + k, 1 if flipped else 0)
     if c >= 0:
         state.arr[L.COL_TILE + c] = seat * 2 + k
+
+
+def to_move(arr):
+    """The seat to move, typed as the game loop types it (int32).
+
+    Why: a test that hands the compiled ``choose`` a Python int makes numba compile every player
+    again for an int64 seat, minutes on a cold cache, where the int32 seat reuses what the game
+    loop compiled.
+    """
+    return arr[L.G_CUR].astype("int32")

@@ -20,7 +20,7 @@ from helpers import (
     MAIN_OPTIONS, NSPACES, W, about_to_move, act, begin_main, buy_tile, cols, colour_of, column, decision,
     draw, empty_stack, give_cards, hand, holder, legal, pending, pget, phase, place_tile, plays, pset,
     quiet_turn, score, scores, seat_scoring, set_column, set_heights, set_top, setup_game, site,
-    space, spaces, stack_top, stacks, tile_payments, tiles, turn_on, turn_over,
+    space, spaces, stack_top, stacks, tile_payments, tiles, to_move, turn_on, turn_over,
 )
 
 # ---- the default board (D1), by action ------------------------------------------------------
@@ -1309,7 +1309,7 @@ def test_p10_players_see_every_drawn_card_but_not_the_order_below_the_tops():
             kinds, W = seat_arrays([s] * 3)
             _, _, rs, work, _ = buffers(3, [s])
             rs[0] = np.uint64(5)
-            p = int(st.arr[L.G_CUR])
+            p = to_move(st.arr)
             picks.append(int(choose(kinds[p], W, p, st.arr.copy(), rules.packed, legal, len(legal), rs, work)))
         assert picks[0] == picks[1], spec
 

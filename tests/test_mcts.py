@@ -23,6 +23,7 @@ from strategies.mcts import REUSE_TREES, determinize, search_counts, tree_bytes
 from strategies.turn_search import turn_tree_bytes
 from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays, tree_nodes
 from cli_results import one_error_line
+from helpers import to_move
 
 RULES = load_rules()
 SMALL = "mcts(iterations=60, rollout=greedy(plan=action), horizon=4, leaf=score, root=decision)"
@@ -97,7 +98,7 @@ def _search_once(spec_text, players=4, seed=21, skip=5):
         if i >= skip and len(legal) > 2:
             kinds, W = seat_arrays([spec] * players)
             _, _, rs, work, _ = buffers(players, [spec])
-            choose(kinds[0], W, int(state.arr[L.G_CUR]), state.arr.copy(), RULES.packed,
+            choose(kinds[0], W, to_move(state.arr), state.arr.copy(), RULES.packed,
                    np.array(legal, dtype=np.int32), len(legal), rs, work)
             tree = work[1]
             if tree[4][0] > 0:                      # searched (not a choice of alike columns)
@@ -231,7 +232,7 @@ def test_no_peeking_at_the_hidden_order(players, seed):
                 kinds, W = seat_arrays([spec] * players)
                 _, _, rs, work, _ = buffers(players, [spec])
                 rs[0] = np.uint64(99)
-                picks.append(int(choose(kinds[0], W, int(s.arr[L.G_CUR]), s.arr.copy(), RULES.packed,
+                picks.append(int(choose(kinds[0], W, to_move(s.arr), s.arr.copy(), RULES.packed,
                                         np.array(legal, dtype=np.int32), len(legal), rs, work)))
             assert picks[0] == picks[1], f"decision {i}: {picks}"
             compared += 1
@@ -311,7 +312,7 @@ def _searched_turn(arr, spec, players, stream=99):
         if k == 1:
             a = int(leg[0])
         else:
-            p = int(s[L.G_CUR])
+            p = to_move(s)
             a = int(choose(kinds[p], W, p, s, RULES.packed, leg[:k].copy(), k, rs, work))
             picks.append(a)
         k = E.step(s, RULES.packed, np.int64(a), leg)
@@ -366,7 +367,7 @@ def test_a_new_game_forgets_the_kept_subtree():
             for forget in (False, True):
                 _, _, rs, work, _ = buffers(2, [spec])
                 s = state.arr.copy()
-                p = int(s[L.G_CUR])
+                p = to_move(s)
                 leg = np.empty(L.N_ACTIONS, dtype=np.int32)
                 b = choose(kinds[p], W, p, s, RULES.packed, np.array(legal, dtype=np.int32), len(legal), rs, work)
                 k = E.step(s, RULES.packed, np.int64(b), leg)
@@ -375,7 +376,7 @@ def test_a_new_game_forgets_the_kept_subtree():
                 if forget:
                     new_game(work)
                 if k > 1:
-                    choose(kinds[int(s[L.G_CUR])], W, int(s[L.G_CUR]), s, RULES.packed, leg[:k].copy(), k, rs, work)
+                    choose(kinds[to_move(s)], W, to_move(s), s, RULES.packed, leg[:k].copy(), k, rs, work)
                 results.append(search_counts(work[1]))
             if results[0][1] == 1:                  # the second search continued the first one
                 assert results[1] == (2, 0)
@@ -470,7 +471,7 @@ def _turn_tree_after_one_search(spec, players=4, seed=19, skip=40):
     kinds, W = seat_arrays([spec] * players)
     _, _, rs, work, _ = buffers(players, [spec])
     legal = np.array(api.legal_actions(state), dtype=np.int32)
-    p = state.get(L.G_CUR)
+    p = to_move(state.arr)
     choose(kinds[p], W, p, state.arr.copy(), RULES.packed, legal, len(legal), rs, work)
     keys, nvisits, nedges, *_, TC, seat = work[2][3]
     used = int(TC[0])
