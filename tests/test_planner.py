@@ -21,6 +21,7 @@ from strategies import planner as P
 from strategies.compiled import evaluate
 from strategies.policy import new_policy_work as new_buffers
 from strategies.registry import parse_spec
+from helpers import to_move
 from script_modules import load_script
 
 RULES = load_rules()
@@ -60,7 +61,7 @@ def planner_value(state: api.State, W: np.ndarray, seed: int = 1) -> float:
     buf = new_buffers()
     _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
-    return P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
+    return P.search_turn(state.arr.copy(), RULES.packed, W, to_move(state.arr), legal, len(legal),
                          new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
 
 
@@ -104,7 +105,7 @@ def _best_turns(state: api.State, W: np.ndarray, want: int, seed: int = 1):
     _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     meta[P.M_WANT] = want
-    best = P.search_turn(state.arr.copy(), RULES.packed, W, api.current_player(state), legal, len(legal),
+    best = P.search_turn(state.arr.copy(), RULES.packed, W, to_move(state.arr), legal, len(legal),
                          new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
     lines, values, lengths, _ = top
     kept = [(float(values[i]), [int(a) for a in lines[i, :lengths[i], P.L_ACT]]) for i in range(meta[P.M_NTOP])]
