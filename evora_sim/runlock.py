@@ -15,6 +15,11 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:                           # no flock on this platform (Windows)
+    fcntl = None
+
 LOCK_FILE = ".evora-lock"
 
 
@@ -26,8 +31,13 @@ def _holder(fd: int) -> str:
     return f"PID {text}" if text.isdigit() else "PID unknown"
 
 
-def _in_use(folder, option: str, fd: int) -> str:
-    return f"{option} {folder} is in use by another run ({_holder(fd)}); wait for it to finish or choose another {option}"
+def _take(fd: int, folder, error: type[Exception], option: str) -> None:
+    """Take the exclusive lock on ``fd`` without waiting, or ``error`` naming its holder."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise error(f"{option} {folder} is in use by another run ({_holder(fd)}); wait for it to "
+                    f"finish or choose another {option}") from None
 
 
 def refuse_if_held(folder: str | Path, error: type[Exception], option: str = "--out") -> None:
@@ -36,18 +46,14 @@ def refuse_if_held(folder: str | Path, error: type[Exception], option: str = "--
     Why: a run that has just taken a folder fills it before its manifest exists. A second run
     that looks in between must be told the folder is in use, not that it holds something else.
     """
-    try:
-        import fcntl
-    except ImportError:
+    if fcntl is None:
         return
     try:
         fd = os.open(Path(folder) / LOCK_FILE, os.O_RDONLY)
     except OSError:                           # no lock file: nobody has taken the folder
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise error(_in_use(folder, option, fd)) from None
+        _take(fd, folder, error, option)
     finally:
         os.close(fd)                          # also releases the probe's lock if it got it
 
@@ -56,9 +62,7 @@ def refuse_if_held(folder: str | Path, error: type[Exception], option: str = "--
 def folder_lock(folder: str | Path, error: type[Exception], option: str = "--out"):
     """Hold the exclusive lock of ``folder`` (which must exist) until the block ends; ``error``
     naming the holder's PID if another process holds it."""
-    try:
-        import fcntl
-    except ImportError:                       # no flock on this platform
+    if fcntl is None:
         yield
         return
     path = Path(folder) / LOCK_FILE
@@ -67,10 +71,7 @@ def folder_lock(folder: str | Path, error: type[Exception], option: str = "--out
     except OSError as exc:
         raise error(f"{option} {folder}: cannot create its lock file: {exc.strerror or exc}") from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise error(_in_use(folder, option, fd)) from None
+        _take(fd, folder, error, option)
         mine = f"{os.getpid()}\n".encode()
         if os.pread(fd, 64, 0) != mine:
             os.ftruncate(fd, 0)
