@@ -55,7 +55,7 @@ from scipy import stats as sps
 
 from evora_sim.manifest import RunError
 
-from .stats import ALPHA, ELO, bradley_terry, holm
+from .stats import ALPHA, ELO, bradley_terry, bradley_terry_many, holm
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
 VERDICTS = ("holds at every rung", "grows with skill", "shrinks with skill", "reverses",
@@ -336,13 +336,14 @@ def ratings_from_wins(per_duel: list, labels: list, n_boot: int = 2000,
     prior = 0.5 * met           # see the module: a rung that never lost to another stays finite
     est = bradley_terry(total + prior) * ELO
     rng = np.random.default_rng(seed)
-    boot = np.empty((n_boot, k))
+    tots = np.empty((n_boot, k, k))
     for b in range(n_boot):
         tot = np.zeros((k, k))
         for w in per_duel:
             weights = np.bincount(rng.integers(0, len(w), len(w)), minlength=len(w))
             tot += np.tensordot(weights, w, axes=1)
-        boot[b] = bradley_terry(tot + prior, tol=1e-8, max_iter=5000) * ELO
+        tots[b] = tot + prior
+    boot = bradley_terry_many(tots, tol=1e-8, max_iter=5000) * ELO
     lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
     comps = (total + total.T).sum(axis=1)
     ratings = pd.DataFrame({"rung": np.arange(k), "players": list(labels), "elo": est, "ci_lo": lo,
