@@ -236,7 +236,7 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
         if over:
             tot[q] = s[PLAYERS + q * PSTRIDE + P_FINAL] + half
         elif leaf == L_EVAL:                           # the policy's value, the starting VP added
-            tot[q] = evaluate(s, R, q, LW, 0) + LW[0, F_VP] * (R[R_START_VP + q] + half)
+            tot[q] = evaluate(s, R, q, LW, np.int32(0)) + LW[0, F_VP] * (R[R_START_VP + q] + half)
         else:
             tot[q] = E.standing(s, R, q)
     if kind == R_WIN:

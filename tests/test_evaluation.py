@@ -101,7 +101,7 @@ def test_evaluation_is_the_weighted_sum_of_its_features(players, seed, start_vp)
         for p in range(players):
             want = W @ features(arr, R, p)
             for me, strategy in enumerate(HEURISTICS):
-                got = evaluate(arr.copy(), R, p, W, me)
+                got = evaluate(arr.copy(), R, np.int32(p), W, np.int32(me))   # the players' types: no compile of its own
                 assert got == pytest.approx(want[me], abs=1e-9), \
                     f"{strategy.name}, seat {p}, decision {i}: compiled {got}, restated {want[me]}"
                 checked += 1

@@ -48,12 +48,12 @@ def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
             budget[0] -= 1
             if budget[0] < 0:
                 raise OverflowError
-            v = evaluate(child.arr, RULES.packed, p, W, p)
+            v = evaluate(child.arr, RULES.packed, np.int32(p), W, np.int32(p))
         else:
             v = brute_force(child, W, tops, budget)
         best = max(best, v)
     if best == -np.inf:                            # every choice needed an unseen card
-        best = evaluate(arr, RULES.packed, p, W, p)
+        best = evaluate(arr, RULES.packed, np.int32(p), W, np.int32(p))
     return best
 
 
@@ -142,7 +142,7 @@ def test_the_search_keeps_its_best_distinct_turns(players, seed, spec):
         for v, line in kept:
             end = _play_line(state, line)
             if api.is_terminal(end) or api.current_player(end) != p:      # a whole turn
-                assert evaluate(end.arr, RULES.packed, p, W, p) == pytest.approx(v, abs=1e-9)
+                assert evaluate(end.arr, RULES.packed, np.int32(p), W, np.int32(p)) == pytest.approx(v, abs=1e-9)
             ends.add(end.arr[:L.CORE].tobytes())
         assert len(ends) == len(kept)                  # no end of turn kept twice
         for k in (1, 3, 8):
@@ -174,7 +174,7 @@ def test_a_turn_ends_where_its_plan_said():
         if ended and predicted is not None:
             drew = (state.arr[L.STACK_TOP:L.STACK_TOP + L.NTYPES] != tops_then).any()
             if not drew:
-                assert evaluate(state.arr, RULES.packed, seat, W, seat) == pytest.approx(predicted), \
+                assert evaluate(state.arr, RULES.packed, np.int32(seat), W, np.int32(seat)) == pytest.approx(predicted), \
                     f"turn {turn} (seat {seat}) ended below its plan"
                 compared += 1
             predicted = None
