@@ -301,10 +301,16 @@ def bradley_terry_many(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.n
         v = g * p * (1 - p)
         info = -v
         info[:, diagonal, diagonal] += v.sum(axis=2)
+        a, g = info[:, 1:, 1:], grad[:, 1:]
         try:
-            step = np.linalg.solve(info[:, 1:, 1:], grad[:, 1:, None])[..., 0]
-        except np.linalg.LinAlgError:
-            break                                   # a singular replicate: each is fitted alone
+            step = np.linalg.solve(a, g[..., None])[..., 0]
+        except np.linalg.LinAlgError:               # a singular replicate: solved one by one,
+            step = np.full(g.shape, np.nan)         # it alone is fitted on its own
+            for j in range(len(idx)):
+                try:
+                    step[j] = np.linalg.solve(a[j], g[j])
+                except np.linalg.LinAlgError:
+                    pass
         finite = np.isfinite(step).all(axis=1)
         active[idx[~finite]] = False
         idx, step = idx[finite], step[finite]

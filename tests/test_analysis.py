@@ -106,18 +106,24 @@ def test_bradley_terry_is_the_logistic_maximum_likelihood():
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")   # MM on the never-played rung
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_bootstraps_batched_fit_equals_one_fit_per_replicate(k):
+def test_bootstraps_batched_fit_equals_one_fit_per_replicate(k, monkeypatch):
     """bradley_terry_many is bradley_terry replicate by replicate, bit for bit: lopsided
-    replicates (a strategy that never won), a singular one (a strategy that never played) that
-    must fall back to MM, and ordinary ones, in one batch."""
+    replicates (a strategy that never won: the 0.5 correction), far stronger ones (Newton's
+    capped steps), a singular one (a strategy that never played), and ordinary ones, in one
+    batch. Only the singular one is fitted on its own."""
     rng = np.random.default_rng(40 + k)
     wins = rng.poisson(rng.uniform(0.3, 15, (60, 1, 1)), (60, k, k)).astype(float)
     wins[:, np.arange(k), np.arange(k)] = 0
-    wins[::7, 0, :] = 0                         # never won: the 0.5 correction
+    wins[::7, 0, :] = 0                         # never won
+    wins[5::9, 1, 0], wins[5::9, 0, 1] = 400, 1  # a strength gap of six: steps above the cap of 2
     wins[3, 1, :] = wins[3, :, 1] = 0           # never played: Newton's step is singular
     one_by_one = np.array([S.bradley_terry(w, tol=1e-8, max_iter=300) for w in wins])
+    alone = []
+    fit_one = S.bradley_terry
+    monkeypatch.setattr(S, "bradley_terry", lambda w, *a, **kw: alone.append(1) or fit_one(w, *a, **kw))
     together = S.bradley_terry_many(wins, tol=1e-8, max_iter=300)
     np.testing.assert_array_equal(together, one_by_one)
+    assert len(alone) == 1
 
 
 def test_logistic_effect_on_cells_equals_the_row_level_fit():
