@@ -212,86 +212,29 @@ def clustered_wilson(k_per_cluster, m: int, z: float = Z95) -> tuple[float, floa
 # ---------------------------------------------------------------------------------------------
 # ratings: Bradley-Terry
 # ---------------------------------------------------------------------------------------------
-def _bt_newton(games, won, tol: float, max_iter: int = 100):
-    """Newton's method on the Bradley-Terry log-likelihood (log-strengths, the first held at 0),
-    steps capped at 2 so a lopsided comparison cannot overshoot; None when the comparisons do not
-    connect every strategy or it does not converge (then the MM algorithm decides)."""
-    s = len(won)
-    theta = np.zeros(s)
-    for _ in range(max_iter):
-        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-        grad = won - (games * p).sum(axis=1)
-        v = games * p * (1 - p)
-        info = np.diag(v.sum(axis=1)) - v
-        try:
-            step = np.linalg.solve(info[1:, 1:], grad[1:])
-        except np.linalg.LinAlgError:
-            return None
-        if not np.all(np.isfinite(step)):
-            return None
-        big = np.max(np.abs(step)) if len(step) else 0.0
-        if big > 2.0:
-            step *= 2.0 / big
-        theta[1:] += step
-        if big < tol:
-            return theta
-    return None
-
-
-def bradley_terry(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarray:
-    """Bradley-Terry log-strengths (mean 0) from ``wins[i, j]`` = times i beat j: the
-    maximum-likelihood fit, by Newton's method (a few steps, however lopsided the strengths), or
-    Hunter's MM algorithm when Newton cannot decide. A strategy that never won or never lost a
-    comparison has no finite strength: 0.5 is then added to both directions of every pair that
-    met (a standard small-sample correction), which moves large samples negligibly."""
-    w = np.asarray(wins, dtype=float)
-    s = w.shape[0]
-    if s < 2:
-        return np.zeros(s)
-    games = w + w.T
-    won, lost = w.sum(axis=1), w.sum(axis=0)
-    if np.any(won == 0) or np.any(lost == 0):
-        w = w + 0.5 * (games > 0)
-        games = w + w.T
-        won = w.sum(axis=1)
-    theta = _bt_newton(games, won, tol)
-    if theta is not None:
-        return theta - theta.mean()
-    p = np.ones(s)
-    for _ in range(max_iter):
-        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
-        new = won / denom
-        new /= np.exp(np.log(new).mean())
-        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
-            p = new
-            break
-        p = new
-    lp = np.log(p)
-    return lp - lp.mean()
-
-
-def bradley_terry_many(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarray:
-    """:func:`bradley_terry` of every matrix ``wins[b]`` (B, S, S) at once, for bootstraps: one
-    Python loop of Newton's steps over all the replicates (numpy's batched solve) instead of a
-    fit per replicate, which made the bootstrap the slowest part of a report's ratings. Each
-    replicate takes exactly the steps its own fit would, and stops where it would; a replicate
-    whose Newton steps fail is fitted on its own, so it falls back to MM as ``bradley_terry``
-    does. Returns (B, S)."""
-    w = np.asarray(wins, dtype=float)
-    n, s = w.shape[0], w.shape[1]
-    out = np.zeros((n, s))
-    if s < 2 or n == 0:
-        return out
+def _bt_corrected(w):
+    """Each matrix of ``w`` (B, S, S) with 0.5 added to both directions of every pair that met
+    when one of its strategies never won or never lost (see :func:`bradley_terry`); the games
+    and wins of each strategy."""
     games = w + w.transpose(0, 2, 1)
     lopsided = (w.sum(axis=2) == 0).any(axis=1) | (w.sum(axis=1) == 0).any(axis=1)
     w = w + 0.5 * (games > 0) * lopsided[:, None, None]
-    games = w + w.transpose(0, 2, 1)
-    won = w.sum(axis=2)
+    return w + w.transpose(0, 2, 1), w.sum(axis=2)
+
+
+def _bt_newton(games, won, tol: float, max_iter: int = 100):
+    """Newton's method on the Bradley-Terry log-likelihood (log-strengths, the first held at 0)
+    for every matrix of ``games`` (B, S, S) at once (numpy's batched solve), steps capped at 2
+    so a lopsided comparison cannot overshoot. Each matrix takes the steps it would take alone
+    and stops where it would. Returns (theta, converged): not converged where the comparisons do
+    not connect every strategy (a singular step) or the steps do not settle (then the MM
+    algorithm decides)."""
+    n, s = won.shape
     theta = np.zeros((n, s))
     converged = np.zeros(n, dtype=bool)
     active = np.ones(n, dtype=bool)
     diagonal = np.arange(s)
-    for _ in range(100):
+    for _ in range(max_iter):
         idx = np.flatnonzero(active)
         if len(idx) == 0:
             break
@@ -301,14 +244,14 @@ def bradley_terry_many(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.n
         v = g * p * (1 - p)
         info = -v
         info[:, diagonal, diagonal] += v.sum(axis=2)
-        a, g = info[:, 1:, 1:], grad[:, 1:]
+        a, rhs = info[:, 1:, 1:], grad[:, 1:]
         try:
-            step = np.linalg.solve(a, g[..., None])[..., 0]
-        except np.linalg.LinAlgError:               # a singular replicate: solved one by one,
-            step = np.full(g.shape, np.nan)         # it alone is fitted on its own
+            step = np.linalg.solve(a, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:               # a singular matrix: solved one by one, so
+            step = np.full(rhs.shape, np.nan)       # only it is left to MM
             for j in range(len(idx)):
                 try:
-                    step[j] = np.linalg.solve(a[j], g[j])
+                    step[j] = np.linalg.solve(a[j], rhs[j])
                 except np.linalg.LinAlgError:
                     pass
         finite = np.isfinite(step).all(axis=1)
@@ -320,10 +263,46 @@ def bradley_terry_many(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.n
         done = big < tol
         converged[idx[done]] = True
         active[idx[done]] = False
-    out[converged] = theta[converged] - theta[converged].mean(axis=1, keepdims=True)
+    return theta, converged
+
+
+def _bt_mm(games, won, tol: float, max_iter: int) -> np.ndarray:
+    """Hunter's MM algorithm for one matrix: slow, but it needs no connected comparisons."""
+    p = np.ones(len(won))
+    for _ in range(max_iter):
+        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        new = won / denom
+        new /= np.exp(np.log(new).mean())
+        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+            p = new
+            break
+        p = new
+    return np.log(p)
+
+
+def bradley_terry(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarray:
+    """Bradley-Terry log-strengths (mean 0) from ``wins[i, j]`` = times i beat j: the
+    maximum-likelihood fit, by Newton's method (a few steps, however lopsided the strengths), or
+    Hunter's MM algorithm when Newton cannot decide. A strategy that never won or never lost a
+    comparison has no finite strength: 0.5 is then added to both directions of every pair that
+    met (a standard small-sample correction), which moves large samples negligibly."""
+    w = np.asarray(wins, dtype=float)
+    return bradley_terry_many(w[None], tol, max_iter)[0]
+
+
+def bradley_terry_many(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarray:
+    """:func:`bradley_terry` of every matrix ``wins[b]`` (B, S, S) at once, for bootstraps:
+    Newton's steps for all the replicates in one Python loop, instead of a fit per replicate,
+    which made the bootstrap the slowest part of a report's ratings. Returns (B, S)."""
+    w = np.asarray(wins, dtype=float)
+    n, s = w.shape[0], w.shape[1]
+    if s < 2 or n == 0:
+        return np.zeros((n, s))
+    games, won = _bt_corrected(w)
+    theta, converged = _bt_newton(games, won, tol)
     for b in np.flatnonzero(~converged):
-        out[b] = bradley_terry(wins[b], tol, max_iter)
-    return out
+        theta[b] = _bt_mm(games[b], won[b], tol, max_iter)
+    return theta - theta.mean(axis=1, keepdims=True)
 
 
 def bt_bootstrap(group_wins, n_boot: int = 1000, seed: int = 0) -> np.ndarray:
