@@ -17,32 +17,42 @@ from . import engine as E
 from .gameloop import GAME_COLUMNS, BatchResult, advance, buffers, new_result, record, search_notes, seat_strategies, start
 from .mixed import play_mixed_batch, play_mixed_game
 
+MAX_RECORDED = 4096      # actions kept per game with ``record_actions`` (a 4-player game takes about 700)
+
 
 @njit(cache=True, _nrt=False)
-def _batch(R, n, seeds, kinds, W, games, seats, stats, s, log, no_custom, legal, rs, work, track):
+def _batch(R, n, seeds, kinds, W, games, seats, stats, s, logs, no_custom, legal, rs, work, track):
     """Play one game per seed into row ``g`` of the result arrays. ``s`` ends as the last
-    game's final state; ``log`` receives the first game's actions (as many as fit). One
-    compiled entry for batches and single games: each compiled layer costs compile time.
-    Buffers come from the caller (``buffers``), so no reference counting runs here."""
+    game's final state; row ``g`` of ``logs`` (at least one row) receives game ``g``'s actions
+    (as many as fit), for the games it has rows for. One compiled entry for batches and single
+    games: each compiled layer costs compile time. Buffers come from the caller (``buffers``),
+    so no reference counting runs here."""
     for g in range(seeds.shape[0]):
         start(s, R, n, seeds[g], rs, work)
+        log = logs[g] if g < logs.shape[0] else logs[0, :0]
         steps = advance(s, R, kinds, W, no_custom, legal, rs, work, log, 0, track)[1]
         record(s, n, g, steps, games, seats, stats, track)
-        log = log[:0]
 
 
-def play_batch(rules, n_players: int, seeds, strategies, decision_timeout: float | None = None) -> BatchResult:
+def play_batch(rules, n_players: int, seeds, strategies, decision_timeout: float | None = None,
+               record_actions: bool = False) -> BatchResult:
     """Play one game per seed; ``strategies`` has one entry per seat (a built-in id, a spec
     string, or a strategy object). With a custom Python strategy at the table the games are
-    played by :func:`evora_sim.mixed.play_mixed_batch` (same arrays, same rules)."""
+    played by :func:`evora_sim.mixed.play_mixed_batch` (same arrays, same rules).
+    ``record_actions``: keep every game's actions (``BatchResult.actions``, at most
+    ``MAX_RECORDED`` a game; the ``decisions`` column says whether a game had more)."""
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     items = seat_strategies(n_players, strategies)
+    logs = np.zeros((len(seeds), MAX_RECORDED) if record_actions else (1, 0), dtype=np.int64)
     if any(is_custom(x) for x in items):
-        return play_mixed_batch(rules, n_players, seeds, items, decision_timeout)
-    kinds, W = seat_arrays(items)
-    res = new_result(seeds, n_players)
-    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
-           np.empty(0, dtype=np.int64), *buffers(n_players, items))
+        res = play_mixed_batch(rules, n_players, seeds, items, decision_timeout, logs)
+    else:
+        kinds, W = seat_arrays(items)
+        res = new_result(seeds, n_players)
+        _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
+               logs, *buffers(n_players, items))
+    if record_actions:
+        res.actions = logs
     return res
 
 
@@ -64,7 +74,7 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     meta = plan_meta(work[0])
     meta[P.M_COUNT] = 1
     _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
-           np.empty(0, dtype=np.int64), no_custom, legal, rs, work, track)
+           np.zeros((1, 0), dtype=np.int64), no_custom, legal, rs, work, track)
     turns = int(res.games[:, GAME_COLUMNS.index("turns")].sum())
     counts = {"searches": P.M_SEARCHES, "nodes": P.M_NODES, "leaves": P.M_LEAVES, "distinct": P.M_DISTINCT}
     search = {k: v / len(seeds) for k, v in rollout_plan_counts(work[1]).items()}
@@ -79,16 +89,16 @@ def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_0
     if any(is_custom(x) for x in items):
         return play_mixed_game(rules, n_players, seed, items, max_log, decision_timeout, notes)
     s = E.new_state()
-    log = np.zeros(max_log, dtype=np.int64)
+    logs = np.zeros((1, max_log), dtype=np.int64)
     kinds, W = seat_arrays(items)
     seeds = np.array([seed], dtype=np.int64)
     res = new_result(seeds, n_players)
     bufs = buffers(n_players, items)
-    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, log, *bufs)
+    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, logs, *bufs)
     if notes is not None:
         notes.extend(search_notes(bufs[3]))
     steps = int(res.games[0, GAME_COLUMNS.index("decisions")])
-    return s, log[:min(steps, max_log)].copy()
+    return s, logs[0, :min(steps, max_log)].copy()
 
 
 def game_decisions(rules, n_players: int, seed: int, strategies):

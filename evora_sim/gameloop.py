@@ -172,6 +172,7 @@ class BatchResult:
     games: np.ndarray
     seats: np.ndarray
     stats: np.ndarray
+    actions: np.ndarray | None = None    # [g, action]: every game's actions, when recorded
 
 
 def seat_strategies(n_players: int, strategies) -> list:

@@ -213,6 +213,9 @@ SCRATCH = _o          # the game and its statistics end here
 SCR_LEGAL = _alloc(N_ACTIONS)
 SCR_CLS = _alloc(6)
 SCR_HVP = _alloc(5 * MAXP)           # height-majority VP per (level - 1, seat)
+SCR_FEAT_SIZE = 48
+SCR_FEAT = _alloc(SCR_FEAT_SIZE)     # the learned evaluation's features of a position (strategies.features)
+SCR_REACH = _alloc(3)                # ... the spaces a worker could move to
 
 STATE_SIZE = _o
 del _o

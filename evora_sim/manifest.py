@@ -124,6 +124,7 @@ def _check_config(cfg, path) -> None:
     _need(isinstance(resolved, dict) and all(isinstance(resolved.get(s), dict) for s in strategies), path,
           "config.resolved_strategies must describe every strategy")
     _need(isinstance(cfg.get("rules_hash"), str), path, "config.rules_hash must be a string")
+    _need(cfg.get("record_actions", True) is True, path, "config.record_actions must be true when given")
     k = n_chunks(cfg)
     _need(k <= MAX_CHUNKS, path, f"{k} chunks, more than a run holds ({MAX_CHUNKS:,})")
 

@@ -158,15 +158,16 @@ class _Table:
         return f"{a!r} (not an action code)"
 
 
-def play_mixed_batch(rules, n_players: int, seeds, strategies, decision_timeout=None) -> BatchResult:
+def play_mixed_batch(rules, n_players: int, seeds, strategies, decision_timeout=None, logs=None) -> BatchResult:
     """:func:`evora_sim.batch.play_batch` with custom Python strategies at the table: the same
-    arrays, the same games for the built-in seats' random stream."""
+    arrays, the same games for the built-in seats' random stream; row ``g`` of ``logs``, if it
+    has one, receives game ``g``'s actions."""
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     table = _Table(rules, n_players, seat_strategies(n_players, strategies), decision_timeout)
     res = new_result(seeds, n_players)
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
-        steps = table.play(int(seeds[g]), nolog)
+        steps = table.play(int(seeds[g]), logs[g] if logs is not None and g < len(logs) else nolog)
         record(table.s, n_players, g, steps, res.games, res.seats, res.stats, table.track)
     return res
 

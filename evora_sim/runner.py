@@ -51,6 +51,7 @@ class RunConfig:
     seat_rotation: bool
     chunk_size: int
     rules_hash: str
+    record_actions: bool = False         # the games table keeps every game's actions (training)
 
     @property
     def rotations(self) -> int:
@@ -84,7 +85,9 @@ class RunConfig:
         return {"players": self.players, "games": self.games, "strategies": list(self.strategies),
                 "resolved_strategies": self.resolved_strategies(),
                 "seed": self.seed, "seat_rotation": self.seat_rotation,
-                "chunk_size": self.chunk_size, "rules_hash": self.rules_hash}
+                "chunk_size": self.chunk_size, "rules_hash": self.rules_hash,
+                # written only when set, so every other run's configuration reads as before
+                **({"record_actions": True} if self.record_actions else {})}
 
 
 def play_chunk(config: RunConfig, rules: Rules, k: int,
@@ -95,7 +98,7 @@ def play_chunk(config: RunConfig, rules: Rules, k: int,
     parts = []
     for r in range(config.rotations):
         res = play_batch(rules, config.players, seeds, config.seat_strategies(r),
-                         decision_timeout=decision_timeout)
+                         decision_timeout=decision_timeout, record_actions=config.record_actions)
         game_ids = np.arange(start, stop, dtype=np.int64) * config.rotations + r
         parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players)))
     return concat_tables(parts)
@@ -331,7 +334,12 @@ def _frame_bytes(schema, columns) -> int:
         if columns is not None and f.name not in columns:
             continue
         t = f.type
-        total += 1 if pa.types.is_dictionary(t) else (t.bit_width // 8 if t.bit_width and t.bit_width >= 8 else 8)
+        if pa.types.is_dictionary(t):
+            total += 1
+        elif pa.types.is_list(t):               # recorded actions: about 700 of 2 bytes a game
+            total += 2048
+        else:
+            total += t.bit_width // 8 if t.bit_width and t.bit_width >= 8 else 8
     return max(total, 1)
 
 
@@ -595,9 +603,9 @@ def rotation_for(strategies, players: int, seat_rotation: bool | None = None) ->
 
 
 def make_config(players: int, games: int, strategy_spec, seed: int, seat_rotation: bool | None,
-                chunk_size: int | None, rules: Rules) -> RunConfig:
+                chunk_size: int | None, rules: Rules, record_actions: bool = False) -> RunConfig:
     """The run's configuration, every argument checked (RunError / StrategyError)."""
-    return _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules)[0]
+    return _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules, record_actions)[0]
 
 
 def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | None) -> int:
@@ -645,7 +653,7 @@ def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | 
                    decision_timeout=decision_timeout)
 
 
-def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules):
+def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules, record_actions=False):
     from strategies.registry import resolved
 
     from .api import check_players
@@ -671,7 +679,7 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     chunk = check_size(players, games, seat_rotation, chunk_size)
     config = RunConfig(players, games, tuple(x.name for x in seats),
                        tuple(json.dumps(resolved(x), sort_keys=True) for x in seats), seed,
-                       bool(seat_rotation), chunk, rules.hash)
+                       bool(seat_rotation), chunk, rules.hash, bool(record_actions))
     return config, seats
 
 
@@ -680,7 +688,8 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
              backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
              quiet: bool = True, command: str = "",
              scheduler_timeout: str | float = "10s", extend: bool = False,
-             decision_timeout: float | None = None, notice=None, compact: bool | None = None) -> RunResult:
+             decision_timeout: float | None = None, notice=None, compact: bool | None = None,
+             record_actions: bool = False) -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
     ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all.
@@ -690,10 +699,13 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     ``decision_timeout``: seconds a custom strategy may take for one decision (default 60).
     ``notice``: called with a line to show the user (damaged chunks played again; default: stderr).
     ``compact``: pack the finished chunks into parts at the end (:mod:`evora_sim.compact`); None
-    (the default) does so for a finished run whose chunk files hold ``AUTO_COMPACT_GAMES`` games."""
+    (the default) does so for a finished run whose chunk files hold ``AUTO_COMPACT_GAMES`` games.
+    ``record_actions``: the games table also holds each game's actions (column ``actions``), so
+    its positions can be replayed (``evora train`` learns from them)."""
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
-    config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules)
+    config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules,
+                                 record_actions)
     if backend not in ("loky", "dask"):
         raise RunError(f"--backend must be loky or dask, got {backend!r}")
     if backend == "dask" and not scheduler:

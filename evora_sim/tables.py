@@ -46,6 +46,9 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "winner_led_from": res.games[:, col["winner_led_from"]].astype(np.int16),
         "decided_last_round": res.games[:, col["winner_led_from"]] == res.games[:, col["rounds"]],
     })
+    if res.actions is not None:             # recorded (runner.simulate's record_actions): the whole game
+        steps = np.minimum(res.games[:, col["decisions"]], res.actions.shape[1])
+        games["actions"] = [res.actions[i, :steps[i]].astype(np.int16) for i in range(g)]
     scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
     score = res.seats[:, :, scol["score"]]
     left = res.seats[:, :, scol["parts_left"]]

@@ -33,9 +33,16 @@ class Strategy:
     description: str = ""
     search: tuple[float, ...] = ()     # a search player's options (strategies.search_spec)
     rollout: str = ""                  # ... and its rollout policy's name
+    # a learned evaluation (strategies.features): its 2 * NB weights and the win weight; when
+    # set, positions are valued by it and ``weights`` are unused (a search player: its rollout's)
+    learned: tuple[float, ...] = ()
 
     def weight_dict(self) -> dict[str, float]:
         return {f: w for f, w in zip(FEATURES, self.weights) if w}
+
+    @property
+    def is_learned(self) -> bool:
+        return bool(self.learned)
 
     @property
     def is_heuristic(self) -> bool:

@@ -25,6 +25,8 @@ from evora_sim.layout import (
 )
 from evora_sim.rng import randbelow
 
+from .features import NL, learned_value
+
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1     # plan=action: each decision valued on its own (this module)
 KIND_PLANNER = 2       # plan=turn: each decision valued by the best end of the turn (planner.py)
@@ -34,6 +36,14 @@ FEATURES = ("vp", "column", "h1", "h2", "h3", "h4", "capitals", "emperor", "tile
 NF = len(FEATURES)
 F_VP, F_COLUMN, F_H1, F_EMPEROR, F_TILES, F_CARDS, F_PARTS, F_DENIAL, F_EMPTY = 0, 1, 2, 7, 8, 9, 10, 11, 12
 F_SECURED, F_WIN = 13, 14
+# A seat's row of the weights matrix W: the FEATURES' weights; the search player's options
+# (``strategies.mcts``, X_*); then the learned evaluation (``strategies.features``): a flag
+# (nonzero: the position is valued by the learned weights, the FEATURES' weights unused), its
+# 2 * NB weights and the win weight.
+N_OPTIONS = 12
+LEARNED = NF + N_OPTIONS
+LEARNED_W = LEARNED + 1
+WIDTH = LEARNED_W + NL + 1
 MEMO = 2 * MAXC      # one memo of (action signature, value) pairs per lookahead level
 # The first choice inside each effect a phase-level action opens, as the lookahead valued it:
 # a key of the state (turns played, seat, frames, top frame), the legal actions and their
@@ -109,7 +119,10 @@ def evaluate_here(s, R, p, W, me):
     weight is zero are not computed. (The weights matrix and a row index are passed rather
     than a row view: a view costs atomic reference counts on every call.) Every seat's columns
     are counted in one pass (``engine.column_census``): an end-of-turn search evaluates
-    hundreds of positions a turn, and with denial each needs every seat's total."""
+    hundreds of positions a turn, and with denial each needs every seat's total. A learned row
+    (``W[me, LEARNED]`` set) is valued by ``features.learned_value`` instead."""
+    if W[me, LEARNED] != 0.0:
+        return learned_value(s, R, p, W, me, LEARNED_W)
     denial = W[me, F_DENIAL] != 0.0
     if denial:
         E.height_majorities(s, R, 0, s[G_NPLAYERS])      # every seat's standing

@@ -67,7 +67,7 @@ from evora_sim.layout import (
 )
 from evora_sim.rng import randbelow
 
-from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, NF, action_signature, evaluate
+from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, N_OPTIONS, NF, WIDTH, action_signature, evaluate
 from .planner import M_CACHE_HITS, M_LEAVES, M_SEARCHES
 from .policy import forget_plans, new_policy_work, new_rollout_cache, plan_meta, policy_choose
 
@@ -76,7 +76,7 @@ from .policy import forget_plans, new_policy_work, new_rollout_cache, plan_meta,
 (X_ITERATIONS, X_C, X_ROLLOUT, X_REWARD, X_HORIZON, X_LEAF, X_FINISH, X_REUSE, X_ROOT, X_CANDIDATES, X_DEPTH,
  X_OTHERS) = range(12)
 NX = 12
-WIDTH = NF + NX                 # columns of the weights-and-options matrix W
+assert NX == N_OPTIONS          # the option columns compiled.py reserves in every row of W
 REWARDS = ("win", "margin", "rank")
 R_WIN, R_MARGIN, R_RANK = 0, 1, 2
 LEAVES = ("score", "eval")

@@ -42,9 +42,9 @@ from .compiled import FEATURES, KIND_RANDOM
 from .custom import CustomStrategy, entry_points, from_entry_point, from_file
 from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
-from .mcts import WIDTH
+from .compiled import WIDTH
 from .search_spec import NAME as SEARCH_NAME
-from .search_spec import from_resolved_search, parse_mcts, resolved_search, search_row, search_tree_size
+from .search_spec import from_resolved_search, learned_row, parse_mcts, resolved_search, search_row, search_tree_size
 from .search_spec import turn_tree_shape as search_turn_tree_shape
 
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
@@ -392,11 +392,12 @@ def as_strategy(item):
 
 def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
     """(kinds int64[n], W float64[n, WIDTH]) for the compiled driver, one row per seat: the
-    feature weights, then a search player's options (a custom Python strategy's row is never
-    read by compiled code)."""
+    feature weights, then a search player's options, then a learned evaluation's (a custom
+    Python strategy's row is never read by compiled code)."""
     strategies = [as_strategy(x) for x in items]
     kinds = np.array([s.kind for s in strategies], dtype=np.int64)
-    rows = [list(s.weights) + search_row(s) if isinstance(s, Strategy) else [0.0] * WIDTH for s in strategies]
+    rows = [list(s.weights) + search_row(s) + learned_row(s) if isinstance(s, Strategy) else [0.0] * WIDTH
+            for s in strategies]
     return kinds, np.array(rows, dtype=np.float64).reshape(len(strategies), WIDTH)
 
 

@@ -144,7 +144,8 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
     search = (float(iterations), c, float(rollout.kind), float(REWARDS.index(reward)), float(horizon),
               float(LEAVES.index(leaf)), float(FINISHES.index(finish)), float(REUSES.index(reuse)),
               float(ROOTS.index(root)), float(candidates), float(depth), float(OTHERS.index(others)))
-    return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+    return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name,
+                    learned=rollout.learned)
 
 
 def _finite(spec, key, value) -> float:
@@ -199,6 +200,13 @@ def search_row(strategy: Strategy) -> list[float]:
     return list(strategy.search) if strategy.search else [0.0] * NX
 
 
+def learned_row(strategy: Strategy) -> list[float]:
+    """The learned evaluation's columns of a seat's row of W: the flag, then its weights (zeros
+    for a hand-weighted strategy). A search player's are its rollout's."""
+    from .features import NL
+    return [1.0, *strategy.learned] if strategy.learned else [0.0] * (NL + 2)
+
+
 def resolved_search(strategy: Strategy, resolved) -> dict:
     """A search player in plain data for manifests (``resolved`` describes its rollout)."""
     it, c, _, reward, horizon, leaf, finish, reuse, root, candidates, depth, others = strategy.search
@@ -241,7 +249,7 @@ def _tree_budget(strategy: Strategy) -> tuple[int, str]:
 
 def _rollout_of(strategy: Strategy) -> Strategy:
     kind = int(strategy.search[2])
-    return Strategy(strategy.rollout, kind, strategy.weights)
+    return Strategy(strategy.rollout, kind, strategy.weights, learned=strategy.learned)
 
 
 def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
@@ -261,5 +269,6 @@ def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
               float(info.get("depth", 1)),
               # and from before others=: the rollout played them
               float(OTHERS.index(info.get("others", "rollout"))))
-    return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name)
+    return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name,
+                    learned=rollout.learned)
 

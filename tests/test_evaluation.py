@@ -19,6 +19,7 @@ from evora_sim.batch import play_game
 from evora_sim.rules import load_rules
 from strategies.builtin import BUILTINS
 from strategies.compiled import FEATURES, evaluate
+from strategies.registry import seat_arrays
 
 HEURISTICS = [s for s in BUILTINS if s.name != "random"]
 
@@ -90,6 +91,7 @@ def test_evaluation_is_the_weighted_sum_of_its_features(players, seed, start_vp)
     rules = load_rules(overrides=[f"players.start_vp={start_vp}"])
     R = rules.packed
     W = np.array([s.weights for s in HEURISTICS], dtype=np.float64)
+    full = seat_arrays(HEURISTICS)[1]          # the rows the compiled players read: every column
     _, log = play_game(rules, players, seed, ["balanced"] * players)
     state = api.new_game(rules, players, seed)
     checked = 0
@@ -101,7 +103,7 @@ def test_evaluation_is_the_weighted_sum_of_its_features(players, seed, start_vp)
         for p in range(players):
             want = W @ features(arr, R, p)
             for me, strategy in enumerate(HEURISTICS):
-                got = evaluate(arr.copy(), R, np.int32(p), W, np.int32(me))   # the players' types: no compile of its own
+                got = evaluate(arr.copy(), R, np.int32(p), full, np.int32(me))   # the players' types: no compile of its own
                 assert got == pytest.approx(want[me], abs=1e-9), \
                     f"{strategy.name}, seat {p}, decision {i}: compiled {got}, restated {want[me]}"
                 checked += 1

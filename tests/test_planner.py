@@ -20,7 +20,7 @@ from evora_sim.rules import load_rules
 from strategies import planner as P
 from strategies.compiled import evaluate
 from strategies.policy import new_policy_work as new_buffers
-from strategies.registry import parse_spec
+from strategies.registry import parse_spec, seat_arrays
 from helpers import to_move
 from script_modules import load_script
 
@@ -29,7 +29,8 @@ MAX_LEAVES = 4000          # positions whose brute force would be slower are ski
 
 
 def weights(spec: str, n: int) -> np.ndarray:
-    return np.array([parse_spec(spec).weights] * n, dtype=np.float64)
+    """The weights matrix the compiled players read (a row of every column: seat_arrays)."""
+    return seat_arrays([parse_spec(spec)] * n)[1]
 
 
 def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
