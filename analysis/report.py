@@ -199,7 +199,8 @@ def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> S
             f"paired games a card given, every seat in turn under every rotation"
             + (f"; {int(removed['games'].iloc[0]):,} games a card removed" if removed is not None else "")
             + "). " + CV.EXPLAINED + " Ranges are 95% for each card, seeds as units; p-values Holm-corrected "
-            "over the 16 cards (removal: over every card and strategy); * = significant after Holm. The figure "
+            "over the cards (removal: over every card and strategy); a card that changed no game is no "
+            f"measurement ('{CV.NOT_EXERCISED}') and not among Holm's tests; * = significant after Holm. The figure "
             f"sets each card beside {where} observational estimate (win rate when played, adjusted).")
     tables = [Table("card_value_given", given, CV.shown_given(given), folded=False)]
     by_strategy = experiment["given_by_strategy"]
