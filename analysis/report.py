@@ -268,8 +268,9 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     answers = brief.answers(adv, tests, runs, held, min_effect)
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
+    fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
     top = brief.strongest(cards, spaces)
-    strongest = brief.strongest_lines(top, data.player_counts)
+    strongest = brief.strongest_lines(top, data.player_counts, card_value, fields)
     strongest_figure = (("Strongest card and space findings", "strongest", lambda: plots.strongest(top))
                         if len(top) else None)
     findings = strategy_findings(rat, mu, min_effect) + majority_findings(share, outcomes, margin, shape, triggers)
@@ -337,7 +338,6 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                    if len(tension) else [])),
     ]
     if card_value is not None:
-        fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
         at = next(i for i, sec in enumerate(sections) if sec.title == "Card value") + 1
         sections.insert(at, card_value_section(card_value, cards, fields))
     if ladder is not None:
