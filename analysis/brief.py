@@ -2,6 +2,11 @@
 much, how sure, and measured with which players; the strongest card and space findings; and
 what the run was (rules that differ from the default, the strategies, the board).
 
+A card or space finding of the run's own games compares seats that played it with seats that
+did not: an association (a seat doing well both plays more and wins), and its sentence says so.
+Where the report also holds an experiment on the card (``evora card-value``: the card the only
+difference between two games of the same seed), the sentence quotes that causal figure first.
+
 The seat finding is held back where it would mislead: seats that held different strategies
 without seat rotation measure the strategies as much as the seats.
 """
@@ -13,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import names
+from .cardvalue import NOT_EXERCISED
 from .numbers import p_cell, points, ranged
 from .stats import MIN_EFFECT
 
@@ -128,7 +134,9 @@ def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataF
         d = t[t["significant"]].copy()
         d["label"] = d["name"]
         d["kind"] = kind
-        frames.append(d[["n_players", "kind", "label", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm", "negligible"]])
+        d["code"] = d[kind]
+        frames.append(d[["n_players", "kind", "code", "label", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm",
+                         "negligible"]])
     if not frames:
         return pd.DataFrame(columns=["n_players", "kind", "label", "adj_diff", "adj_lo", "adj_hi"])
     d = pd.concat(frames, ignore_index=True)
@@ -137,7 +145,41 @@ def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataF
     return d.groupby("n_players", group_keys=False).head(k).reset_index(drop=True)
 
 
-def strongest_lines(top: pd.DataFrame, counts) -> list[str]:
+def _experiment_rows(experiment: dict | None, fields: dict) -> tuple[int | None, dict, str]:
+    """An ``evora card-value`` result's given-card rows by card, its player count, and how its
+    field compares with the report's games at that count (``fields``: their strategies)."""
+    if experiment is None:
+        return None, {}, ""
+    cfg = experiment["config"]
+    n = int(cfg["players"])
+    field_ = "" if fields.get(n) == sorted(cfg["field"]) else f", with its own field: {', '.join(cfg['field'])}"
+    return n, {r["card"]: r for _, r in experiment["given"].iterrows()}, field_
+
+
+def _card_item(r, n: int, exp_n, given: dict, field_: str) -> str:
+    """One strongest finding: a card's causal figure where the experiment measured it, then the
+    run's association, named as one in the sentence itself."""
+    verb = "play it" if r["kind"] == "card" else "use it"
+    board = "; reconstructed board" if r["kind"] == "space" else ""
+    small = ", negligible" if r["negligible"] else ""
+    seen = (f"seats that {verb} win {ranged(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit=' points', signed=True)} "
+            f"({p_text_words(r['p_adj_holm'])}{small}{board}")
+    g = given.get(r["code"]) if r["kind"] == "card" and n == exp_n else None
+    if g is None:
+        return f"{r['label']}: {seen}; an association, not the {r['kind']}'s effect)"
+    if not bool(g.get("exercised", True)) or not np.isfinite(g["change"]):
+        return (f"{r['label']}: {seen}; an association, not the card's effect; in the experiment "
+                f"(evora card-value{field_}) {NOT_EXERCISED})")
+    caused = ranged(g["change"], g["lo"], g["hi"], unit=" points", signed=True)
+    return (f"{r['label']}: holding one more from the start changes the holder's win rate by {caused} "
+            f"(experiment: evora card-value{field_}; {p_text_words(g['p_holm'])}); {seen}; an association)")
+
+
+def strongest_lines(top: pd.DataFrame, counts, experiment: dict | None = None, fields: dict | None = None) -> list[str]:
+    """A sentence per player count for the strongest findings; ``experiment``: an ``evora
+    card-value`` result (``analysis.cardvalue.read_summary``) whose causal figures are quoted
+    (``fields``: the report's strategies per player count, to say when the experiment's differ)."""
+    exp_n, given, field_ = _experiment_rows(experiment, fields or {})
     out = []
     for n in counts:
         d = top[top["n_players"] == n]
@@ -145,14 +187,7 @@ def strongest_lines(top: pd.DataFrame, counts) -> list[str]:
             out.append(f"{n} players: no card or space is linked to a significantly different win rate "
                        "once strategy and seat are adjusted for.")
             continue
-        items = []
-        for _, r in d.iterrows():
-            verb = "play it" if r["kind"] == "card" else "use it"
-            board = "; reconstructed board" if r["kind"] == "space" else ""
-            small = ", negligible" if r["negligible"] else ""
-            items.append(f"{r['label']}: seats that {verb} win "
-                         f"{ranged(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit=' points', signed=True)} "
-                         f"({p_text_words(r['p_adj_holm'])}{small}{board})")
+        items = [_card_item(r, n, exp_n, given, field_) for _, r in d.iterrows()]
         out.append(f"{n} players: " + "; ".join(items) + ".")
     return out
 

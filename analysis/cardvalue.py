@@ -21,6 +21,12 @@ the only thing that changes between two games of the same seed:
 
 Intervals are 95% for each card on its own; the p-values are Holm-corrected over the cards (and
 over the strategies of the removal table) before anything is called significant.
+
+A card that changed no game (every paired outcome the same: an instant tile whose given copy
+was never the one taken) is **not exercised**: its "+0.00 (+0.00 to +0.00)" would be an interval
+of zero width from no information, not a measured zero. Its estimate, interval and p-value are
+left empty (NaN, ``exercised`` False), the tables say "not exercised: no game differed", and it
+does not count among Holm's tests.
 :func:`paired_power` is the power of the paired t test for a planted change, for planning
 ``--games`` and checking the test in the suite.
 """
@@ -35,6 +41,8 @@ from .search import paired_rate_difference
 from .stats import ALPHA, holm
 
 POWER = 0.8            # the power behind the smallest detectable change that a table reports
+NOT_EXERCISED = "not exercised: no game differed"
+NO_ESTIMATE = {k: float("nan") for k in ("change", "lo", "hi", "p")}
 
 
 def given_effect(won_given, won_base, alpha: float = ALPHA) -> dict:
@@ -48,10 +56,12 @@ def given_effect(won_given, won_base, alpha: float = ALPHA) -> dict:
     given, base = a.sum(axis=(1, 2)), b.sum(axis=(1, 2))
     diff, lo, hi, p = paired_rate_difference(base, given, per_seed, alpha)
     sd = float(np.std((given - base) / per_seed, ddof=1)) if seeds > 1 else float("nan")
-    return {"change": diff, "lo": lo, "hi": hi, "p": p, "seeds": seeds, "games": int(a.size),
-            "rate_given": float(a.mean()), "rate_without": float(b.mean()),
-            "discordance": float((a != b).mean()), "seed_sd": sd,
-            "detectable": detectable_change(sd, seeds, alpha)}
+    exercised = bool((a != b).any())
+    out = {"change": diff, "lo": lo, "hi": hi, "p": p, "seeds": seeds, "games": int(a.size),
+           "rate_given": float(a.mean()), "rate_without": float(b.mean()),
+           "discordance": float((a != b).mean()), "seed_sd": sd,
+           "detectable": detectable_change(sd, seeds, alpha), "exercised": exercised}
+    return out if exercised else {**out, **NO_ESTIMATE, "seed_sd": float("nan"), "detectable": float("nan")}
 
 
 def given_by_position(won_given, won_base, alpha: float = ALPHA) -> list[dict]:
@@ -70,10 +80,13 @@ def strategy_change(wins_with, wins_without, games_per_seed: int, alpha: float =
     """One strategy's paired change in win rate (without the card minus with it, per-seed wins
     on the same seeds)."""
     diff, lo, hi, p = paired_rate_difference(wins_with, wins_without, games_per_seed, alpha)
-    return {"change": diff, "lo": lo, "hi": hi, "p": p, "seeds": len(wins_with),
-            "games": len(wins_with) * games_per_seed,
-            "rate_with": float(np.sum(wins_with) / (len(wins_with) * games_per_seed)),
-            "rate_without": float(np.sum(wins_without) / (len(wins_without) * games_per_seed))}
+    exercised = bool((np.asarray(wins_with) != np.asarray(wins_without)).any())
+    out = {"change": diff, "lo": lo, "hi": hi, "p": p, "seeds": len(wins_with),
+           "games": len(wins_with) * games_per_seed,
+           "rate_with": float(np.sum(wins_with) / (len(wins_with) * games_per_seed)),
+           "rate_without": float(np.sum(wins_without) / (len(wins_without) * games_per_seed)),
+           "exercised": exercised}
+    return out if exercised else {**out, **NO_ESTIMATE}
 
 
 def paired_power(change: float, seed_sd: float, seeds: int, alpha: float = ALPHA) -> float:
@@ -103,6 +116,7 @@ def seeds_for(half_width: float, seed_sd: float, alpha: float = ALPHA) -> int:
 
 
 def _holm_column(table: pd.DataFrame) -> pd.DataFrame:
+    """p-values Holm-corrected over the rows that have one (a card not exercised has none)."""
     table = table.copy()
     table["p_holm"] = holm(table["p"].to_numpy(dtype=float))
     table["significant"] = table["p_holm"] < ALPHA
@@ -198,6 +212,17 @@ EXPLAINED = ("The report's Card value table is an association: seats that played
              "more of the card from the start; the removal tables say what the game loses without it.")
 
 
+def _marked(table: pd.DataFrame) -> pd.DataFrame:
+    """A table written before cards that changed no game were marked (see the module): marked
+    now (given: no paired outcome differed; removed: every seed's wins the same, a zero-width
+    interval at 0), and its p-values Holm-corrected again without them."""
+    same = table["discordance"] == 0 if "discordance" in table else (
+        (table["lo"] == 0) & (table["hi"] == 0) & (table["change"] == 0))
+    table = table.assign(exercised=~same)
+    table.loc[same, list(NO_ESTIMATE)] = np.nan
+    return _holm_column(table)
+
+
 def read_summary(folder) -> dict:
     """The tables an ``evora card-value`` folder wrote (its ``summary/``), and its settings; the
     removal tables are None when it was run with ``--remove-games 0``. ValueError if ``folder``
@@ -210,8 +235,20 @@ def read_summary(folder) -> dict:
     if not (summary / SUMMARY_FILES["given"]).is_file() or not (folder / "search.json").is_file():
         raise ValueError(f"{folder} holds no finished evora card-value experiment (no summary/{SUMMARY_FILES['given']})")
     out = {k: pd.read_csv(summary / f) if (summary / f).is_file() else None for k, f in SUMMARY_FILES.items()}
+    for k in ("given", "given_by_strategy", "removed"):
+        if out[k] is not None and "exercised" not in out[k]:
+            out[k] = _marked(out[k])
     out["config"] = json.loads((folder / "search.json").read_text(encoding="utf-8"))["config"]
     return out
+
+
+def change_cell(row, unit: str) -> str:
+    """A change with its 95% interval in brackets, or :data:`NOT_EXERCISED`."""
+    from . import numbers
+
+    if not getattr(row, "exercised", True):
+        return NOT_EXERCISED
+    return numbers.bracket(row.change, row.lo, row.hi, 100, unit, signed=True)
 
 
 def shown_given(given: pd.DataFrame) -> pd.DataFrame:
@@ -220,8 +257,7 @@ def shown_given(given: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "Card": [card_title(c) for c in given["card"]],
-        "Change in the given seat's win rate": [numbers.bracket(r.change, r.lo, r.hi, 100, " points", signed=True)
-                                                for r in given.itertuples()],
+        "Change in the given seat's win rate": [change_cell(r, " points") for r in given.itertuples()],
         "Win rate given / without": [f"{100 * r.rate_given:.1f}% / {100 * r.rate_without:.1f}%" for r in given.itertuples()],
         "Games changed": [f"{100 * x:.0f}%" for x in given["discordance"]],
         "Paired games (seeds)": [f"{int(r.games):,} ({int(r.seeds):,})" for r in given.itertuples()],
@@ -233,8 +269,7 @@ def shown_by_strategy(removed: pd.DataFrame) -> pd.DataFrame:
     from . import numbers
     from .names import card_title
 
-    cells = removed.assign(cell=[numbers.bracket(r.change, r.lo, r.hi, 100, "", signed=True)
-                                 + (" *" if r.significant else "") for r in removed.itertuples()],
+    cells = removed.assign(cell=[change_cell(r, "") + (" *" if r.significant else "") for r in removed.itertuples()],
                            who=[f"{r.position}: {r.strategy}" for r in removed.itertuples()])
     table = cells.pivot(index="card", columns="who", values="cell").reindex(list(dict.fromkeys(removed["card"])))
     table.insert(0, "Card", [card_title(c) for c in table.index])

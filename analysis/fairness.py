@@ -21,14 +21,20 @@ up by noise (the largest of several noisy deviations) and its percentile interva
   coordinates, as they sum to 0) with the seeds' own covariance, so any correlation between the
   games of a seed is accounted for; an F test on (n - 1, seeds - n + 1) degrees of freedom. At 2
   players it is the t test of seat 0's deviation (one test, not one per seat).
-- **Interval.** T^2 has a noncentral chi-square distribution whose noncentrality is the squared
-  Mahalanobis length of the deviations times the seeds. Its interval is the Feldman-Cousins
-  (unified, likelihood-ratio ordered) Neyman construction, which covers at its nominal rate at
-  every noncentrality including 0, goes smoothly from an upper limit to a two-sided interval,
-  and excludes 0 exactly when the test rejects at the same level. The noncentrality is turned
-  into the mean square deviation with the smallest and largest eigenvalue of the seeds'
-  covariance: exact when the covariance is the same in every direction (near-fair, rotated
-  games are close to that), conservative otherwise.
+- **Interval.** Scaled to (seeds - n + 1) / (seeds - 1) T^2 (n - 1 times the F statistic), the
+  statistic is X / V: X noncentral chi-square with n - 1 degrees of freedom and noncentrality the
+  squared Mahalanobis length of the deviations times the seeds, V an independent chi-square over
+  its seeds - n + 1 degrees of freedom (the seeds' covariance estimated): a noncentral F. Its
+  interval is the Feldman-Cousins (unified, likelihood-ratio ordered) Neyman construction of X,
+  carried to the noncentral F by giving each noncentrality's acceptance region the same tail
+  probabilities, so it covers at its nominal rate at every noncentrality including 0, goes
+  smoothly from an upper limit to a two-sided interval, and excludes 0 exactly when the F test
+  rejects at the same level. Far from fair V matters as much as X (with few seeds, more): an
+  interval from X alone, or from the statistic moved to X's scale by matching null p-values,
+  misses the truth there. The noncentrality is turned into the mean square deviation with the
+  smallest and largest eigenvalue of the seeds' covariance: exact when the covariance is the
+  same in every direction (near-fair, rotated games are close to that), conservative otherwise
+  (far from fair, where seats' win rates and so their variances differ, markedly so).
 - **B fairer than A.** The difference of the two unbiased estimates is itself a U-statistic
   over seeds (paired: each seed's deviation vectors in both runs, which removes the variation
   they share). Its variance is estimated with its second-order term, so the test keeps its
@@ -256,46 +262,69 @@ def _fc_band(k: int, alpha: float, n_delta: int = 500, n_y: int = 5000):
     return delta, np.maximum.accumulate(x_lo), np.maximum.accumulate(x_hi)
 
 
-NORMAL_FROM = 1e5    # beyond this x the noncentral chi-square's cdf is taken as normal
+@lru_cache(maxsize=64)
+def _f_band(k: int, alpha: float, df2: int):
+    """The acceptance band of X / V (the module's noncentral F, on X's scale) with ``df2``
+    degrees of freedom in V: at each noncentrality, the region between the same quantiles as
+    :func:`_fc_band`'s region of X. Each region holds 1 - alpha exactly; at 0 it is [0, the
+    F test's critical value]; as df2 grows it becomes X's own band. (delta, x_lo, x_hi)."""
+    delta, x_lo, x_hi = _fc_band(k, alpha)
+    p_lo, p_hi = stats.ncx2.cdf(x_lo, k, delta), stats.ncx2.cdf(x_hi, k, delta)
+    f_lo = np.where(p_lo > 0, k * stats.ncf.ppf(p_lo, k, df2, delta), 0.0)
+    f_hi = k * stats.ncf.ppf(p_hi, k, df2, delta)
+    f_lo[0], f_hi[0] = 0.0, k * float(stats.f.isf(alpha, k, df2))
+    return delta, np.maximum.accumulate(f_lo), np.maximum.accumulate(f_hi)
 
 
-def _equal_tailed(x: float, k: int, q: float) -> float:
-    """The noncentrality at which P(X <= x) = q (q small: upper limit; large: lower limit).
+NORMAL_FROM = 1e5    # beyond this x the noncentral chi-square is taken as normal
+_HERMITE = np.polynomial.hermite_e.hermegauss(40)
+
+
+def _cdf(x: float, k: int, d: float, df2: int | None) -> float:
+    """P(statistic <= x) at noncentrality ``d``: X's (df2 None) or X / V's (see the module).
     Far out (x > ``NORMAL_FROM``, a run so one-sided that one seat almost always wins) scipy's
-    cdf returns NaN, and the noncentral chi-square is normal to far better than the grid's
-    resolution there (mean k + d, variance 2(k + 2d)): that is solved instead."""
-    if x > NORMAL_FROM:
-        z = float(stats.norm.ppf(q))
-        g = lambda d: (x - k - d) - z * np.sqrt(2.0 * (k + 2.0 * d))   # noqa: E731  (decreasing)
-        return float(optimize.brentq(g, 0.0, 2.0 * x + 100.0, xtol=1e-10, rtol=1e-12))
-    f = lambda d: stats.ncx2.cdf(x, k, d) - q       # noqa: E731  (decreasing in d)
+    cdfs return NaN, and X is normal to far better than the band's resolution there (mean
+    k + d, variance 2(k + 2d)); X / V is then integrated over that normal X."""
+    if x <= NORMAL_FROM:
+        return float(stats.ncx2.cdf(x, k, d) if df2 is None else stats.ncf.cdf(x / k, k, df2, d))
+    mean, sd = k + d, np.sqrt(2.0 * (k + 2.0 * d))
+    if df2 is None:
+        return float(stats.norm.cdf((x - mean) / sd))
+    z, w = _HERMITE
+    return float(w @ stats.chi2.sf(df2 * np.maximum(mean + sd * z, 0.0) / x, df2) / w.sum())
+
+
+def _equal_tailed(x: float, k: int, q: float, df2: int | None = None) -> float:
+    """The noncentrality at which P(statistic <= x) = q (q small: upper limit; large: lower)."""
+    f = lambda d: _cdf(x, k, d, df2) - q       # noqa: E731  (decreasing in d)
     if f(0.0) <= 0:
         return 0.0
     hi = max(x, 1.0)
     while f(hi) > 0:
         hi *= 2
-    return float(optimize.brentq(f, 0.0, hi, xtol=1e-10, rtol=1e-10))
+    return float(optimize.brentq(f, 0.0, hi, xtol=1e-10, rtol=1e-12))
 
 
-def noncentrality_interval(x: float, k: int, alpha: float = ALPHA) -> tuple[float, float]:
-    """1 - alpha Feldman-Cousins interval of the noncentrality of a noncentral chi-square with
-    ``k`` degrees of freedom from one observation ``x``; (lo, hi). Exact coverage for every
+def noncentrality_interval(x: float, k: int, alpha: float = ALPHA, df2: int | None = None) -> tuple[float, float]:
+    """1 - alpha Feldman-Cousins interval of the noncentrality from one observation ``x`` of a
+    noncentral chi-square with ``k`` degrees of freedom (``df2`` None), or of k times a
+    noncentral F with (k, ``df2``) (see the module); (lo, hi). Exact coverage for every
     noncentrality (to the grid's resolution); lo > 0 exactly when x is beyond the central
     1 - alpha quantile."""
     if not np.isfinite(x):
         return float("nan"), float("nan")
-    delta, x_lo, x_hi = _fc_band(int(k), float(alpha))
+    delta, x_lo, x_hi = _fc_band(int(k), float(alpha)) if df2 is None else _f_band(int(k), float(alpha), int(df2))
     if x <= x_lo[-1]:
         flat = np.searchsorted(x_lo, 0.0, side="right") - 1          # x_lo is 0 up to here
         hi = float(np.interp(x, x_lo[flat:], delta[flat:])) if x > 0 else float(delta[flat])
     else:
-        hi = _equal_tailed(x, k, alpha / 2)
+        hi = _equal_tailed(x, k, alpha / 2, df2)
     if x <= x_hi[0]:
         lo = 0.0
     elif x <= x_hi[-1]:
         lo = float(np.interp(x, x_hi, delta))
     else:
-        lo = _equal_tailed(x, k, 1 - alpha / 2)
+        lo = _equal_tailed(x, k, 1 - alpha / 2, df2)
     return lo, max(hi, lo)
 
 
@@ -333,9 +362,7 @@ def seat_fairness(wins, games=None, alpha: float = ALPHA, counts=None) -> SeatFa
     df2 = c - k
     f = t2 * df2 / (k * (c - 1))
     p = float(stats.f.sf(f, k, df2))
-    # the F statistic on the chi-square scale (same null p-value), then its noncentrality
-    x = float(stats.chi2.isf(p, k)) if p > 1e-250 else t2
-    lam_lo, lam_hi = noncentrality_interval(x, k, alpha)
+    lam_lo, lam_hi = noncentrality_interval(k * f, k, alpha, df2)   # k F is X / V (module)
     rms_lo = np.sqrt(lam_lo * eig[0] / c / n)
     rms_hi = np.sqrt(lam_hi * eig[-1] / c / n)
     mbar = n_games / c if games is None else float(_total(np.asarray(games, dtype=float), counts) / c)

@@ -199,7 +199,8 @@ def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> S
             f"paired games a card given, every seat in turn under every rotation"
             + (f"; {int(removed['games'].iloc[0]):,} games a card removed" if removed is not None else "")
             + "). " + CV.EXPLAINED + " Ranges are 95% for each card, seeds as units; p-values Holm-corrected "
-            "over the 16 cards (removal: over every card and strategy); * = significant after Holm. The figure "
+            "over the cards (removal: over every card and strategy); a card that changed no game is no "
+            f"measurement ('{CV.NOT_EXERCISED}') and not among Holm's tests; * = significant after Holm. The figure "
             f"sets each card beside {where} observational estimate (win rate when played, adjusted).")
     tables = [Table("card_value_given", given, CV.shown_given(given), folded=False)]
     by_strategy = experiment["given_by_strategy"]
@@ -267,8 +268,9 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     answers = brief.answers(adv, tests, runs, held, min_effect)
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
+    fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
     top = brief.strongest(cards, spaces)
-    strongest = brief.strongest_lines(top, data.player_counts)
+    strongest = brief.strongest_lines(top, data.player_counts, card_value, fields)
     strongest_figure = (("Strongest card and space findings", "strongest", lambda: plots.strongest(top))
                         if len(top) else None)
     findings = strategy_findings(rat, mu, min_effect) + majority_findings(share, outcomes, margin, shape, triggers)
@@ -336,7 +338,6 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                    if len(tension) else [])),
     ]
     if card_value is not None:
-        fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
         at = next(i for i, sec in enumerate(sections) if sec.title == "Card value") + 1
         sections.insert(at, card_value_section(card_value, cards, fields))
     if ladder is not None:

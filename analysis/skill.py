@@ -9,27 +9,34 @@ end triggers' shares) :func:`figure_table` gives its value at each rung with its
 and :func:`verdicts` says how it moves with skill:
 
 - **grows / shrinks with skill**: the weighted least-squares slope of the figure on the rung's
-  place in the ladder (0, 1, 2, ...) is significant, with Holm's correction over every figure of
-  the ladder. "Grows" means the finding gets larger: its effect moves away from "no effect" (a
-  fair share, no difference) going up the ladder; for a figure without a "no effect" value (game
-  length, shares) it means the figure rises. The rungs are treated as independent; they share
-  their seeds, which correlates their estimates positively (the same deals). A correlation shared
-  by every pair of rungs cancels from any contrast of them (a slope, a deviation from the mean),
-  so then the true variance is smaller than assumed and the tests are conservative.
+  place in the ladder (0, 1, 2, ...) is significant. "Grows" means the finding gets larger: its
+  effect moves away from "no effect" (a fair share, no difference) going up the ladder; for a
+  figure without a "no effect" value (game length, shares) it means the figure rises. The rungs
+  are treated as independent; they share their seeds, which correlates their estimates
+  positively (the same deals). A correlation shared by every pair of rungs cancels from any
+  contrast of them (a slope, a deviation from the mean), so then the true variance is smaller
+  than assumed and the tests are conservative.
 - **reverses**: the effect is significant in one direction at one rung and in the other at
-  another (each rung's own test, as its report would say), or a significant trend carries it
-  from one side of "no effect" at the weakest rung to the other at the strongest (both ends'
-  95% intervals exclude it).
+  another.
 - **varies with skill, no trend** (figures without a "no effect" value): no significant trend,
-  but the rungs differ (Cochran's heterogeneity test, Holm over these figures).
-- **holds at every rung**: significant at every rung, in the same direction, with no trend (for
-  a figure without a "no effect" value: the same at every rung within its noise).
+  but the rungs differ (Cochran's heterogeneity test).
+- **no difference found between rungs** (figures without a "no effect" value): neither; this
+  says no test found a difference, not that there is none.
+- **holds at every rung**: significant at every rung, in the same direction, with no trend.
 - **some rungs only**: significant at some rungs (in one direction), not at others, no trend.
 - **no effect at any rung**: never significant, no trend.
 
-A rung's own significance is its report's: the seat tests Holm-corrected over the seats, the
-seat unfairness's test of "all seats fair", the card and space effects Holm-corrected over the
-cards (spaces).
+Every test behind a verdict is Holm-corrected in one family: each figure's trend, each
+descriptive figure's heterogeneity, and each figure's test at each rung. So a ladder in which
+skill changes nothing and nothing has an effect states a finding (any verdict but "no effect at
+any rung" and "no difference found between rungs") in at most 5% of ladders, however many
+figures and rungs it has (tests/test_skill.py: 2% of simulated eleven-figure, five-rung
+ladders; with each rung's test uncorrected across the rungs, 45% stated one).
+
+A figure's test at a rung starts from the p-value its rung's report gives (the seat tests
+Holm-corrected over the seats, the seat unfairness's test of "all seats fair", the card and
+space effects Holm-corrected over all cards, spaces, so that picking the strongest over the
+rungs (below) does not pick noise), which the ladder's family then corrects again.
 
 The strongest cards and spaces are chosen by their mean absolute adjusted effect over all rungs,
 so no rung's noise decides alone which findings are followed (the choice inflates every rung's
@@ -59,7 +66,9 @@ from .stats import ALPHA, ELO, bradley_terry, bradley_terry_many, holm
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
 VERDICTS = ("holds at every rung", "grows with skill", "shrinks with skill", "reverses",
-            "varies with skill, no trend", "some rungs only", "no effect at any rung")
+            "varies with skill, no trend", "some rungs only", "no effect at any rung",
+            "no difference found between rungs")
+QUIET = ("no effect at any rung", "no difference found between rungs")     # verdicts that state no finding
 
 
 class LadderError(RunError):
@@ -114,10 +123,11 @@ def check_ladder(runs, labels=None) -> Ladder:
 # ---------------------------------------------------------------------------------------------
 # the figures at each rung
 # ---------------------------------------------------------------------------------------------
-def _row(figure, label, kind, null, value, lo, hi, n, significant=None) -> dict:
+def _row(figure, label, kind, null, value, lo, hi, n, significant=None, p=np.nan) -> dict:
+    """One figure at one rung; ``significant`` and ``p``: its test as the rung's report gives it."""
     return {"figure": figure, "label": label, "kind": kind, "null": null, "value": float(value),
             "lo": float(lo), "hi": float(hi), "n": int(n),
-            "significant": (bool(significant) if significant is not None else None)}
+            "significant": (bool(significant) if significant is not None else None), "p": float(p)}
 
 
 def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFrame, pd.DataFrame]:
@@ -131,10 +141,11 @@ def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFr
     for _, r in adv[adv["n_players"] == n].iterrows():
         seat = int(r["seat"])
         rows.append(_row(f"seat {seat}", f"Seat {seat}{' (first)' if seat == 0 else ''} win rate", "rate",
-                         r["fair_share"], r["win_rate"], r["ci_lo"], r["ci_hi"], r["games"], r["significant"]))
+                         r["fair_share"], r["win_rate"], r["ci_lo"], r["ci_hi"], r["games"], r["significant"],
+                         r["p_holm"]))
     t = tests[tests["n_players"] == n].iloc[0]
     rows.append(_row("unfairness", "Seat unfairness", "unfairness", 0.0, t["unfairness"], t["unfairness_lo"],
-                     t["unfairness_hi"], t["seeds"], t["significant"]))
+                     t["unfairness_hi"], t["seeds"], t["significant"], t["p"]))
     share = T.majority_share(data)
     s = share[(share["n_players"] == n) & (share["group"] == "all seats")].iloc[0]
     rows.append(_row("majority share", "Majorities' share of the score", "share", np.nan, s["mean_share"],
@@ -165,7 +176,8 @@ def _strongest(tables: list, key: str, what: str) -> list[dict]:
         for _, r in both[both[key] == k].iterrows():
             rows.append({**_row(f"{what} {k}", f"{r['name']}: win rate when {'played' if what == 'card' else 'used'}"
                                 " (adjusted difference)", "rate change", 0.0, r["adj_diff"], r["adj_lo"],
-                                r["adj_hi"], r["seat_games_used"], r["significant"]), "rung": int(r["rung"])})
+                                r["adj_hi"], r["seat_games_used"], r["significant"], r["p_adj_holm"]),
+                         "rung": int(r["rung"])})
     return rows
 
 
@@ -237,19 +249,16 @@ def heterogeneity(values, ses) -> float:
 
 def verdict(values, lo, hi, significant, null, trend_slope, trend_significant,
             varies: bool = False) -> str:
-    """One figure's verdict from its values at the rungs (weakest first); see the module."""
+    """One figure's verdict from its values at the rungs (weakest first); ``significant``,
+    ``trend_significant`` and ``varies``: its tests after the ladder's correction (the module)."""
     v = np.asarray(values, dtype=float)
     if not np.isfinite(null):                       # descriptive: a trend, or a change without one
         if trend_significant:
             return "grows with skill" if trend_slope > 0 else "shrinks with skill"
-        return "varies with skill, no trend" if varies else "holds at every rung"
+        return "varies with skill, no trend" if varies else "no difference found between rungs"
     e = v - null
     sig = np.array([bool(x) for x in significant])
     if np.any(sig & (e > 0)) and np.any(sig & (e < 0)):
-        return "reverses"
-    lo, hi = np.asarray(lo, dtype=float) - null, np.asarray(hi, dtype=float) - null
-    ends_apart = (lo[0] > 0 and hi[-1] < 0) or (hi[0] < 0 and lo[-1] > 0)
-    if trend_significant and ends_apart:            # a trend that carries it across "no effect"
         return "reverses"
     if trend_significant:
         z = np.abs(e) / np.maximum(half_width_se(lo, hi), 1e-12)
@@ -263,11 +272,13 @@ def verdict(values, lo, hi, significant, null, trend_slope, trend_significant,
 
 
 def verdicts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per figure: the trend (slope per rung, Holm-corrected p over the figures) and the
-    verdict, in the table's figure order."""
-    rows = []
+    """Per figure: the trend (slope per rung), the tests behind its verdict Holm-corrected in
+    the ladder's one family (see the module), the rungs (0 the weakest) where its own test is
+    significant after that correction, and the verdict, in the table's figure order."""
+    rows, groups = [], []
     for fig, g in table.groupby("figure", sort=False):
         g = g.sort_values("rung")
+        groups.append(g)
         ses = half_width_se(g["lo"], g["hi"])
         slope, s, p = trend(g["value"], ses)
         descriptive = not np.isfinite(g["null"].iloc[0])
@@ -275,19 +286,17 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
                      "null": g["null"].iloc[0], "rungs": len(g), "slope": slope, "slope_se": s, "p_trend": p,
                      "p_same": heterogeneity(g["value"], ses) if descriptive else np.nan})
     out = pd.DataFrame(rows)
-    for raw, col in (("p_trend", "p_trend_holm"), ("p_same", "p_same_holm")):
-        ps = out[raw].to_numpy()
-        adj = np.full(len(ps), np.nan)
-        ok = np.isfinite(ps)
-        if ok.any():
-            adj[ok] = holm(ps[ok])
-        out[col] = adj
+    at_rungs = [g["p"].to_numpy(dtype=float) if np.isfinite(g["null"].iloc[0]) else np.full(len(g), np.nan)
+                for g in groups]
+    family = holm(np.concatenate([out["p_trend"].to_numpy(), out["p_same"].to_numpy(), *at_rungs]))
+    m = len(out)
+    out["p_trend_holm"], out["p_same_holm"] = family[:m], family[m:2 * m]
+    rung_sig = np.split(np.nan_to_num(family[2 * m:], nan=1.0) < ALPHA, np.cumsum([len(a) for a in at_rungs])[:-1])
+    out["significant_rungs"] = [[int(r) for r in g["rung"].to_numpy()[sig]] for g, sig in zip(groups, rung_sig)]
     out["trend_significant"] = np.nan_to_num(out["p_trend_holm"].to_numpy(), nan=1.0) < ALPHA
     varies = np.nan_to_num(out["p_same_holm"].to_numpy(), nan=1.0) < ALPHA
-    out["verdict"] = [
-        verdict(g["value"], g["lo"], g["hi"], g["significant"].fillna(False), r.null, r.slope, r.trend_significant,
-                bool(v))
-        for r, v, (_, g) in zip(out.itertuples(), varies, table.groupby("figure", sort=False))]
+    out["verdict"] = [verdict(g["value"], g["lo"], g["hi"], sig, r.null, r.slope, r.trend_significant, bool(v))
+                      for r, v, g, sig in zip(out.itertuples(), varies, groups, rung_sig)]
     return out
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 from . import plots
 from .numbers import p_cell, ranged
 from .sections import Section, Table
-from .skill import VERDICTS, Ladder, figure_table, rung_ratings, verdicts
+from .skill import QUIET, VERDICTS, Ladder, figure_table, rung_ratings, verdicts
 from .stats import ALPHA
 
 
@@ -51,6 +51,8 @@ def shown_verdicts(table: pd.DataFrame, verdict: pd.DataFrame, labels) -> pd.Dat
             row[names[r.rung]] = _cell(v.kind, r.value, r.lo, r.hi)
         row["Trend per rung"] = _slope(v.kind, v.slope)
         row["p (Holm)"] = p_cell(v.p_trend_holm)
+        row["Significant at rungs (Holm)"] = (", ".join(str(r + 1) for r in v.significant_rungs) or "none"
+                                              if np.isfinite(v.null) else "")
         row["Rungs differ, p (Holm)"] = p_cell(v.p_same_holm)
         row["Verdict"] = v.verdict
         rows.append(row)
@@ -94,7 +96,8 @@ def findings(table, verdict, steps, labels, seeds) -> list[str]:
     parts = [f"{k} ({counts[k]})" for k in VERDICTS if k in counts]
     out = [f"Against skill ({len(labels)} rungs, weakest first: {'; '.join(labels)}; {seeds:,} seeds each, "
            f"the same deals at every rung), the verdicts of {len(verdict)} headline findings: {', '.join(parts)}. "
-           "A verdict of 'grows' or 'shrinks' is a significant trend over the rungs (Holm over the findings); "
+           "A verdict of 'grows' or 'shrinks' is a significant trend over the rungs; every test behind a verdict "
+           "(each finding's trend, its test at each rung) is Holm-corrected over the whole ladder; "
            "findings that hold at every rung are robust to skill."]
     robust = [v.label for v in verdict.itertuples() if v.verdict == "holds at every rung"]
     if robust:
@@ -105,9 +108,10 @@ def findings(table, verdict, steps, labels, seeds) -> list[str]:
     partly = [v.label for v in verdict.itertuples() if v.verdict == "some rungs only"]
     if partly:
         out.append("Significant at some rungs only (no trend): " + "; ".join(partly) + ".")
-    quiet = [v.label for v in verdict.itertuples() if v.verdict == "no effect at any rung"]
-    if quiet:
-        out.append("No effect at any rung: " + "; ".join(quiet) + ".")
+    for quiet in QUIET:
+        labels_quiet = [v.label for v in verdict.itertuples() if v.verdict == quiet]
+        if labels_quiet:
+            out.append(f"{quiet[0].upper()}{quiet[1:]}: " + "; ".join(labels_quiet) + ".")
     if len(steps):
         weak = steps[~steps["significant"]]
         if weak.empty:
@@ -133,14 +137,17 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
                  "median half-width of the seats' 95% ranges); more --games or a larger --budget narrow it.")
     note = ("Every headline figure measured at each rung of a skill ladder: the same seeds (the same deals) "
             "played with every seat filled by the rung's players, weakest first. 'Trend per rung' is the "
-            "weighted least-squares slope of the figure on the rung's place; its p-value is Holm-corrected over "
-            "the findings. Verdicts: 'holds at every rung' (significant at every rung, one direction, no trend); "
+            "weighted least-squares slope of the figure on the rung's place. Every test behind a verdict (each "
+            "finding's trend, its test at each rung as the rung's report gives it, and for a figure without a "
+            "no-effect value Cochran's test of the rungs differing) is Holm-corrected in one family over the "
+            "whole ladder, so a ladder where nothing has an effect states a finding in at most 5% of ladders. "
+            "Verdicts: 'holds at every rung' (significant at every rung, one direction, no trend); "
             "'grows/shrinks with skill' (a significant trend that moves the finding away from/towards no effect; "
             "for a figure without a no-effect value, up/down); 'reverses' (significant in opposite directions "
-            "at two rungs, or a significant trend from one side of no effect to the other); 'some rungs only' "
-            "(significant at some, not all, no trend); 'no effect at any rung'; for a figure without a no-effect "
-            "value, 'varies with skill, no trend' (the rungs differ by Cochran's test, Holm over those figures, "
-            "without a trend) and otherwise 'holds at every rung'. The strongest cards and spaces are "
+            "at two rungs); 'some rungs only' (significant at some, not all, no trend); 'no effect at any "
+            "rung'; for a figure without a no-effect value, 'varies with skill, no trend' (the rungs differ, "
+            "without a trend) and otherwise 'no difference found between rungs' (no test found one, which is "
+            "not a finding that there is none). The strongest cards and spaces are "
             "those of largest mean effect over the rungs; their effects are associations, not causes (see "
             "Card value). The rungs share their deals, which correlates their estimates; the trend test "
             "treats them as independent, which is conservative when that correlation is positive. "

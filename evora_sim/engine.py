@@ -1140,13 +1140,31 @@ def carry_out(s, R, a):
 
 
 @njit(cache=True, inline="always")
-def take_action_here(s, R, a, out, listing):
-    """``take_action`` compiled into its caller (see ``step_here``)."""
-    carry_out(s, R, a)
+def settled(s, R, out, listing):
+    """``settle``, then with ``listing`` the phase's actions when no frame is open: what every
+    change of the state ends with (an action, or a frame passed)."""
     n = settle(s, R, out, listing)
     if listing and n == 0:
         n = phase_actions(s, R, out)
     return n
+
+
+@njit(cache=True, inline="always")
+def take_action_here(s, R, a, out, listing):
+    """``take_action`` compiled into its caller (see ``step_here``)."""
+    carry_out(s, R, a)
+    return settled(s, R, out, listing)
+
+
+@njit(cache=True, _nrt=False)
+def pass_frame(s, R, out):
+    """Close the open frame without taking any of its choices, as ``settle`` closes a frame
+    that has none to offer, then settle and list the next decision's legal actions (returns
+    how many). Not a move of the game: the turn planner's way to leave out an effect it cannot
+    know, so that it searches alike whether the engine offered that effect or not
+    (strategies/planner.py, P10)."""
+    pop(s)
+    return settled(s, R, out, np.bool_(True))
 
 
 @njit(cache=True, _nrt=False)

@@ -10,13 +10,20 @@ searched exactly, with no sampling:
 
 - **Depth-first over the player's own decisions** until the turn ends (the seat to move
   changes, or the game ends), with the engine's own ``step``. Forced decisions (one legal
-  action, P5) are applied in line, as the game loop applies them. Each end-of-turn position is
-  scored by ``compiled.evaluate``; a node is worth its best child.
+  action, P5, or one the player has seen, below) are applied in line, as the game loop applies
+  them (``advance_seen``). Each end-of-turn position is scored by ``compiled.evaluate``; a node
+  is worth its best child.
 - **Never on a card it cannot see.** A draw exposes the next card of its stack, which the
-  player did not know when it planned. A Temple choice of a stack whose top has changed since
-  the search began is not searched; if nothing else is left at that decision, the position is
-  scored as it stands (the effect's value unknown, counted as nothing). Once the real draw has
-  happened the player sees the card and the next decision plans again.
+  player did not know when it planned. A Temple card is the one place such a card is used
+  (a draw takes it into the hand, where the evaluation counts cards, not which). So at a
+  Temple frame the stacks whose top has changed since the search began are never taken,
+  whether the frame offers a choice or one forced step: a frame that offers one card the
+  player has seen is a forced step, and a frame that offers none is passed, its effect
+  counted as nothing, and the turn goes on (``E.pass_frame``), exactly as the engine passes a
+  frame that offers nothing at all. So the search is the same whatever the unseen cards are,
+  even where an unseen card decides whether its stack is on offer at all (a stack showing
+  "use a card in the Temple" is not, D11). Once the real draw has happened the player sees
+  the card and the next decision plans again.
 - **Pruning.** Columns with the same content are interchangeable (``compiled.action_signature``):
   one of them is searched. A build of identical groups (two or three stones, two capitals)
   reaches the same position in every order of its columns: those positions are keyed by a
@@ -217,6 +224,38 @@ def unseen_card(s, a, meta):
 
 
 @njit(cache=True, inline="always")
+def seen_choices(s, legal, n, meta):
+    """How many of the ``n`` legal actions of decision ``s`` the player can take on what it
+    has seen (all but a Temple frame's ``unseen_card``), and the first of them."""
+    seen = 0
+    first = np.int64(-1)
+    for i in range(n):
+        if not unseen_card(s, np.int64(legal[i]), meta):
+            if seen == 0:
+                first = np.int64(legal[i])
+            seen += 1
+    return seen, first
+
+
+@njit(cache=True, inline="always")
+def advance_seen(c, R, p, k, legal, meta):
+    """From decision ``c`` (``k`` legal actions in ``legal``) on to the next decision of seat
+    ``p``'s turn that offers two or more choices it has seen, or to the turn's end: a single
+    such choice is applied in line (a forced step, P5), a Temple frame that offers none is
+    passed (see the module). So whether an unseen card is on offer changes nothing, not even
+    where the line has a decision. Returns the legal actions then."""
+    while k > 0 and not turn_over(c, p):
+        seen, first = seen_choices(c, legal, k, meta)
+        if seen == 0:
+            k = E.pass_frame(c, R, legal)
+        elif seen == 1:
+            k = E.step(c, R, first, legal)
+        else:
+            break
+    return k
+
+
+@njit(cache=True, inline="always")
 def plan_signature(s, a):
     """``compiled.action_signature`` for the turn search: a key shared only by actions whose
     best ends of turn are worth the same; -1 if none. Besides interchangeable columns and the
@@ -334,9 +373,9 @@ def _remember(bk, bv, d, sig, v):
 @njit(cache=True, _nrt=False)
 def _keep_top(top, meta, bk, d, a, v, end):
     """Keep the turn ending at position ``end`` among the ``M_WANT`` best so far: the decisions
-    that led to depth ``d``, then ``a`` (-1: the turn stops at ``d``, every choice there needing
-    an unseen card). Orders that meet only at the end of the turn (a card played before or after
-    the option) reach it more than once; it is kept once, by its key."""
+    that led to depth ``d``, then ``a`` (-1: the turn stops at ``d``, every choice there
+    pruned). Orders that meet only at the end of the turn (a card played before or after the
+    option) reach it more than once; it is kept once, by its key."""
     lines, values, lengths, keys = top
     m = meta[M_NTOP]
     slot = m
@@ -409,9 +448,7 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                 continue                          # an equal column was searched: same value
             c = ps[d + 1]
             E.copy_core(s, c)
-            k = E.step(c, R, a, pl[d + 1])
-            while k == 1 and not turn_over(c, p):
-                k = E.step(c, R, np.int64(pl[d + 1, 0]), pl[d + 1])
+            k = advance_seen(c, R, p, E.step(c, R, a, pl[d + 1]), pl[d + 1], meta)
             store = alike and bk[d, B_CANON] != 1     # orders that may meet: key them
             h = np.uint64(0)
             if store:
@@ -447,7 +484,7 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
                 hk[d] = h
         else:
             v = bv[d, V_BEST]
-            if bk[d, B_BEST] < 0:                 # every choice needed an unseen card
+            if bk[d, B_BEST] < 0:                 # every choice pruned (a build's column order)
                 v = evaluate(ps[d], R, p, W, p)
                 if meta[M_WANT] > 0:
                     _keep_top(top, meta, bk, d, -1, v, ps[d])

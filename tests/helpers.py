@@ -351,3 +351,22 @@ def to_move(arr):
     loop compiled.
     """
     return arr[L.G_CUR].astype("int32")
+
+
+# ---- what no player knows (P10) ------------------------------------------------------------
+def reorder_hidden(state, rng):
+    """The same position (a copy of an ``api.State`` or of a state array) with each stack's
+    cards below its top in another order, where they allow one: what no player may tell apart."""
+    out = state.clone() if hasattr(state, "clone") else state.copy()
+    arr = out.arr if hasattr(out, "arr") else out
+    for t in range(L.NTYPES):
+        base = L.STACK_CARDS + t * L.MAXSTACK
+        lo, hi = arr[L.STACK_TOP + t] + 1, arr[L.STACK_LEN + t]
+        if hi - lo > 1:
+            seg = arr[base + lo:base + hi].copy()
+            for _ in range(10):
+                rng.shuffle(seg)
+                if (seg != arr[base + lo:base + hi]).any():
+                    break
+            arr[base + lo:base + hi] = seg
+    return out

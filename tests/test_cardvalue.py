@@ -14,6 +14,7 @@ import pytest
 from analysis.cardvalue import given_effect, paired_power, removal_table, seeds_for, strategy_change
 
 N = 4                      # players: given seats = rotations = 4
+NOT_EXERCISED = "not exercised: no game differed"      # what a card that changed no game reads
 
 
 def _mc_band(rate: float, reps: int) -> float:
@@ -140,6 +141,44 @@ def test_removal_table_holm_over_every_strategy_and_card():
     assert list(fair.columns[:3]) == ["card", "unfairness_with", "unfairness_without"]
 
 
+def test_a_card_that_changed_no_game_is_not_exercised_and_not_among_holms_tests():
+    """A card whose given copy changed no game (an instant tile never taken) has no estimate:
+    not '+0.00 (+0.00 to +0.00), p 1', but 'not exercised: no game differed', and the other
+    cards' p-values are corrected over the cards that were exercised only. Likewise a card
+    whose removal changed no strategy's wins in any seed, and tables written before this."""
+    from analysis.cardvalue import given_table, shown_by_strategy, shown_given
+
+    rng = np.random.default_rng(5)
+    effects = {"a": given_effect(*_paired(rng, 200, 2.0, 0.6, 0.05)),
+               "b": given_effect(*_paired(rng, 200, 2.0, 0.6, 0.05))}
+    same = np.zeros((200, N, N), dtype=bool)
+    same[:, 0, :] = True
+    effects["tile"] = given_effect(same, same)
+    table = given_table(effects)
+    tile = shown_given(table).iloc[-1]
+    assert tile["Change in the given seat's win rate"] == NOT_EXERCISED and tile["p (Holm)"] == ""
+    raw, holm = table.set_index("card")["p"], table.set_index("card")["p_holm"]
+    assert holm[["a", "b"]].max() == pytest.approx(min(1.0, 2 * raw[["a", "b"]].max()))   # two tests
+    assert np.isnan(holm["tile"]) and not table.set_index("card").loc["tile", "significant"]
+    assert not effects["tile"]["exercised"] and effects["a"]["exercised"] and effects["b"]["exercised"]
+    assert all(np.isnan(effects["tile"][k]) for k in ("change", "lo", "hi", "p"))
+    # the removal table
+    w = rng.integers(0, 3, (50, N))
+    assert np.isnan(strategy_change(w[:, 0], w[:, 0], N)["p"])
+    strat, _ = removal_table({"tile": (w, w)}, {"tile": (np.eye(N)[w[:, 0]] * N, np.eye(N)[w[:, 0]] * N)},
+                             ["s0", "s1", "s2", "s3"], N)
+    assert (shown_by_strategy(strat).iloc[0, 1:] == NOT_EXERCISED).all()
+    # a table written before: the tile read back without its estimate, Holm counted again
+    from analysis.cardvalue import _marked
+
+    old = table.drop(columns="exercised")
+    old.loc[old["card"] == "tile", ["change", "lo", "hi", "p"]] = [0.0, 0.0, 0.0, 1.0]
+    old["p_holm"] = np.minimum(1.0, 3 * old["p"])
+    again = _marked(old).set_index("card")
+    assert not again.loc["tile", "exercised"] and np.isnan(again.loc["tile", "p_holm"])
+    assert again["p_holm"][["a", "b"]].tolist() == pytest.approx(holm[["a", "b"]].tolist())
+
+
 def test_seeds_for_a_half_width():
     n = seeds_for(0.01, 0.1)
     assert 380 <= n <= 390                          # (1.96 x 0.1 / 0.01)^2 = 384, t a little wider
@@ -178,7 +217,9 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     given = pd.read_csv(summary / "card_value_given.csv")
     assert list(given["card"]) == list(CARD_NAMES)
     assert (given["seeds"] == 10).all() and (given["games"] == 40).all()
-    assert ((given["lo"] <= given["change"]) & (given["change"] <= given["hi"])).all()
+    measured = given[given["exercised"]]
+    assert ((measured["lo"] <= measured["change"]) & (measured["change"] <= measured["hi"])).all()
+    assert given.loc[~given["exercised"], "change"].isna().all()
     # the game without the card is the baseline's: its seat wins exactly 1 game in n
     assert np.allclose(given["rate_without"], 0.5)
     removed = pd.read_csv(summary / "card_value_removed.csv")
@@ -224,7 +265,7 @@ def test_card_value_given_arm_is_the_baseline_when_the_card_changes_nothing(tmp_
 
     base = np.random.default_rng(0).integers(0, N, size=(30, N))
     e = given_effect(*given_outcomes(base, [base] * N))
-    assert (e["change"], e["lo"], e["hi"], e["discordance"]) == (0, 0, 0, 0)
+    assert e["discordance"] == 0 and not e["exercised"] and np.isnan(e["change"])    # no measurement
 
 
 @pytest.mark.parametrize("args, message", [

@@ -23,7 +23,7 @@ from strategies.mcts import REUSE_TREES, determinize, search_counts, tree_bytes
 from strategies.turn_search import turn_tree_bytes
 from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays, tree_nodes
 from cli_results import one_error_line
-from helpers import to_move
+from helpers import reorder_hidden, to_move
 
 RULES = load_rules()
 SMALL = "mcts(iterations=60, rollout=greedy(plan=action), horizon=4, leaf=score, root=decision)"
@@ -202,17 +202,6 @@ def test_determinize_shuffles_only_below_the_tops():
     assert len(orders) > 10
 
 
-def _reorder_hidden(state, rng):
-    other = state.clone()
-    for t in range(L.NTYPES):
-        base = L.STACK_CARDS + t * L.MAXSTACK
-        lo, hi = other.arr[L.STACK_TOP + t] + 1, other.arr[L.STACK_LEN + t]
-        seg = other.arr[base + lo:base + hi].copy()
-        rng.shuffle(seg)
-        other.arr[base + lo:base + hi] = seg
-    return other
-
-
 @pytest.mark.parametrize("players, seed", [(2, 11), (4, 12)])
 def test_no_peeking_at_the_hidden_order(players, seed):
     """Two states that differ only in the order below the stacks' tops get the same decision
@@ -225,7 +214,7 @@ def test_no_peeking_at_the_hidden_order(players, seed):
     for i, a in enumerate(log):
         legal = api.legal_actions(state)
         if i % 9 == 0 and len(legal) > 1:
-            other = _reorder_hidden(state, rng)
+            other = reorder_hidden(state, rng)
             differed += bool((other.arr != state.arr).any())
             picks = []
             for s in (state, other):
@@ -331,7 +320,7 @@ def test_no_peeking_with_reuse_across_whole_turns(players, seed):
     last_turn = -1
     for a in log:
         if state.get(L.G_NTURNS) != last_turn and state.get(L.G_NTURNS) % 3 == 0:
-            other = _reorder_hidden(state, rng)
+            other = reorder_hidden(state, rng)
             mine, counts = _searched_turn(state.arr, REUSE, players)
             theirs, _ = _searched_turn(other.arr, REUSE, players)
             assert mine == theirs, f"turn {state.get(L.G_NTURNS)}: {mine} != {theirs}"
@@ -432,7 +421,7 @@ def test_no_peeking_with_root_turn(players, seed, spec):
     for a in log:
         if state.get(L.G_NTURNS) != last_turn and state.get(L.G_NTURNS) % 3 == 0 \
                 and state.get(L.G_PHASE) != L.PH_SETUP:
-            other = _reorder_hidden(state, rng)
+            other = reorder_hidden(state, rng)
             mine, counts = _searched_turn(state.arr, spec, players)
             theirs, _ = _searched_turn(other.arr, spec, players)
             assert mine == theirs, f"turn {state.get(L.G_NTURNS)}: {mine} != {theirs}"

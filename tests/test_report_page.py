@@ -97,3 +97,46 @@ def test_the_readme_board_example_validates_runs_and_is_reported_as_the_rules_bo
     run = simulate(2, 6, "greedy(plan=action),random", seed=1, out=tmp_path / "run", chunk_size=6, rules=rules)
     _, md = _report([run.out], tmp_path / "rep")
     assert "the one given by the rules" in md and "reconstruction (decision D1): the published" not in md
+
+
+def _strongest_rows():
+    import pandas as pd
+
+    return pd.DataFrame([
+        {"n_players": 4, "kind": "card", "code": "emp_place", "label": "Emperor: place an Emperor tile",
+         "adj_diff": 0.478, "adj_lo": 0.463, "adj_hi": 0.493, "p_adj_holm": 1e-9, "negligible": False},
+        {"n_players": 4, "kind": "card", "code": "tile_flip_both", "label": "Instant tile: flip both",
+         "adj_diff": 0.10, "adj_lo": 0.08, "adj_hi": 0.12, "p_adj_holm": 1e-5, "negligible": False},
+        {"n_players": 4, "kind": "space", "code": "03 draw2", "label": "Draw 2 (governor, emperor)",
+         "adj_diff": -0.05, "adj_lo": -0.07, "adj_hi": -0.03, "p_adj_holm": 1e-4, "negligible": False}])
+
+
+def test_the_first_screen_names_card_findings_as_associations_and_quotes_an_experiment():
+    """The strongest findings of the run's own games compare seats that played a card with seats
+    that did not: the sentence itself says it is an association. With an evora card-value
+    experiment in the report, a card's sentence quotes its causal figure first (and says so
+    when the experiment played another field); a card the experiment never exercised gets none."""
+    from analysis import brief
+
+    nan = float("nan")
+    bare = brief.strongest_lines(_strongest_rows(), [4])[0]
+    emperor, tile, space = bare.removeprefix("4 players: ").split("); ")
+    assert emperor.startswith("Emperor: place an Emperor tile: seats that play it win +47.8 points")
+    assert "an association, not the card's effect" in emperor and "an association, not the card's effect" in tile
+    assert "an association, not the space's effect" in space
+    given = pd.DataFrame([
+        {"card": "emp_place", "change": 0.123, "lo": 0.115, "hi": 0.131, "p_holm": 1e-140, "exercised": True},
+        {"card": "tile_flip_both", "change": nan, "lo": nan, "hi": nan, "p_holm": nan, "exercised": False}])
+    field = ["balanced", "greedy", "blocker", "cards"]
+    experiment = {"given": given, "config": {"players": 4, "field": field}}
+    line = brief.strongest_lines(_strongest_rows(), [4], experiment, {4: sorted(field)})[0]
+    assert ("Emperor: place an Emperor tile: holding one more from the start changes the holder's win rate by "
+            "+12.3 points (11.5 to 13.1) (experiment: evora card-value; p < 0.001); seats that play it win "
+            "+47.8 points (46.3 to 49.3) (p < 0.001; an association)") in line
+    assert ("Instant tile: flip both: seats that play it win +10.0 points (8.0 to 12.0) (p < 0.001; an association, "
+            "not the card's effect; in the experiment (evora card-value) not exercised: no game differed)") in line
+    other = brief.strongest_lines(_strongest_rows(), [4], experiment, {4: ["balanced", "cards", "emperor", "greedy"]})
+    assert "(experiment: evora card-value, with its own field: balanced, greedy, blocker, cards; p < 0.001)" in other[0]
+    # an experiment at another player count is no figure for these games
+    three = {**experiment, "config": {"players": 3, "field": ["balanced", "greedy", "cards"]}}
+    assert brief.strongest_lines(_strongest_rows(), [4], three, {4: sorted(field)})[0] == bare

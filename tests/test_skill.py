@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from analysis.skill import half_width_se, ratings_from_wins, trend, verdict
 from analysis.stats import ALPHA, wilson
+from scipy import stats
 from cli_results import ok, one_error_line
 from evora_sim.cli import main
 from evora_sim.ladder import default_ladder, parse_ladder
@@ -83,8 +84,8 @@ def test_each_verdict():
     assert _v([0.27, 0.30, 0.33], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
     assert _v([0.20, 0.22, 0.24], [True, True, False], slope=0.02, trend_significant=True) == "shrinks with skill"
     assert _v([0.30, 0.25, 0.20], [True, False, True], slope=-0.05, trend_significant=True) == "reverses"
-    # a trend across "no effect", each end's interval clear of it (the rungs' own tests not significant)
-    assert _v([0.21, 0.25, 0.29], [False, False, False], slope=0.04, trend_significant=True) == "reverses"
+    # a trend across "no effect" whose ends are not significant after the ladder's correction
+    assert _v([0.21, 0.25, 0.29], [False, False, False], slope=0.04, trend_significant=True) != "reverses"
     assert _v([0.24, 0.27, 0.30], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
     assert _v([0.26, 0.24, 0.25], [False, False, False]) == "no effect at any rung"
     assert _v([0.30, 0.24, 0.25], [True, False, False]) == "some rungs only"
@@ -92,8 +93,93 @@ def test_each_verdict():
     assert _v([0.24, 0.26, 0.25], [False, False, False]) == "no effect at any rung"
     # a figure without a no-effect value (game length): only its trend is said
     assert _v([20.0, 15.0, 11.0], [None] * 3, null=np.nan, slope=-4.5, trend_significant=True) == "shrinks with skill"
-    assert _v([20.0, 20.5, 19.8], [None] * 3, null=np.nan, slope=0.0) == "holds at every rung"
+    # ... and without a trend or a difference, no claim that it holds
+    assert _v([20.0, 20.5, 19.8], [None] * 3, null=np.nan, slope=0.0) == "no difference found between rungs"
     assert _v([0.3, 0.45, 0.3], [None] * 3, null=np.nan, slope=0.0, varies=True) == "varies with skill, no trend"
+
+
+# ---------------------------------------------------------------------------------------------
+# the ladder's verdicts together: their level under no effect anywhere, their power at a trend
+# ---------------------------------------------------------------------------------------------
+CARDS, SE_CARD = 16, 0.01
+STATES_NOTHING = ("no effect at any rung", "no difference found between rungs")
+
+
+def _ladder_table(rng, seat0, rungs=5, seeds=1000):
+    """A simulated ladder's figure table (:func:`analysis.skill.figure_table`'s rows) with eleven
+    figures, built as the rungs' reports build them: 4 seats' win rates (``seeds`` seeds of 4
+    games, seat 0 winning ``seat0[rung]``, the others the rest equally; Wilson intervals, exact
+    tests, Holm over the seats), the seat unfairness, the 3 strongest of 16 cards of no effect
+    (normal estimates, Holm over the cards, chosen over the rungs by the report's own rule), game length and two end triggers' shares (the same at
+    every rung). The rungs are independent (no shared deals: the tests' worst case)."""
+    import pandas as pd
+
+    from analysis.fairness import seat_fairness
+    from analysis.skill import _row, _strongest
+    from analysis.stats import binom_p, holm
+
+    rows, cards = [], []
+    for r in range(rungs):
+        p = np.r_[seat0[r], np.full(3, (1 - seat0[r]) / 3)]
+        wins = rng.multinomial(4, p, size=seeds)
+        total, games = wins.sum(axis=0), 4 * seeds
+        lo, hi = wilson(total, games)
+        adj = holm([binom_p(k, games, 0.25) for k in total])
+        here = [{**_row(f"seat {s}", f"Seat {s}", "rate", 0.25, total[s] / games, lo[s], hi[s], games,
+                        adj[s] < ALPHA), "p": adj[s]} for s in range(4)]
+        f = seat_fairness(wins)
+        here.append({**_row("unfairness", "Seat unfairness", "unfairness", 0.0, f.rms, f.rms_lo, f.rms_hi, seeds,
+                             f.p < ALPHA), "p": f.p})
+        for fig, mean, se in (("rounds", 20.0, 0.1), ("end a", 0.6, 0.01), ("end b", 0.4, 0.01)):
+            v = rng.normal(mean, se)
+            here.append({**_row(fig, fig, "share", np.nan, v, v - 1.96 * se, v + 1.96 * se, games), "p": np.nan})
+        est = rng.normal(0.0, SE_CARD, CARDS)
+        p_adj = holm(2 * stats.norm.sf(np.abs(est) / SE_CARD))
+        cards.append(pd.DataFrame({"card": np.arange(CARDS), "name": [f"card {c}" for c in range(CARDS)],
+                                   "adj_diff": est, "adj_lo": est - 1.96 * SE_CARD, "adj_hi": est + 1.96 * SE_CARD,
+                                   "seat_games_used": games, "significant": p_adj < ALPHA, "p_adj_holm": p_adj}))
+        rows += [{**x, "rung": r} for x in here]
+    return pd.DataFrame(rows + _strongest(cards, "card", "card"))
+
+
+def test_a_ladder_where_nothing_has_an_effect_states_a_finding_in_at_most_5_percent():
+    """No effect anywhere (fair seats, null cards, the same game at every rung), five rungs,
+    eleven figures: the share of ladders that state any finding stays within the binomial band
+    of 5%. Tested one rung at a time, uncorrected across the rungs, most such ladders stated one
+    ('some rungs only', 'reverses')."""
+    from analysis.skill import verdicts
+
+    rng = np.random.default_rng(42)
+    sims, stated = 300, 0
+    for _ in range(sims):
+        v = verdicts(_ladder_table(rng, np.full(5, 0.25)))
+        assert len(v) == 11
+        stated += bool((~v["verdict"].isin(STATES_NOTHING)).any())
+    assert stated / sims <= stats.binom.ppf(0.999, sims, ALPHA) / sims, stated / sims
+
+
+def test_a_planted_trend_is_found_at_the_power_its_test_has():
+    """Seat 0's win rate climbs from 25% to 28.6% over five rungs: its verdict is 'grows with
+    skill' at least as often as the trend test alone would reject at the family's strictest
+    Holm level (alpha over every test of the ladder), and it is never called anything that
+    contradicts the trend."""
+    from analysis.skill import verdicts
+
+    rng = np.random.default_rng(43)
+    rates = np.linspace(0.25, 0.286, 5)
+    ses = np.sqrt(rates * (1 - rates) / 4000)
+    slope, se, _ = trend(rates, ses)
+    sims, grows, tests = 200, 0, []
+    for _ in range(sims):
+        table = _ladder_table(rng, rates)
+        v = verdicts(table).set_index("figure")
+        tests.append(int(np.isfinite(v[["p_trend", "p_same"]].to_numpy()).sum()
+                         + np.isfinite(table.loc[np.isfinite(table["null"]), "p"]).sum()))
+        assert v.loc["seat 0", "verdict"] in ("grows with skill", "some rungs only", "no effect at any rung")
+        grows += v.loc["seat 0", "verdict"] == "grows with skill"
+    bound = stats.norm.sf(stats.norm.isf(ALPHA / (2 * max(tests))) - slope / se)
+    assert 0.5 < bound < 0.9                              # a region where the check is sharp
+    assert grows / sims >= stats.binom.ppf(0.001, sims, bound) / sims, (grows / sims, bound)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -181,22 +181,27 @@ def _points(x: float) -> str:
 
 
 def widest_half(table: pd.DataFrame) -> float:
-    """The widest half-width of a table's intervals (an interval may be off-centre by rounding)."""
-    return float(np.max(np.maximum(table["hi"] - table["change"], table["change"] - table["lo"])))
+    """The widest half-width of a table's intervals (an interval may be off-centre by rounding;
+    a card not exercised has none)."""
+    return float(np.nanmax(np.maximum(table["hi"] - table["change"], table["change"] - table["lo"])))
 
 
 def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows) -> list[str]:
+    from analysis.cardvalue import NOT_EXERCISED
+
     n = plan.players
     g = given.iloc[0]
     lines = [f"Card value by experiment at {n} players ({', '.join(plan.field)}): each card given to one seat "
              f"at the start, against the same games without it; {int(g['seeds']):,} seeds x {n} seats x {n} "
              f"rotations = {int(g['games']):,} paired games a card.",
              "Change in the given seat's win rate, points (95% interval; * = significant after Holm over the "
-             f"{len(given)} cards):"]
+             f"{int(given['exercised'].sum())} cards exercised):"]
     for r in given.sort_values("change", ascending=False).itertuples():
+        if not r.exercised:
+            lines.append(f"  {r.card:24s} {NOT_EXERCISED} (the given copy was never the one taken)")
+            continue
         lines.append(f"  {r.card:24s} {_points(r.change)} [{_points(r.lo)}, {_points(r.hi)}]"
-                     f"{' *' if r.significant else ''}"
-                     f"{'  (changed no game: the given copy was never the one taken)' if r.discordance == 0 else ''}")
+                     f"{' *' if r.significant else ''}")
     lines.append(f"Widest half-width: {100 * widest_half(given):.2f} points.")
     if strategy_rows is not None:
         s = strategy_rows
@@ -204,13 +209,16 @@ def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows)
         sig = s[s["significant"]]
         lines.append(f"Each card removed: {int(s['seeds'].iloc[0]):,} seeds x {n} rotations a card; each strategy's "
                      f"change in win rate (widest half-width {100 * half:.2f} points); "
-                     + (f"{len(sig)} of {len(s)} significant after Holm: "
+                     + (f"{len(sig)} of {int(s['exercised'].sum())} significant after Holm: "
                         + "; ".join(f"{r.card} -> {r.strategy} {_points(r.change)}" for r in sig.itertuples())
-                        if len(sig) else f"none of the {len(s)} is significant after Holm."))
+                        if len(sig) else f"none of the {int(s['exercised'].sum())} is significant after Holm.")
+                     + (f" {int((~s['exercised']).sum())} not exercised (no game differed)."
+                        if not s["exercised"].all() else ""))
         fsig = fairness_rows[fairness_rows["significant"]]
         lines.append("Seat fairness when a card is removed: "
                      + (", ".join(f"{r.card} {1e4 * r.mean_square_change:+.2f} points squared" for r in fsig.itertuples())
-                        if len(fsig) else f"no change significant after Holm over the {len(fairness_rows)} cards."))
+                        if len(fsig) else "no change significant after Holm over the "
+                        f"{int(np.isfinite(fairness_rows['p']).sum())} cards that changed a game."))
     return lines
 
 
