@@ -1,0 +1,80 @@
+"""Issue 43: a folder someone hands the user is untrusted input. The files the tool itself writes
+and reads back (output markers, lock files, manifests, chunk files, ladder.json) may say anything;
+`evora report`, resume, `compact` and `skill` must never delete, overwrite or run anything outside
+the folder because of what they say. Each test is named after the issue's item it covers
+(test_i43_NN_...) and goes through the command line as a user would."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evora_sim.cli import main
+from evora_sim.fsutil import MARKER, MARKER_FORMAT
+from evora_sim.manifest import MANIFEST, chunk_file
+from evora_sim.runner import simulate
+from cli_results import ok, one_error_line
+from test_data_safety import cli, files_in  # noqa: F401  (cli: the fixture)
+
+RUN = dict(players=2, games=12, strategies="greedy(plan=action),random", seed=5, chunk_size=4, jobs=1,
+           seat_rotation=False)
+
+
+def sim_args(out, **kw):
+    cfg = {**RUN, **kw}
+    return ["simulate", "-n", str(cfg["players"]), "--seeds", str(cfg["games"]), "--strategies", cfg["strategies"],
+            "--seed", str(cfg["seed"]), "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out),
+            "-q", "--no-seat-rotation"]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """A finished run of three chunks, played once; each test changes a copy (``run``)."""
+    folder = tmp_path_factory.mktemp("untrusted") / "run"
+    simulate(**RUN, out=folder)
+    return folder
+
+
+@pytest.fixture
+def run(made, tmp_path) -> Path:
+    return Path(shutil.copytree(made, tmp_path / "run", symlinks=True))
+
+
+def write_marker(folder: Path, files, kind="report") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "kind": kind, "files": files}))
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. a crafted output marker deletes nothing outside --out
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("listed", ["../../../precious/thesis.tex", "ABS", "../thesis.tex", "sub/report.md"])
+def test_i43_01_marker_cannot_delete_outside_the_report_folder(run, tmp_path, cli, listed):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    (tmp_path / "deep" / "thesis.tex").parent.mkdir()
+    (tmp_path / "deep" / "thesis.tex").write_text("more work")
+    out = tmp_path / "deep" / "er" / "rep"
+    names = [str(precious / "thesis.tex") if listed == "ABS" else listed]
+    write_marker(out, names)
+    if listed.startswith("sub/"):
+        (out / "sub").mkdir()
+        (out / "sub" / "report.md").write_text("mine")
+    before = files_in(tmp_path / "precious"), files_in(tmp_path / "deep")
+    line = one_error_line(cli.invoke(main, ["report", str(run), "--out", str(out)]))
+    assert "nothing is deleted" in line
+    assert (files_in(tmp_path / "precious"), files_in(tmp_path / "deep")) == before
+
+
+def test_i43_01_marker_names_are_only_plain_files_the_tool_writes():
+    from evora_sim.fsutil import own_name
+
+    for good in ("report.html", "seat_advantage.csv", "sample_game.txt", "strategy.toml", "sweep.svg"):
+        assert own_name(good)
+    for bad in ("../x.csv", "/etc/passwd", "a/b.csv", ".hidden.csv", "..csv", "notes.tex", "", "x.csv/",
+                "x\\y.csv", 3, None):
+        assert not own_name(bad), bad
