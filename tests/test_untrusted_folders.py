@@ -78,3 +78,18 @@ def test_i43_01_marker_names_are_only_plain_files_the_tool_writes():
     for bad in ("../x.csv", "/etc/passwd", "a/b.csv", ".hidden.csv", "..csv", "notes.tex", "", "x.csv/",
                 "x\\y.csv", 3, None):
         assert not own_name(bad), bad
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. the lock file never follows a link
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("link", [os.symlink, os.link])
+@pytest.mark.parametrize("command", [lambda run: sim_args(run), lambda run: ["compact", str(run)]])
+def test_i43_02_lock_file_link_never_overwrites_its_target(run, tmp_path, cli, link, command):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a PID")
+    (run / ".evora-lock").unlink()
+    link(notes, run / ".evora-lock")
+    line = one_error_line(cli.invoke(main, command(run)))
+    assert ".evora-lock" in line and "link" in line
+    assert notes.read_text() == "my notes, not a PID"
