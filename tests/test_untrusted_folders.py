@@ -93,3 +93,37 @@ def test_i43_02_lock_file_link_never_overwrites_its_target(run, tmp_path, cli, l
     line = one_error_line(cli.invoke(main, command(run)))
     assert ".evora-lock" in line and "link" in line
     assert notes.read_text() == "my notes, not a PID"
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. compare --out overwrites only what compare wrote
+# ---------------------------------------------------------------------------------------------
+def test_i43_03_compare_out_file_never_overwrites_the_users_files(run, tmp_path, cli):
+    mine = tmp_path / "X.csv"
+    mine.write_text("name,score\nme,1\n")
+    (tmp_path / "X.png").write_bytes(b"my picture")
+    before = files_in(tmp_path / "run"), mine.read_bytes()
+    line = one_error_line(cli.invoke(main, ["compare", str(run), str(run), "--out", str(mine)]))
+    assert "X.csv" in line and "nothing is overwritten" in line
+    assert (tmp_path / "X.png").read_bytes() == b"my picture" and mine.read_bytes() == before[1]
+    mine.unlink()
+    line = one_error_line(cli.invoke(main, ["compare", str(run), str(run), "--out", str(mine)]))
+    assert "X.png" in line and (tmp_path / "X.png").read_bytes() == b"my picture"
+    (tmp_path / "X.png").unlink()
+    ok(cli.invoke(main, ["compare", str(run), str(run), "--out", str(mine)]))
+    ok(cli.invoke(main, ["compare", str(run), str(run), "--out", str(mine)]))     # its own: replaced
+    assert "p_holm" in mine.read_text() and (tmp_path / "X.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_i43_03_compare_out_folder_follows_the_report_folder_rule(run, tmp_path, cli):
+    folder = tmp_path / "somewhere"
+    folder.mkdir()
+    (folder / "compare.csv").write_text("my own table")
+    (folder / "compare.png").write_bytes(b"my own figure")
+    before = files_in(folder)
+    line = one_error_line(cli.invoke(main, ["compare", str(run), str(run), "--out", str(folder)]))
+    assert "nothing is deleted" in line and files_in(folder) == before
+    out = tmp_path / "cmp"
+    ok(cli.invoke(main, ["compare", str(run), str(run), "--out", str(out)]))
+    ok(cli.invoke(main, ["compare", str(run), str(run), "--out", str(out)]))      # its own: replaced
+    assert sorted(os.listdir(out)) == [MARKER, "compare.csv", "compare.png", "compare.txt"]
