@@ -160,6 +160,8 @@ def write_markdown(path, rep, figures, manifests) -> None:
         lines += ["", f"## {SAMPLE_TITLE}", "", f"The run's first game (seed {g.seed}); its full log is "
                   f"[sample_game.txt](sample_game.txt), printed by `{g.command}`.", "",
                   f"![A sample game]({figures['sample_game'].name})"]
+    elif rep.sample_note:
+        lines += ["", rep.sample_note]
     lines += ["", "## Runs", ""]
     for where, m, done in manifests:
         lines += [f"`{where}`", "", "```json", _manifest_json(m, done), "```", ""]

@@ -342,21 +342,38 @@ def resolved(strategy) -> dict:
     return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
 
-def from_resolved(name: str, info: dict):
-    """The strategy :func:`resolved` described (no file is read for a weight set)."""
+def from_resolved(name: str, info: dict, run_code: bool = True):
+    """The strategy :func:`resolved` described (no file is read for a weight set), every value
+    checked as the spec parser checks it (a manifest may have been edited by anyone).
+    ``run_code=False`` (a report, which reads folders it did not write): a custom Python
+    strategy is refused, never loaded, whatever file or checksum the description names."""
+    if not isinstance(info, dict):
+        raise StrategyError(f"strategy {name!r}: its recorded description is not an object")
     kind = info.get("kind")
-    if kind == "custom":
-        return _custom_from_resolved(name, info)
-    if kind == "random":
-        return Strategy(name, KIND_RANDOM)
-    if kind == "mcts":
-        return from_resolved_search(name, info, from_resolved)
-    if kind == "heuristic":
-        weights = info["weights"]
-        plan = info.get("plan", "action")        # written before turn planning: plan=action
-        return Strategy(name, PLANS[plan], tuple(float(weights.get(f, 0.0)) for f in FEATURES))
+    try:
+        if kind == "custom":
+            if not run_code:
+                raise StrategyError(f"strategy {name!r} is custom Python code, which is run only when named on "
+                                    "the command line (evora replay --strategies FILE.py:NAME), never from a "
+                                    "run folder")
+            return _custom_from_resolved(name, info)
+        if kind == "random":
+            return Strategy(name, KIND_RANDOM)
+        if kind == "mcts":
+            return from_resolved_search(name, info, lambda n, i: from_resolved(n, i, run_code))
+        if kind == "heuristic":
+            weights = info["weights"]
+            unknown = sorted(set(weights) - set(FEATURES))
+            if unknown:
+                raise StrategyError(f"strategy {name!r}: unknown weight {unknown[0]!r}")
+            plan = _plan(name, info.get("plan", "action"))     # written before turn planning: plan=action
+            return Strategy(name, PLANS[plan], tuple(_number(name, f, weights.get(f, 0.0)) for f in FEATURES))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, StrategyError):
+            raise
+        raise StrategyError(f"strategy {name!r}: its recorded description is damaged ({type(exc).__name__}: "
+                            f"{exc})") from None
     raise StrategyError(f"strategy {name!r}: cannot rebuild a strategy of kind {kind!r}")
-
 
 
 def describe(strategy) -> dict:

@@ -127,3 +127,28 @@ def test_i43_03_compare_out_folder_follows_the_report_folder_rule(run, tmp_path,
     ok(cli.invoke(main, ["compare", str(run), str(run), "--out", str(out)]))
     ok(cli.invoke(main, ["compare", str(run), str(run), "--out", str(out)]))      # its own: replaced
     assert sorted(os.listdir(out)) == [MARKER, "compare.csv", "compare.png", "compare.txt"]
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. reporting a folder never runs code named by it
+# ---------------------------------------------------------------------------------------------
+def sentinel_bot(folder: Path, sentinel: Path) -> Path:
+    """A custom strategy whose file, once run, leaves ``sentinel`` behind."""
+    path = folder / "bot.py"
+    path.write_text(f"open({str(sentinel)!r}, 'a').write('ran\\n')\n\nclass Bot:\n"
+                    "    def choose(self, state, legal_actions, rng):\n        return legal_actions[0]\n")
+    return path
+
+
+def test_i43_04_report_never_imports_the_strategy_file_a_manifest_names(tmp_path, cli):
+    sentinel = tmp_path / "it-ran"
+    bot = sentinel_bot(tmp_path, sentinel)
+    out = tmp_path / "run"
+    ok(cli.invoke(main, ["simulate", "-n", "2", "--seeds", "2", "--strategies", f"{bot}:Bot,random", "--jobs", "1",
+                         "--out", str(out), "-q"]))
+    assert sentinel.exists()                 # named on the command line: it runs
+    sentinel.unlink()
+    ok(cli.invoke(main, ["report", str(out), "--out", str(tmp_path / "rep")]))
+    assert not sentinel.exists()
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "No sample game" in text and "custom Python code" in text and "never from a run folder" in text
