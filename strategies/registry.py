@@ -50,7 +50,7 @@ from .search_spec import turn_tree_shape as search_turn_tree_shape
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FILE_KEYS = {"weights", "description", "base", "plan"}
 FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME, mcts(option=value, ...)"
 _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, h4 and capitals",

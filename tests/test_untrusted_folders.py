@@ -152,3 +152,37 @@ def test_i43_04_report_never_imports_the_strategy_file_a_manifest_names(tmp_path
     assert not sentinel.exists()
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "No sample game" in text and "custom Python code" in text and "never from a run folder" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. whole numbers: ASCII digits, and not thousands of them
+# ---------------------------------------------------------------------------------------------
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize("args", [
+    ["rules", "--set", f"white_stone.vp={HUGE}"],
+    ["rules", "--set", "white_stone.vp=\u0663"],                 # Arabic-Indic 3
+    ["rules", "--set", "white_stone.vp=\uff13"],                 # fullwidth 3
+    ["rules", "--set", "players.start_vp=\u0663,0"],
+    ["rules", "--set", f"board.spaces.{HUGE}.action=draw2"],
+    ["replay", "-n", "2", "--seed", "1", "--strategies", "mcts(iterations=\u0661\u0660)"],
+    ["replay", "-n", "2", "--seed", "1", "--strategies", "greedy(column=\u0661)"],
+    ["sweep", "-n", "2", "--games", "4", "--strategies", "random", "--param", f"white_stone.vp={HUGE},2",
+     "--out", "OUT"],
+    ["balance", "--players", "2", "--param", f"white_stone.vp=1..{HUGE}", "--budget", "1000", "--out", "OUT"],
+])
+def test_i43_09_huge_and_unicode_digits_are_one_line(tmp_path, cli, args):
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    line = one_error_line(cli.invoke(main, args))
+    assert len(line) < 700
+    assert not (tmp_path / "out").exists()
+
+
+def test_i43_09_whole_number_reader():
+    from evora_sim.wholenumber import whole_number
+
+    assert whole_number(" -12 ") == -12 and whole_number("+7") == 7
+    for bad in ("\u0663", "\uff13", "9" * 19, "1.0", "", "1e3", "0x10", None):
+        with pytest.raises(ValueError):
+            whole_number(bad)

@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass
 
 from ..rules import RulesError, Rules, apply_overrides, load_rules, rule_keys, validate
+from ..wholenumber import is_whole_number, whole_number
 
-_RANGE = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\.\.\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*$")
+_RANGE = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\.\.\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*$",
+                    re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,10 @@ def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
                                  f"{key} takes {allowed(key)}: give its values as a list, "
                                  f"{key}=A;B (';' between values)")
             lo_t, hi_t = bounds
-            if not (re.fullmatch(r"[+-]?\d+", lo_t) and re.fullmatch(r"[+-]?\d+", hi_t)):
-                raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI as whole numbers")
-            lo, hi = int(lo_t), int(hi_t)
+            if not (is_whole_number(lo_t) and is_whole_number(hi_t)):
+                raise RulesError(f"--param {key}: {key} takes {allowed(key)}; give LO..HI as whole numbers "
+                                 "(ASCII digits, at most 18)")
+            lo, hi = whole_number(lo_t), whole_number(hi_t)
             rlo, rhi = _INT_RANGES[key]
             if not (rlo <= lo < hi <= rhi):
                 raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI with LO < HI "
