@@ -298,6 +298,34 @@ def parse_spec(text: str):
     return _heuristic(name, base, weights, description, plan)
 
 
+def names_strategy(spec: str, name: str) -> bool:
+    """Whether the spec ``spec`` (as typed) resolves to the strategy recorded as ``name``, decided
+    without running any code, for readers of folders someone else wrote: built-ins, inline
+    weights and search players by parsing them, a weight set by parsing it (or, its file out of
+    reach, by its text), a Python file or an entry point by its name alone (a relative file
+    path matches the absolute path it was recorded as)."""
+    if not isinstance(spec, str) or not isinstance(name, str):
+        return False
+    text = spec.strip()
+    try:
+        base_text = _split_call(text)[0]
+    except StrategyError:
+        return False
+    head = base_text.split("(", 1)[0].strip().lower()
+    if ":" in base_text and head != SEARCH_NAME:
+        path, _, attr = base_text.rpartition(":")
+        path, attr = Path(path.strip()).expanduser(), attr.strip()
+        if path.suffix.lower() == ".py":
+            return name == f"{path.absolute()}:{attr}" or (
+                not path.is_absolute() and name.endswith(f"/{path}:{attr}"))
+    elif head != SEARCH_NAME and head not in STRATEGY_IDS:
+        return text == name                   # an entry point: loading it would run its code
+    try:
+        return parse_spec(text).name == name
+    except StrategyError:
+        return text == name
+
+
 def resolve_each(items: list, resolve) -> list:
     """``resolve`` applied to each item; an error says which item of the list it is about."""
     out = []
@@ -431,5 +459,5 @@ def turn_tree_shape(items) -> tuple[int, int]:
 
 
 __all__ = ["StrategyError", "as_strategy", "seat_arrays", "tree_nodes", "turn_tree_shape", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
-           "parse_strategies", "resolved", "from_resolved", "describe", "format_weights",
+           "parse_strategies", "resolved", "from_resolved", "names_strategy", "describe", "format_weights",
            "format_number"]

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from evora_sim.cli import main
 from evora_sim.fsutil import MARKER, MARKER_FORMAT
@@ -186,3 +187,90 @@ def test_i43_09_whole_number_reader():
     for bad in ("\u0663", "\uff13", "9" * 19, "1.0", "", "1e3", "0x10", None):
         with pytest.raises(ValueError):
             whole_number(bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5, 11. ladder.json is validated whole: on resume and by the report
+# ---------------------------------------------------------------------------------------------
+LADDER = "random;greedy(plan=action)"
+
+
+def skill_args(out, report_dir):
+    return ["skill", "-n", "2", "--ladder", LADDER, "--games", "6", "--duel-games", "6", "--jobs", "1", "-q",
+            "--out", str(out), "--report-dir", str(report_dir)]
+
+
+@pytest.fixture(scope="module")
+def ladder_made(tmp_path_factory) -> Path:
+    """A small finished ladder (two rungs, one duel), played once; tests edit a copy."""
+    base = tmp_path_factory.mktemp("ladder")
+    ok(CliRunner().invoke(main, skill_args(base / "sk", base / "rep")))
+    return base / "sk"
+
+
+@pytest.fixture
+def ladder(ladder_made, tmp_path) -> Path:
+    return Path(shutil.copytree(ladder_made, tmp_path / "work" / "sk", symlinks=True))
+
+
+def edit_plan(folder: Path, change) -> None:
+    doc = json.loads((folder / "ladder.json").read_text())
+    change(doc)
+    (folder / "ladder.json").write_text(json.dumps(doc))
+
+
+def _duel(key, value):
+    return lambda d: d["duels"][0].__setitem__(key, value)
+
+
+LADDER_EDITS = {
+    "duel folder ../escape": (_duel("folder", "../../escape"), "folder"),
+    "duel folder absolute": (_duel("folder", "ABS"), "folder"),
+    "field names a file": (_duel("field", ["EVIL", "random"]), "duels"),
+    "rung renamed": (lambda d: d.__setitem__("rungs", ["random", "greedy"]), "greedy"),
+    "rungs swapped": (lambda d: d.__setitem__("rungs", ["greedy(plan=action)", "random"]), "rung"),
+    # item 11: three tracebacks before
+    "a string for a number": (lambda d: d.__setitem__("seeds", "6"), "seeds"),
+    "a one-member field": (_duel("field", ["random"]), "field"),
+    "duel index out of range": (_duel("a", 7), "rung indexes"),
+    "duel seeds changed": (_duel("seeds", 5), "duel"),
+    "seeds out of range": (lambda d: d.__setitem__("seeds", 10**12), "seeds"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LADDER_EDITS))
+def test_i43_05_11_an_edited_ladder_plan_is_refused_by_skill_and_report(ladder, tmp_path, cli, case):
+    change, named = LADDER_EDITS[case]
+    sentinel = tmp_path / "it-ran"
+    evil = sentinel_bot(tmp_path, sentinel)
+
+    def fill(v):
+        return {"ABS": str(tmp_path / "escape"), "EVIL": f"{evil}:Bot"}.get(v, v) if isinstance(v, str) else v
+
+    edit_plan(ladder, lambda d: (change(d), d["duels"][0].update({k: fill(v) if not isinstance(v, list)
+                                                                     else [fill(x) for x in v]
+                                                                     for k, v in d["duels"][0].items()})))
+    outside = files_in(tmp_path / "work")
+    for args in (skill_args(ladder, tmp_path / "rep1"), ["report", str(ladder), "--out", str(tmp_path / "rep2")]):
+        line = one_error_line(cli.invoke(main, args))
+        assert named in line, line
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "work" / "escape").exists()
+    assert not sentinel.exists()
+    assert files_in(tmp_path / "work") == outside
+    assert not (tmp_path / "rep1").exists() and not (tmp_path / "rep2").exists()
+
+
+def test_i43_05_names_strategy_decides_without_running_code(tmp_path, monkeypatch):
+    from strategies.registry import names_strategy
+
+    sentinel = tmp_path / "it-ran"
+    bot = sentinel_bot(tmp_path, sentinel)
+    monkeypatch.chdir(tmp_path)
+    assert names_strategy("bot.py:Bot", f"{bot}:Bot") and names_strategy(f"{bot}:Bot", f"{bot}:Bot")
+    assert not names_strategy("other.py:Bot", f"{bot}:Bot") and not names_strategy("bot.py:Other", f"{bot}:Bot")
+    assert not names_strategy(f"{bot}:Bot", "/elsewhere/bot.py:Bot")
+    assert names_strategy("Greedy(plan=action)", "greedy(plan=action)") and not names_strategy("greedy", "random")
+    assert names_strategy("mcts(iterations=10)", "mcts(iterations=10, c=0.7, rollout=cardheights, reward=margin, "
+                          "horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, "
+                          "others=tree)")
+    assert not sentinel.exists()

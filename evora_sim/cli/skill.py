@@ -34,15 +34,16 @@ def check_ladder_folder(out: Path) -> dict | None:
 def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):
     """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
     a timed pilot that fits ``budget`` minutes."""
-    from ..ladder import (Plan, default_duel_seeds, duel_plan, load_plan, pilot, same_design,
-                          size_to_budget)
+    from ..ladder import (PLAN_FILE, Plan, check_duels, default_duel_seeds, duel_plan, load_plan, pilot,
+                          same_design, size_to_budget)
     from ..runner import check_jobs
 
     if old is not None:
         why = same_design(old, players, rungs, seed, rules.hash)
         if why:
             raise UserError(f"--out {out} holds another ladder ({why}); choose another --out to play this one")
-        plan = load_plan(old)
+        plan = load_plan(old, f"{out / PLAN_FILE}")
+        check_duels(plan, f"{out / PLAN_FILE}")          # the rungs are the user's again: so must the duels be
         if games is not None and games != plan.seeds:
             raise UserError(f"--out {out} holds this ladder with --games {plan.seeds:,}, not {games:,}; give "
                             f"--games {plan.seeds:,} (or none) to finish it, or another --out")
