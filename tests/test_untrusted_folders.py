@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -274,3 +275,30 @@ def test_i43_05_names_strategy_decides_without_running_code(tmp_path, monkeypatc
                           "horizon=auto, leaf=eval, finish=rollout, reuse=turn, root=turn, candidates=8, depth=0, "
                           "others=tree)")
     assert not sentinel.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. report.md carries no raw HTML from the runs
+# ---------------------------------------------------------------------------------------------
+def test_i43_06_report_md_escapes_html_in_strategy_names(tmp_path, cli):
+    folder = tmp_path / "<img src=x onerror=alert`1`>"
+    folder.mkdir()
+    (folder / "w.toml").write_text('[A]\nbase = "greedy"\nplan = "action"\n')
+    spec = f"{folder / 'w.toml'}:A"
+    ok(cli.invoke(main, ["simulate", "-n", "2", "--seeds", "3", "--strategies", f"{spec},random", "--jobs", "1",
+                         "--out", str(tmp_path / "run"), "-q"]))
+    ok(cli.invoke(main, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")]))
+    html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert "<img src=x" not in html and "&lt;img src=x onerror=alert`1`&gt;" in html
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    prose = re.sub(r"(?ms)^(`{3,})json$.*?^\1$", "", md)               # code blocks show text as it is
+    prose = re.sub(r"(`+) .*? \1", "", prose)                          # and so do code spans
+    assert "<img src=x" not in prose and "&lt;img src=x onerror=alert`1`&gt;" in prose
+
+
+def test_i43_06_markdown_helpers_never_let_markup_through():
+    from analysis.page import md, md_code
+
+    assert md("<script>x</script> & [a](javascript:y)\n# h") == \
+        "&lt;script&gt;x&lt;/script&gt; &amp; [a]\\(javascript:y) # h"
+    assert md_code("a ` b `` c") == "``` a ` b `` c ```"
