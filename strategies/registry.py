@@ -156,13 +156,27 @@ def _feature(spec: str, key) -> str:
     return name
 
 
-def _number(spec: str, key: str, value) -> float:
+MAX_WEIGHT = 1_000_000.0
+WEIGHT_RANGE = (f"a weight is a number from {-MAX_WEIGHT:,.0f} to {MAX_WEIGHT:,.0f} (only the ratios of the "
+                "weights change play)")
+
+
+def weight_in_range(x: float) -> bool:
+    """Whether ``x`` is a weight the evaluation can add up: a position's value sums weight x
+    feature, and a weight near the float limit turns a sum into inf, then a difference of two into
+    NaN, with which the planner can find no best action."""
+    return math.isfinite(x) and -MAX_WEIGHT <= x <= MAX_WEIGHT
+
+
+def _number(spec: str, key: str, value, text: bool = True) -> float:
+    """A weight: a number, or with ``text`` the text of one (an inline spec); ``WEIGHT_RANGE``."""
     if isinstance(value, bool) or not (
-            isinstance(value, (int, float)) or (isinstance(value, str) and _NUMBER.fullmatch(value))):
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number")
+            isinstance(value, (int, float)) or (text and isinstance(value, str) and _NUMBER.fullmatch(value))):
+        hint = "; write it as a number, without quotes" if isinstance(value, str) and _NUMBER.fullmatch(value) else ""
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number{hint}")
     x = float(value)
-    if not math.isfinite(x):
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a finite number")
+    if not weight_in_range(x):
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is out of range: {WEIGHT_RANGE}")
     return x
 
 
@@ -228,7 +242,7 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
     parsed = {}
     for k, v in (weights or {}).items():
         f = _feature(spec, k)
-        parsed[f] = _number(spec, f, v)
+        parsed[f] = _number(spec, f, v, text=False)
     description = entry.get("description", "")
     if not isinstance(description, str):
         raise StrategyError(f"strategy {spec!r}: {where}: description must be text")
@@ -395,7 +409,8 @@ def from_resolved(name: str, info: dict, run_code: bool = True):
             if unknown:
                 raise StrategyError(f"strategy {name!r}: unknown weight {unknown[0]!r}")
             plan = _plan(name, info.get("plan", "action"))     # written before turn planning: plan=action
-            return Strategy(name, PLANS[plan], tuple(_number(name, f, weights.get(f, 0.0)) for f in FEATURES))
+            return Strategy(name, PLANS[plan], tuple(_number(name, f, weights.get(f, 0.0), text=False)
+                                                     for f in FEATURES))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, StrategyError):
             raise

@@ -302,3 +302,64 @@ def test_i43_06_markdown_helpers_never_let_markup_through():
     assert md("<script>x</script> & [a](javascript:y)\n# h") == \
         "&lt;script&gt;x&lt;/script&gt; &amp; [a]\\(javascript:y) # h"
     assert md_code("a ` b `` c") == "``` a ` b `` c ```"
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. weights are bounded where parsed; the compiled driver refuses an illegal action
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["balanced(column=1e308)", "balanced(column=-1e308)", "greedy(vp=1e7)",
+                                  "TOML:1e308", "TOML:-1e308"])
+def test_i43_07_a_huge_weight_is_refused_naming_the_range(tmp_path, cli, spec):
+    if spec.startswith("TOML:"):
+        (tmp_path / "w.toml").write_text(f'[big]\nbase = "balanced"\nweights = {{ column = {spec[5:]} }}\n')
+        spec = f"{tmp_path / 'w.toml'}:big"
+    for args in (["simulate", "-n", "2", "--games", "10", "--strategies", f"{spec},random", "--jobs", "1",
+                  "--out", str(tmp_path / "run"), "-q"],
+                 ["replay", "-n", "2", "--seed", "1", "--strategies", f"{spec},random"]):
+        line = one_error_line(cli.invoke(main, args))
+        assert "out of range" in line and "-1,000,000 to 1,000,000" in line
+    assert not (tmp_path / "run").exists()
+
+
+def _nan_planner():
+    """A turn planner whose weights (past the parser's bounds) value positions NaN: it returns -1."""
+    from strategies.builtin import BUILTINS, NAMES, Strategy
+    from strategies.compiled import FEATURES, KIND_PLANNER
+
+    weights = list(BUILTINS[NAMES.index("balanced")].weights)
+    weights[FEATURES.index("column")] = -1e308
+    return Strategy("nan-planner", KIND_PLANNER, tuple(weights))
+
+
+def test_i43_07_the_compiled_driver_refuses_an_illegal_action_loudly(tmp_path):
+    import numpy as np
+
+    from evora_sim.batch import play_batch, play_game
+    from evora_sim.rules import load_rules
+    from strategies.errors import StrategyError
+
+    rules = load_rules()
+    seeds = np.array([2, 1, 3], dtype=np.int64)        # seed 1: the planner chooses -1 at 2 players
+    with pytest.raises(StrategyError, match=r"'nan-planner' \(seat 0\) chose action -1, which is not legal, "
+                                            r"at decision \d+ of the game with seed 1"):
+        play_batch(rules, 2, seeds, [_nan_planner(), "random"])
+    with pytest.raises(StrategyError, match="seed 1"):
+        play_game(rules, 2, 1, [_nan_planner(), "random"])
+    bot = tmp_path / "first.py"
+    bot.write_text("def choose(state, legal_actions, rng):\n    return legal_actions[0]\n")
+    with pytest.raises(StrategyError, match="chose action -1, which is not legal.*seed 27"):   # the mixed driver
+        play_batch(rules, 2, np.array([2, 27]), [_nan_planner(), f"{bot}:choose"])
+
+
+def test_i43_07_position_emperor_value_is_a_whole_number_like_vp(tmp_path, cli):
+    pos = {"players": 2, "columns": [{"parts": [0], "emperor": {"seat": 0, "value": 3.0}}]}
+    (tmp_path / "p.json").write_text(json.dumps(pos))
+    line = one_error_line(cli.invoke(main, ["score", str(tmp_path / "p.json")]))
+    assert "emperor.value" in line and "3.0" in line
+
+
+def test_i43_07_cosmetic_a_weight_in_a_file_is_a_number_not_text(tmp_path, cli):
+    (tmp_path / "w.toml").write_text('[q]\nbase = "greedy"\nweights = { vp = "3" }\n')
+    line = one_error_line(cli.invoke(main, ["replay", "-n", "2", "--seed", "1", "--strategies",
+                                            f"{tmp_path / 'w.toml'}:q,random"]))
+    assert "vp='3' is not a number" in line and "without quotes" in line
