@@ -296,9 +296,11 @@ def pilot(players: int, rungs: list, rules, seed: int, on_step=None) -> dict:
     return out
 
 
-def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int) -> tuple[int, int, float]:
-    """Seeds per rung and per duel pair that fill ``minutes`` of wall time on ``cores``
-    (``DUEL_SHARE`` of it on the duels), and the minutes they are expected to take; RunError
+def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int,
+                   spent: float = 0.0) -> tuple[int, int, float]:
+    """Seeds per rung and per duel pair that fill the ``minutes`` of wall time left on ``cores``
+    once ``spent`` (the pilot's minutes) is taken from them (``DUEL_SHARE`` of it on the duels),
+    and the minutes they are expected to take, the pilot's included; RunError naming the budget
     when even the smallest ladder does not fit."""
     rung_cost = sum(costs[f"r{i + 1}"] for i in range(len(rungs)))
     duels = duel_plan(rungs, players, 1)
@@ -306,17 +308,18 @@ def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores
     for d in duels:
         pairs.setdefault((d.a, d.b), []).append(costs["|".join(d.field)])
     duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
-    cpu = max(0.0, minutes * 60 - RESERVE) * cores * EFFICIENCY
+    cpu = max(0.0, (minutes - spent) * 60 - RESERVE) * cores * EFFICIENCY
     seeds = int(cpu * (1 - DUEL_SHARE) / rung_cost) if rung_cost > 0 else 10**6
     duel_seeds = int(cpu * DUEL_SHARE / duel_cost) if duel_cost > 0 else 10**6
-    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE
+    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE + spent * 60
     if seeds < MIN_SEEDS or duel_seeds < MIN_DUEL_SEEDS:
+        need = max(1, round(need / 60))
         raise RunError(f"--budget {minutes:g} minutes is too short for this ladder on {cores} core"
-                       f"{'s' if cores > 1 else ''}: it needs about {need / 60:.0f} minutes for {MIN_SEEDS} "
-                       f"seeds a rung and {MIN_DUEL_SEEDS} a duel; give a larger --budget, fewer or cheaper "
-                       "rungs, or --games")
+                       f"{'s' if cores > 1 else ''}: it needs about {need} minute{'s' if need > 1 else ''} for "
+                       f"{MIN_SEEDS} seeds a rung and {MIN_DUEL_SEEDS} a duel; give a larger --budget, fewer or "
+                       "cheaper rungs, or --games")
     expected = (seeds * rung_cost + duel_seeds * duel_cost) / (cores * EFFICIENCY) + RESERVE
-    return min(seeds, 10**6), min(duel_seeds, 10**6), expected / 60
+    return min(seeds, 10**6), min(duel_seeds, 10**6), expected / 60 + spent
 
 
 def default_duel_seeds(seeds: int) -> int:

@@ -363,3 +363,17 @@ def test_i43_07_cosmetic_a_weight_in_a_file_is_a_number_not_text(tmp_path, cli):
     line = one_error_line(cli.invoke(main, ["replay", "-n", "2", "--seed", "1", "--strategies",
                                             f"{tmp_path / 'w.toml'}:q,random"]))
     assert "vp='3' is not a number" in line and "without quotes" in line
+
+
+# ---------------------------------------------------------------------------------------------
+# 10. the skill ladder's --budget is finite minutes
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("budget", ["inf", "nan", "-1", "0", "1e9"])
+def test_i43_10_skill_budget_must_be_finite_minutes(tmp_path, cli, monkeypatch, budget):
+    import evora_sim.ladder as ladder
+
+    monkeypatch.setattr(ladder, "pilot", lambda *a, **k: pytest.fail("the pilot ran"))
+    line = one_error_line(cli.invoke(main, ["skill", "-n", "2", "--ladder", LADDER, "--budget", budget,
+                                            "--out", str(tmp_path / "sk"), "--report-dir", str(tmp_path / "rep")]))
+    assert "--budget must be a number of minutes above 0 and at most 10080" in line
+    assert list(tmp_path.iterdir()) == []
