@@ -377,3 +377,17 @@ def test_i43_10_skill_budget_must_be_finite_minutes(tmp_path, cli, monkeypatch, 
                                             "--out", str(tmp_path / "sk"), "--report-dir", str(tmp_path / "rep")]))
     assert "--budget must be a number of minutes above 0 and at most 10080" in line
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# 12. a strategy file that exits at import
+# ---------------------------------------------------------------------------------------------
+def test_i43_12_a_strategy_file_calling_sys_exit_at_import_is_one_line(tmp_path, cli):
+    bot = tmp_path / "quits.py"
+    bot.write_text("raise SystemExit(3)\n")
+    for args in (["replay", "-n", "2", "--seed", "1", "--strategies", f"{bot}:Bot,random"],
+                 ["simulate", "-n", "2", "--games", "4", "--strategies", f"{bot}:Bot,random", "--out",
+                  str(tmp_path / "run"), "-q"]):
+        line = one_error_line(cli.invoke(main, args))
+        assert "quits.py" in line and "SystemExit: 3" in line
+    assert not (tmp_path / "run").exists()
