@@ -625,12 +625,24 @@ def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | 
 MAX_JOBS = 1024
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
+    may set below the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):        # no affinity on this platform
+        return os.cpu_count() or 1
+
+
 def check_jobs(jobs) -> int:
-    """The number of processes ``--jobs`` asks for (-1: every core), checked before anything runs."""
+    """The number of processes ``--jobs`` asks for (-1: every core), checked before anything runs
+    and capped at the cores: each process holds a compiled engine and a chunk's tables (a few
+    hundred MB), so more processes than cores only add memory (1024 of them: about 264 GB),
+    never speed."""
     if not _is_int(jobs) or not (jobs == -1 or 1 <= jobs <= MAX_JOBS):
         raise RunError(f"--jobs must be -1 (every core) or a number of processes from 1 to {MAX_JOBS}, "
                        f"got {jobs!r}")
-    return (os.cpu_count() or 1) if jobs == -1 else int(jobs)
+    return cores() if jobs == -1 else min(int(jobs), cores())
 
 
 def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | None = None) -> None:

@@ -391,3 +391,19 @@ def test_i43_12_a_strategy_file_calling_sys_exit_at_import_is_one_line(tmp_path,
         line = one_error_line(cli.invoke(main, args))
         assert "quits.py" in line and "SystemExit: 3" in line
     assert not (tmp_path / "run").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# 13. --jobs beyond the cores
+# ---------------------------------------------------------------------------------------------
+def test_i43_13_jobs_are_capped_at_the_cores(run, cli, monkeypatch):
+    from evora_sim import runner as R
+
+    assert R.check_jobs(1024) == R.cores() == R.check_jobs(-1) and R.check_jobs(1) == 1
+    seen = []
+    real = R._run_local
+    monkeypatch.setattr(R, "_run_local", lambda config, rules, out, todo, jobs, *a, **k:
+                        (seen.append(jobs), real(config, rules, out, todo, 1, *a, **k)))
+    (run / "games" / "chunk-000001.parquet").unlink()          # one chunk to play again
+    ok(cli.invoke(main, sim_args(run) + ["--jobs", "1024"]))              # the last --jobs counts
+    assert seen == [R.cores()]
