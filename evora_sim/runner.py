@@ -532,29 +532,70 @@ def connect_scheduler(address: str, timeout: str | float = "10s"):
                        f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
+NO_WORKERS_ENV = "EVORA_DASK_NO_WORKERS_SECONDS"
+NO_WORKERS_SECONDS = 120.0    # a cluster without a worker this long is given up (workers restarting take less)
+_POLL_SECONDS = 1.0
+
+
+def no_workers_limit() -> float:
+    """Seconds a run waits on a Dask cluster that has no worker left: ``EVORA_DASK_NO_WORKERS_SECONDS``
+    if set, else ``NO_WORKERS_SECONDS``."""
+    value = os.environ.get(NO_WORKERS_ENV)
+    if not value:
+        return NO_WORKERS_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise RunError(f"{NO_WORKERS_ENV}={value!r} is not a number of seconds (0 or more)")
+    return seconds
+
+
 def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
     """Chunks are played on the cluster and their tables written here, so workers need no
-    shared file system; at most 2 chunks per worker thread are in flight at once."""
-    from dask.distributed import as_completed
+    shared file system; at most 2 chunks per worker thread are in flight at once. A cluster
+    whose every worker is gone for ``no_workers_limit()`` seconds ends the run with
+    :class:`RunFailed` (the chunks written so far are kept, and the same command resumes):
+    waiting on it would wait forever. A slow chunk on a live worker is waited for."""
+    import queue
 
+    limit = no_workers_limit()
     # keys unique to this run: two runs on one cluster (another seed, the same rules) must never
     # share a task result
     token = uuid.uuid4().hex
     window = max(2, 2 * sum(client.nthreads().values()))
     pending = list(todo)
     chunk_of = {}
-    ac = as_completed(loop=client.loop)
+    finished = queue.Queue()
 
     def submit(k):
         fut = client.submit(play_chunk, config, rules, k, decision_timeout, key=f"evora-chunk-{k}-{token}",
                             pure=False)
-        chunk_of[fut.key] = k
-        ac.add(fut)
+        chunk_of[fut.key] = (k, fut)
+        fut.add_done_callback(finished.put)         # called from the client's thread, or at once
 
     for _ in range(min(window, len(pending))):
         submit(pending.pop(0))
-    for fut in ac:
-        k = chunk_of.pop(fut.key)
+    alone_since = None
+    while chunk_of:
+        try:
+            fut = finished.get(timeout=min(_POLL_SECONDS, max(limit, 0.01)))
+        except queue.Empty:
+            if client.nthreads():
+                alone_since = None
+                continue
+            now = time.monotonic()
+            alone_since = alone_since or now
+            if now - alone_since >= limit:
+                client.cancel([f for _, f in chunk_of.values()])
+                left = len(chunk_of) + len(pending)
+                raise RunFailed(f"the Dask cluster has had no workers for {limit:g} s with {left:,} chunks still to "
+                                f"play; the finished chunks are kept in {out}: start workers and run the same command "
+                                "again to play only the missing ones") from None
+            continue
+        alone_since = None
+        k, _ = chunk_of.pop(fut.key)
         tables = fut.result()
         fut.release()
         on_done(k, *write_chunk(out, k, tables))
@@ -710,6 +751,8 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
         raise RunError(f"--backend must be loky or dask, got {backend!r}")
     if backend == "dask" and not scheduler:
         raise RunError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
+    if backend == "dask":
+        no_workers_limit()                   # a bad setting is refused before anything is written
     jobs = check_jobs(jobs)
     out = Path(out)
     check_folder(out, config, extend)

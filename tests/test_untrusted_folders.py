@@ -407,3 +407,71 @@ def test_i43_13_jobs_are_capped_at_the_cores(run, cli, monkeypatch):
     (run / "games" / "chunk-000001.parquet").unlink()          # one chunk to play again
     ok(cli.invoke(main, sim_args(run) + ["--jobs", "1024"]))              # the last --jobs counts
     assert seen == [R.cores()]
+
+
+# ---------------------------------------------------------------------------------------------
+# 14. a Dask cluster with every worker gone: a clear stop, finished chunks kept, resumable
+# ---------------------------------------------------------------------------------------------
+class _Future:
+    """A stand-in for a dask Future: done at once (its result computed here) or never."""
+
+    def __init__(self, key, fn, args, done):
+        self.key, self._result = key, (fn(*args) if done else None)
+        self._done = done
+
+    def add_done_callback(self, callback):
+        if self._done:
+            callback(self)
+
+    def result(self):
+        return self._result
+
+    def release(self):
+        pass
+
+
+class _ClusterLosingItsWorkers:
+    """A client whose cluster plays the first ``finish`` chunks, then has no worker left."""
+
+    def __init__(self, finish: int):
+        self.finish, self.submitted, self.cancelled = finish, 0, []
+
+    def nthreads(self):
+        return {} if self.submitted >= self.finish else {"tcp://w:1": 1}
+
+    def submit(self, fn, *args, key, pure):
+        self.submitted += 1
+        return _Future(key, fn, args, done=self.submitted <= self.finish)
+
+    def cancel(self, futures):
+        self.cancelled += futures
+
+    def close(self):
+        pass
+
+
+def test_i43_14_dask_without_workers_stops_keeps_chunks_and_resumes(made, tmp_path, cli, monkeypatch):
+    from evora_sim import runner as R
+
+    client = _ClusterLosingItsWorkers(finish=1)
+    monkeypatch.setattr(R, "connect_scheduler", lambda address, timeout="10s": client)
+    monkeypatch.setenv(R.NO_WORKERS_ENV, "0")
+    out = tmp_path / "run"
+    line = one_error_line(cli.invoke(main, sim_args(out) + ["--backend", "dask", "--scheduler", "tcp://x:1"]))
+    assert "no workers for 0 s" in line and "finished chunks are kept" in line and "run the same command" in line
+    assert client.cancelled                                    # nothing left running on the cluster
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert list(manifest["chunks"].values()).count("done") == 1
+    ok(cli.invoke(main, sim_args(out)))                        # resumed here: only the missing chunks
+    for t in ("games", "seats", "cards", "spaces"):
+        for k in range(3):
+            assert chunk_file(out, t, k).read_bytes() == chunk_file(made, t, k).read_bytes()
+
+
+def test_i43_14_a_bad_no_workers_setting_is_refused_before_anything_is_written(tmp_path, cli, monkeypatch):
+    from evora_sim import runner as R
+
+    monkeypatch.setenv(R.NO_WORKERS_ENV, "soon")
+    line = one_error_line(cli.invoke(main, sim_args(tmp_path / "run") + ["--backend", "dask", "--scheduler",
+                                                                         "tcp://x:1"]))
+    assert R.NO_WORKERS_ENV in line and not (tmp_path / "run").exists()
