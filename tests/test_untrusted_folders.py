@@ -475,3 +475,17 @@ def test_i43_14_a_bad_no_workers_setting_is_refused_before_anything_is_written(t
     line = one_error_line(cli.invoke(main, sim_args(tmp_path / "run") + ["--backend", "dask", "--scheduler",
                                                                          "tcp://x:1"]))
     assert R.NO_WORKERS_ENV in line and not (tmp_path / "run").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# 15. a search's --budget has an upper bound
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    ["balance", "--players", "2", "--param", "white_stone.vp=2..3"],
+    ["balance", "--compensation", "--players", "2"],
+    ["tune", "strategy", "greedy(plan=action)", "--against", "self", "--players", "2"],
+])
+def test_i43_15_search_budget_has_an_upper_bound(tmp_path, cli, command):
+    line = one_error_line(cli.invoke(main, command + ["--budget", str(10**18), "--out", str(tmp_path / "o")]))
+    assert "--budget must be a number of games from 1 to 10,000,000,000" in line
+    assert not (tmp_path / "o").exists()
