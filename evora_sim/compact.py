@@ -151,8 +151,8 @@ def loose_games(manifest: dict) -> int:
 def compact(out: str | Path, row_group_games: int = ROW_GROUP_GAMES, part_games: int = PART_GAMES) -> Compacted:
     """Pack run ``out``'s finished chunks that are in their own files into parts (see the
     module); RunError (one line) for a folder that is not a run, or one in use."""
+    check_out_path(out, "RUN_DIR", RunError, "evora compact runs/NAME")     # '' before Path makes it '.'
     out = Path(out)
-    check_out_path(out, "RUN", RunError)
     if not (out / MANIFEST).is_file():
         raise RunError(f"{out} is not a run folder (no {MANIFEST})")
     with folder_lock(out, RunError, "run"):

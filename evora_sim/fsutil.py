@@ -45,12 +45,14 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             tmp.unlink()
 
 
-def check_out_path(value, option: str = "--out", error: type[Exception] = OutputError) -> Path:
+def check_out_path(value, option: str = "--out", error: type[Exception] = OutputError,
+                   example: str | None = None) -> Path:
     """``value`` as a Path, unless it is empty or the current folder or one of its parents
-    (``.``, ``..``, ``/``): those hold the user's own work, so no command writes there."""
+    (``.``, ``..``, ``/``): those hold the user's own work, so no command writes there.
+    ``example``: how the message shows a good value (default ``OPTION runs/NAME``)."""
     text = "" if value is None else str(value)
     if not text.strip():
-        raise error(f"{option} is empty; give a folder name, e.g. {option} runs/NAME")
+        raise error(f"{option} is empty; give a folder name, e.g. {example or f'{option} runs/NAME'}")
     path = Path(text)
     try:
         here = Path.cwd().resolve()

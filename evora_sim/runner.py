@@ -152,7 +152,8 @@ def watch_parent(parent: int) -> None:
 # ---------------------------------------------------------------------------------------------
 def _differences(old: dict, new: dict, prefix: str = "") -> str:
     """``key: old -> new`` for every differing key; nested tables (the strategies' weights) are
-    compared key by key, so the message names the weight that changed."""
+    compared key by key, so the message names the weight that changed. A configuration's
+    ``games`` counts seeds (each played once per rotation), so it is shown as ``seeds``."""
     keys = sorted(set(old) | set(new))
     diffs = []
     for k in keys:
@@ -162,7 +163,7 @@ def _differences(old: dict, new: dict, prefix: str = "") -> str:
         if isinstance(a, dict) and isinstance(b, dict):
             diffs.append(_differences(a, b, f"{prefix}{k}."))
         else:
-            diffs.append(f"{prefix}{k}: {a!r} -> {b!r}")
+            diffs.append(f"{prefix}{'seeds' if k == 'games' and not prefix else k}: {a!r} -> {b!r}")
     return "; ".join(diffs)
 
 

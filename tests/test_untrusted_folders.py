@@ -489,3 +489,45 @@ def test_i43_15_search_budget_has_an_upper_bound(tmp_path, cli, command):
     line = one_error_line(cli.invoke(main, command + ["--budget", str(10**18), "--out", str(tmp_path / "o")]))
     assert "--budget must be a number of games from 1 to 10,000,000,000" in line
     assert not (tmp_path / "o").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# cosmetic items of the same round
+# ---------------------------------------------------------------------------------------------
+def test_i43_cosmetic_skill_budget_too_short_names_the_budget_given(tmp_path, cli, monkeypatch):
+    import evora_sim.ladder as ladder
+
+    monkeypatch.setattr(ladder, "pilot", lambda players, rungs, *a, **k:
+                        {**{f"r{i + 1}": 0.01 for i in range(len(rungs))}, "random|greedy(plan=action)": 0.01})
+    line = one_error_line(cli.invoke(main, ["skill", "-n", "2", "--ladder", LADDER, "--budget", "0.01", "--jobs", "1",
+                                            "-q", "--out", str(tmp_path / "sk"), "--report-dir", str(tmp_path / "rep")]))
+    assert "--budget 0.01 minutes is too short" in line and "-0.0" not in line
+
+
+def test_i43_cosmetic_compact_of_an_empty_name_says_it_is_empty(cli):
+    line = one_error_line(cli.invoke(main, ["compact", ""]))
+    assert "is empty" in line and "current folder" not in line
+
+
+def test_i43_cosmetic_a_clashing_duel_names_seeds_as_seeds(tmp_path, cli):
+    args = ["duel", "random,greedy(plan=action)", "--jobs", "1", "-q", "--out", str(tmp_path / "d")]
+    ok(cli.invoke(main, args + ["--games", "4"]))
+    line = one_error_line(cli.invoke(main, args + ["--games", "8"]))
+    assert "seeds: 2 -> 4" in line and "games: 2" not in line
+
+
+def test_i43_cosmetic_card_value_into_a_foreign_folder_says_what_it_is_not(tmp_path, cli):
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "notes.txt").write_text("mine")
+    line = one_error_line(cli.invoke(main, ["card-value", "-n", "2", "--games", "40", "--out", str(tmp_path / "o")]))
+    assert "not a card-value folder" in line and "search" not in line
+
+
+def test_i43_cosmetic_ctrl_c_inside_a_strategy_is_exit_130_in_replay_as_in_simulate(tmp_path, cli):
+    bot = tmp_path / "ctrlc.py"
+    bot.write_text("def choose(state, legal_actions, rng):\n    raise KeyboardInterrupt\n")
+    for args in (["replay", "-n", "2", "--seed", "1", "--strategies", f"{bot}:choose,random"],
+                 ["simulate", "-n", "2", "--games", "4", "--strategies", f"{bot}:choose,random", "-q", "--out",
+                  str(tmp_path / "run")]):
+        result = cli.invoke(main, args)
+        assert result.exit_code == 130 and "interrupted" in result.stderr and "Aborted" not in result.output

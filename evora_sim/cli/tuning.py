@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .group import (JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg, check_players_arg,
-                    check_seed_arg, examples, load_rules_arg, main)
+from .group import (INTERRUPTED, JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg,
+                    check_players_arg, check_seed_arg, examples, load_rules_arg, main)
 
 TUNE_DEFAULTS = {"batch": 8, "seeds": 50, "finalists": 3, "confirm_seeds": 2000}
 BALANCE_DEFAULTS = {"batch": 8, "seeds": 500, "finalists": 3, "confirm_seeds": 10_000}
@@ -298,4 +298,4 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
 def _interrupted(out):
     click.echo(f"\ninterrupted: what was played is kept in {out}; run the same command again to go on "
                "(same result)", err=True)
-    sys.exit(130)
+    sys.exit(INTERRUPTED)
