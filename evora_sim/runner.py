@@ -34,6 +34,7 @@ from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES,
 from .rules import Rules, load_rules
 from .runlock import LOCK_FILE, folder_lock, refuse_if_held
 from .seeds import game_seeds
+from .storage import misplaced
 from .tables import TABLES, batch_tables, concat_tables
 
 DEFAULT_CHUNK = 5_000
@@ -267,6 +268,7 @@ def run_folder(out: Path, config: RunConfig, rules: Rules, command: str, strateg
 
             remove_leftovers(out, manifest)
             damaged = damaged_chunks(out, manifest)
+            damaged.update(misplaced(out, manifest, skip=damaged))     # checksums can be rewritten: content too
             forget_chunks(manifest, damaged)
             if damaged and notice is not None:
                 notice(describe_damaged(out, damaged) + ": played again")

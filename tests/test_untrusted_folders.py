@@ -157,6 +157,48 @@ def test_i43_04_report_never_imports_the_strategy_file_a_manifest_names(tmp_path
 
 
 # ---------------------------------------------------------------------------------------------
+# 8. a chunk is checked against its identity, not only its checksum
+# ---------------------------------------------------------------------------------------------
+def swap_in_chunk0(run: Path) -> None:
+    """Chunk 1's files replaced by chunk 0's, and the manifest's checksums rewritten to match."""
+    from evora_sim.manifest import file_record
+
+    m = json.loads((run / MANIFEST).read_text())
+    for t in ("games", "seats", "cards", "spaces"):
+        data = chunk_file(run, t, 0).read_bytes()
+        chunk_file(run, t, 1).write_bytes(data)
+        m["chunk_files"]["1"][t] = file_record(data)
+    (run / MANIFEST).write_text(json.dumps(m))
+
+
+def test_i43_08_resume_replays_a_chunk_holding_another_chunks_games(run, made, cli):
+    swap_in_chunk0(run)
+    result = cli.invoke(main, sim_args(run))
+    assert result.exit_code == 0, result.output
+    assert "chunk 1 is damaged" in result.stderr and "outside its range" in result.stderr
+    for t in ("games", "seats", "cards", "spaces"):
+        assert chunk_file(run, t, 1).read_bytes() == chunk_file(made, t, 1).read_bytes()
+    ok(cli.invoke(main, ["compare", str(run), str(made)]))
+
+
+def test_i43_08_compact_never_packs_a_chunk_holding_another_chunks_games(run, cli):
+    swap_in_chunk0(run)
+    result = cli.invoke(main, ["compact", str(run)])
+    assert result.exit_code == 0 and "chunk 1 left in its own files" in result.stderr
+    assert "1" not in {str(k) for p in json.loads((run / MANIFEST).read_text())["parts"].values() for k in p["chunks"]}
+
+
+def test_i43_08_report_refuses_a_manifest_whose_seed_was_edited(run, tmp_path, cli):
+    m = json.loads((run / MANIFEST).read_text())
+    m["config"]["seed"] += 1
+    (run / MANIFEST).write_text(json.dumps(m))
+    line = one_error_line(cli.invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")]))
+    assert f"other seeds than run seed {m['config']['seed']}" in line
+    assert not (tmp_path / "rep").exists()
+
+
+
+# ---------------------------------------------------------------------------------------------
 # 9. whole numbers: ASCII digits, and not thousands of them
 # ---------------------------------------------------------------------------------------------
 HUGE = "9" * 5000
