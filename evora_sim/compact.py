@@ -99,6 +99,7 @@ def _write_part(out: Path, p: int, groups: list[list[int]]) -> dict:
     for table in TABLES:
         final = part_file(out, table, p)
         tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)            # never written through a link left under its name
         writer = None
         try:
             for group in groups:

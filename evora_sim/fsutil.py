@@ -33,15 +33,23 @@ class OutputError(ValueError):
     """An output path that must not be written (the message names it and why)."""
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary name beside ``path`` (``.NAME.PID.tmp``), then rename it into
-    place: a reader sees the old file or the new one, never half of it."""
+    place: a reader sees the old file or the new one, never half of it. The temporary file is
+    created new, never opened through a link left under its name (a folder someone handed over
+    may hold one for every likely PID); a link at ``path`` itself is replaced, not followed."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(data)
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
+        if tmp.is_symlink() or tmp.exists():
             tmp.unlink()
 
 

@@ -152,6 +152,8 @@ def read_plan(folder: str | Path) -> dict | None:
     path = Path(folder) / PLAN_FILE
     if not path.exists() and not path.is_symlink():
         return None
+    if not path.is_file():                    # a link to a device or a pipe: a read that never ends
+        raise RunError(f"{path} is not a regular file, so not a ladder plan; play the ladder into a new --out")
     doc = read_json(path, "ladder plan", RunError)
     if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
         raise RunError(f"{path} is not an evora skill ladder plan")
@@ -356,10 +358,24 @@ def _steps(plan: Plan) -> list:
             + [(2, d.field, d.seeds, True, d.folder) for d in plan.duels])
 
 
+def own_folder(out: Path, folder: str) -> Path:
+    """``out / folder``, a run folder of the ladder in ``out``, unless a part of it below ``out``
+    is a link (RunError): the plan's folders are the ladder's own, so a link put in their place
+    would have the ladder write, or its report read, outside it."""
+    path = Path(out)
+    for part in Path(folder).parts:
+        path = path / part
+        if path.is_symlink():
+            raise RunError(f"{path} is a link, not a folder of the ladder in {out}; nothing is read or written "
+                           "there: play the ladder into a new --out")
+    return path
+
+
 def check_folders(plan: Plan, out: Path, rules) -> None:
-    """Every run folder of the plan is new or holds the same run (RunError otherwise): checked
-    before the first game, so a clash costs nothing."""
+    """Every run folder of the plan is the ladder's own (:func:`own_folder`), new or holding the
+    same run (RunError otherwise): checked before the first game, so a clash costs nothing."""
     from .runner import check_folder, make_config
 
     for players, spec, seeds, rotate, folder in _steps(plan):
-        check_folder(out / folder, make_config(players, seeds, spec, plan.seed, rotate, chunk_for(seeds), rules))
+        check_folder(own_folder(out, folder), make_config(players, seeds, spec, plan.seed, rotate, chunk_for(seeds),
+                                                          rules))
