@@ -366,7 +366,7 @@ def open_ladder(folder) -> Ladder:
     """The ladder ``evora skill`` played into ``folder``: its rungs' runs (finished) and duels."""
     from pathlib import Path
 
-    from evora_sim.ladder import load_plan, read_plan
+    from evora_sim.ladder import load_plan, own_folder, read_plan
 
     from .tables import open_runs
 
@@ -375,9 +375,9 @@ def open_ladder(folder) -> Ladder:
         raise LadderError(f"{folder} holds no skill ladder (no ladder.json): play one with evora skill")
     plan = load_plan(doc)
     folder = Path(folder)
-    runs = open_runs([folder / plan.rung_folder(i) for i in range(len(plan.rungs))])
+    runs = open_runs([own_folder(folder, plan.rung_folder(i)) for i in range(len(plan.rungs))])
     ladder = check_ladder(runs, plan.rungs)
-    duels = open_runs([folder / d.folder for d in plan.duels])
+    duels = open_runs([own_folder(folder, d.folder) for d in plan.duels])
     _check_played(plan, runs, duels, folder / "ladder.json")
     ladder.duels = [DuelRun(r, {d.field[0]: d.a, d.field[1]: d.b}) for d, r in zip(plan.duels, duels)]
     return ladder
