@@ -176,7 +176,8 @@ def _number(spec: str, key: str, value, text: bool = True) -> float:
         raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number{hint}")
     x = float(value)
     if not weight_in_range(x):
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is out of range: {WEIGHT_RANGE}")
+        what = "is out of range" if math.isfinite(x) else "is not a finite number"
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} {what}: {WEIGHT_RANGE}")
     return x
 
 
