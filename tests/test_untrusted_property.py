@@ -9,7 +9,7 @@ that no code outside the package ran (a strategy file that leaves a trace when r
 everywhere it could be), and that every refusal is one line with exit status 2.
 
 Each example copies the folder afresh; the examples are few and fixed (derandomized) so the test
-takes well under a minute, the commands on small runs.
+takes about half a minute to a minute on the shared 2-core machine, the commands on small runs.
 """
 from __future__ import annotations
 
