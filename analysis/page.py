@@ -3,13 +3,16 @@
 The page is laid out for a 1280-pixel window: text at reading width, tables that wrap their
 cells instead of scrolling sideways, long tables and the raw manifests folded into
 ``<details>`` blocks. Every piece of text from the runs (strategy names, rules values, paths)
-is escaped: a name holding HTML shows as text.
+is escaped, in both pages: a name holding HTML shows as text. In ``report.md`` that means HTML's
+``& < >``, a line break, ``](`` (a link or an image) and, in tables, ``|``; code spans and blocks
+are fenced by more backticks than they hold.
 """
 from __future__ import annotations
 
 import base64
 import html
 import json
+import re
 
 from .stats import ALPHA
 
@@ -133,34 +136,62 @@ def write_html(path, rep, figures, manifests) -> None:
     path.write_text("\n".join(parts), encoding="utf-8")
 
 
+def md(text) -> str:
+    """Text from the runs as Markdown shows it and never as markup: HTML escaped, one line, no
+    link or image (``](`` broken)."""
+    text = html.escape(" ".join(str(text).splitlines()), quote=False)
+    return text.replace("](", "]\\(")
+
+
+def md_code(text) -> str:
+    """``text`` as an inline code span: fenced by one backtick more than its longest run, so it
+    cannot close the span early (Markdown shows a span's content as it is)."""
+    text = " ".join(str(text).splitlines())
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
+
+
+def _md_table(shown) -> str:
+    cell = lambda v: md(v).replace("|", "\\|") if isinstance(v, str) else v        # noqa: E731
+    return shown.rename(columns=cell).map(cell).to_markdown(index=False)
+
+
+def _md_figure(title, figure) -> str:
+    return f"![{md(title)}]({figure.name})"
+
+
 def write_markdown(path, rep, figures, manifests) -> None:
-    lines = [f"# {rep.title}", ""]
-    lines += [f"- **{k}:** {v}" for k, v in rep.header]
-    lines += [""] + [f"> {x}" for x in rep.notices]
+    lines = [f"# {md(rep.title)}", ""]
+    lines += [f"- **{md(k)}:** {md(v)}" for k, v in rep.header]
+    lines += [""] + [f"> {md(x)}" for x in rep.notices]
     lines += ["", "## The answer", ""]
     for a in rep.answers:
-        lines += [f"### {a.players} players", "", f"**{a.lead}**", ""] + [f"{x}" for x in a.details] + [""]
-    lines += [f"![{rep.answer_figure[0]}]({figures[rep.answer_figure[1]].name})", "",
-              "### Strongest card and space findings", ""] + [f"- {x}" for x in rep.strongest]
+        lines += [f"### {a.players} players", "", f"**{md(a.lead)}**", ""] + [md(x) for x in a.details] + [""]
+    lines += [_md_figure(rep.answer_figure[0], figures[rep.answer_figure[1]]), "",
+              "### Strongest card and space findings", ""] + [f"- {md(x)}" for x in rep.strongest]
     if rep.strongest_figure:
-        lines += ["", f"![{rep.strongest_figure[0]}]({figures[rep.strongest_figure[1]].name})"]
-    lines += ["", "## Findings", ""] + [f"- {x}" for x in rep.findings]
+        lines += ["", _md_figure(rep.strongest_figure[0], figures[rep.strongest_figure[1]])]
+    lines += ["", "## Findings", ""] + [f"- {md(x)}" for x in rep.findings]
     lines += ["", f"Significance level {ALPHA}; ranges are 95%."]
     for sec in rep.sections:
-        lines += ["", f"## {sec.title}", ""]
+        lines += ["", f"## {md(sec.title)}", ""]
         if sec.notice:
-            lines += [f"> {sec.notice}", ""]
-        lines.append(sec.note)
+            lines += [f"> {md(sec.notice)}", ""]
+        lines.append(md(sec.note))
         for t in sec.tables:
-            lines += ["", f"Table `{t.name}.csv` ({len(t.df):,} rows):", "", t.shown.to_markdown(index=False)]
+            lines += ["", f"Table {md_code(t.name + '.csv')} ({len(t.df):,} rows):", "", _md_table(t.shown)]
         for title, stem, _ in sec.figures:
-            lines += ["", f"![{title}]({figures[stem].name})"]
+            lines += ["", _md_figure(title, figures[stem])]
     if rep.sample is not None:
         g = rep.sample
         lines += ["", f"## {SAMPLE_TITLE}", "", f"The run's first game (seed {g.seed}); its full log is "
-                  f"[sample_game.txt](sample_game.txt), printed by `{g.command}`.", "",
-                  f"![A sample game]({figures['sample_game'].name})"]
+                  f"[sample_game.txt](sample_game.txt), printed by {md_code(g.command)}.", "",
+                  _md_figure("A sample game", figures["sample_game"])]
+    elif rep.sample_note:
+        lines += ["", md(rep.sample_note)]
     lines += ["", "## Runs", ""]
     for where, m, done in manifests:
-        lines += [f"`{where}`", "", "```json", _manifest_json(m, done), "```", ""]
+        text = _manifest_json(m, done)
+        fence = "`" * max(3, max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+        lines += [md_code(where), "", f"{fence}json", text, fence, ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

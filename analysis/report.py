@@ -355,11 +355,13 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
             "the Feldman-Cousins interval for the seat unfairness (points). The other sections show plain "
             "95% ranges.",
             [Table("until_sure", sure, display.until_sure(sure))]))
+    from strategies.errors import StrategyError
+
     try:
         biggest = max(runs, key=lambda r: (r.manifest["config"]["players"], -runs.index(r)))
         sample, sample_note = sample_game(biggest), ""
-    except Exception as exc:              # a custom strategy's file gone: the report still builds
-        sample, sample_note = None, f"No sample game: its strategies could not be loaded again ({exc})."
+    except StrategyError as exc:          # a custom strategy (never run from a folder), a damaged one
+        sample, sample_note = None, f"No sample game: it cannot be replayed from the run folder: {exc}."
     return Report(title, header, notices, answers, answer_figure, strongest, strongest_figure, findings,
                   sections, sample, sample_note)
 

@@ -5,6 +5,11 @@ full ``evora replay`` log written beside the report.
 DominionSim's "sample game" is the precedent: a reader who sees one real game understands the
 numbers better. The game is the run's first (game 0: the first seed, rotation 0), so the same
 command replays it.
+
+A report reads folders anyone may have written, so the game is replayed only with the compiled
+built-in players its manifest describes (every value checked as the spec parser checks it); a
+custom Python strategy is never loaded from a run folder, whatever file and checksum the manifest
+names, and the report says so instead of showing the game.
 """
 from __future__ import annotations
 
@@ -68,7 +73,7 @@ def sample_game(run) -> SampleGame:
     rules = validate(m["rules"])
     seed = int(game_seeds(int(cfg["seed"]), 0, 1)[0])
     names = list(cfg["strategies"])
-    seats = [from_resolved(x, cfg["resolved_strategies"][x]) for x in names]
+    seats = [from_resolved(x, cfg["resolved_strategies"][x], run_code=False) for x in names]
     state, log = play_game(rules, n, seed, seats)
     return SampleGame(n, seed, names, rules, state, score_rows(rules, n, seed, log),
                       replay_command(m, n, seed, names), replay_lines(rules, n, seed, seats))

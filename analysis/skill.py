@@ -375,7 +375,7 @@ def open_ladder(folder) -> Ladder:
     """The ladder ``evora skill`` played into ``folder``: its rungs' runs (finished) and duels."""
     from pathlib import Path
 
-    from evora_sim.ladder import load_plan, read_plan
+    from evora_sim.ladder import load_plan, own_folder, read_plan
 
     from .tables import open_runs
 
@@ -384,8 +384,35 @@ def open_ladder(folder) -> Ladder:
         raise LadderError(f"{folder} holds no skill ladder (no ladder.json): play one with evora skill")
     plan = load_plan(doc)
     folder = Path(folder)
-    runs = open_runs([folder / plan.rung_folder(i) for i in range(len(plan.rungs))])
+    runs = open_runs([own_folder(folder, plan.rung_folder(i)) for i in range(len(plan.rungs))])
     ladder = check_ladder(runs, plan.rungs)
-    duels = open_runs([folder / d.folder for d in plan.duels])
+    duels = open_runs([own_folder(folder, d.folder) for d in plan.duels])
+    _check_played(plan, runs, duels, folder / "ladder.json")
     ladder.duels = [DuelRun(r, {d.field[0]: d.a, d.field[1]: d.b}) for d, r in zip(plan.duels, duels)]
     return ladder
+
+
+def _check_played(plan, runs, duels, where) -> None:
+    """Each run is what the plan says it is (its size, seed, rules and players), so a label in the
+    report is never one an edited ladder.json gave another rung's games."""
+    from evora_sim.ladder import rung_played
+
+    def same(run, want: dict) -> None:
+        cfg = run.manifest["config"]
+        for key, value in want.items():
+            if cfg[key] != value:
+                raise LadderError(f"{where} does not describe its run {run.out}: the plan says {key} {value!r}, "
+                                  f"the run has {cfg[key]!r}; play the ladder into a new --out")
+
+    for i, (rung, run) in enumerate(zip(plan.rungs, runs)):
+        same(run, {"players": plan.players, "seed": plan.seed, "games": plan.seeds, "rules_hash": plan.rules_hash})
+        if not rung_played(rung, run.manifest["config"]["strategies"]):
+            raise LadderError(f"{where} names rung {i + 1} {rung!r}, but its run {run.out} played "
+                              f"{rung_label(run.manifest)!r}; play the ladder into a new --out")
+    for d, run in zip(plan.duels, duels):
+        same(run, {"players": 2, "seed": plan.seed, "games": d.seeds, "rules_hash": plan.rules_hash,
+                   "strategies": d.field})
+        for name, rung in zip(d.field, (d.a, d.b)):
+            if name not in runs[rung].manifest["config"]["strategies"]:
+                raise LadderError(f"{where}: duel {d.folder} plays {name!r} for rung {rung + 1}, which does not "
+                                  "hold it; play the ladder into a new --out")

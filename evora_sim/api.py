@@ -242,7 +242,10 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
     if _FINISH_WORK is None or strategy.search:   # the compiled loop's buffers, made once
         _FINISH_WORK = gameloop.buffers(L.MAXP, [strategy])[1:4]
     legal, _, work = _FINISH_WORK
-    gameloop.play_on(state.arr, state.rules.packed, kinds, W, 0 if until == "effect" else 1, legal, rs, work)
+    if gameloop.play_on(state.arr, state.rules.packed, kinds, W, 0 if until == "effect" else 1, legal, rs,
+                        work) == gameloop.ILLEGAL:
+        raise ValueError(f"policy {strategy.name!r} chose an action that is not legal; the state is left "
+                         "before that decision")
     return state
 
 

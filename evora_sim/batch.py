@@ -14,10 +14,14 @@ from strategies.custom import is_custom
 from strategies.registry import seat_arrays
 
 from . import engine as E
-from .gameloop import GAME_COLUMNS, BatchResult, advance, buffers, new_result, record, search_notes, seat_strategies, start
+from .gameloop import (GAME_COLUMNS, ILLEGAL, BatchResult, advance, buffers, new_result, record, refused, search_notes,
+                       seat_strategies, start)
 from .mixed import play_mixed_batch, play_mixed_game
 
 MAX_RECORDED = 4096      # actions kept per game with ``record_actions`` (a 4-player game takes about 700)
+
+
+DECISIONS = GAME_COLUMNS.index("decisions")
 
 
 @njit(cache=True, _nrt=False)
@@ -26,12 +30,26 @@ def _batch(R, n, seeds, kinds, W, games, seats, stats, s, logs, no_custom, legal
     game's final state; row ``g`` of ``logs`` (at least one row) receives game ``g``'s actions
     (as many as fit), for the games it has rows for. One compiled entry for batches and single
     games: each compiled layer costs compile time. Buffers come from the caller (``buffers``),
-    so no reference counting runs here."""
+    so no reference counting runs here. Returns -1, or the row of the game a seat stopped by
+    choosing an illegal action (``s`` then holds that game as it stood; its steps are in
+    ``games[g, decisions]``)."""
     for g in range(seeds.shape[0]):
         start(s, R, n, seeds[g], rs, work)
         log = logs[g] if g < logs.shape[0] else logs[0, :0]
-        steps = advance(s, R, kinds, W, no_custom, legal, rs, work, log, 0, track)[1]
+        k, steps = advance(s, R, kinds, W, no_custom, legal, rs, work, log, 0, track)
+        if k == ILLEGAL:
+            games[g, DECISIONS] = steps
+            return g
         record(s, n, g, steps, games, seats, stats, track)
+    return -1
+
+
+def _run(items, seeds, res, s, logs, bufs, rules, n_players) -> None:
+    """``_batch`` over ``seeds``; a game stopped by an illegal action is a StrategyError."""
+    kinds, W = seat_arrays(items)
+    g = _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, logs, *bufs)
+    if g >= 0:
+        raise refused(items, s, bufs[4], int(res.games[g, DECISIONS]), int(seeds[g]))
 
 
 def play_batch(rules, n_players: int, seeds, strategies, decision_timeout: float | None = None,
@@ -47,10 +65,8 @@ def play_batch(rules, n_players: int, seeds, strategies, decision_timeout: float
     if any(is_custom(x) for x in items):
         res = play_mixed_batch(rules, n_players, seeds, items, decision_timeout, logs)
     else:
-        kinds, W = seat_arrays(items)
         res = new_result(seeds, n_players)
-        _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
-               logs, *buffers(n_players, items))
+        _run(items, seeds, res, E.new_state(), logs, buffers(n_players, items), rules, n_players)
     if record_actions:
         res.actions = logs
     return res
@@ -69,12 +85,11 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     res = new_result(seeds, n_players)
     items = seat_strategies(n_players, strategies)
-    kinds, W = seat_arrays(items)
-    no_custom, legal, rs, work, track = buffers(n_players, items)
+    bufs = buffers(n_players, items)
+    work = bufs[3]
     meta = plan_meta(work[0])
     meta[P.M_COUNT] = 1
-    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, E.new_state(),
-           np.zeros((1, 0), dtype=np.int64), no_custom, legal, rs, work, track)
+    _run(items, seeds, res, E.new_state(), np.zeros((1, 0), dtype=np.int64), bufs, rules, n_players)
     turns = int(res.games[:, GAME_COLUMNS.index("turns")].sum())
     counts = {"searches": P.M_SEARCHES, "nodes": P.M_NODES, "leaves": P.M_LEAVES, "distinct": P.M_DISTINCT}
     search = {k: v / len(seeds) for k, v in rollout_plan_counts(work[1]).items()}
@@ -90,11 +105,10 @@ def play_game(rules, n_players: int, seed: int, strategies, max_log: int = 100_0
         return play_mixed_game(rules, n_players, seed, items, max_log, decision_timeout, notes)
     s = E.new_state()
     logs = np.zeros((1, max_log), dtype=np.int64)
-    kinds, W = seat_arrays(items)
     seeds = np.array([seed], dtype=np.int64)
     res = new_result(seeds, n_players)
     bufs = buffers(n_players, items)
-    _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, logs, *bufs)
+    _run(items, seeds, res, s, logs, bufs, rules, n_players)
     if notes is not None:
         notes.extend(search_notes(bufs[3]))
     steps = int(res.games[0, GAME_COLUMNS.index("decisions")])

@@ -34,6 +34,7 @@ from .fsutil import check_out_path
 from .manifest import (MANIFEST, TABLES, RunError, file_sha256, chunk_file, chunk_ids, chunk_parts,
                        chunk_problem, part_file, read_manifest, write_manifest)
 from .runlock import folder_lock
+from .storage import misplaced
 
 ROW_GROUP_GAMES = 100_000
 PART_GAMES = 1_000_000
@@ -98,6 +99,7 @@ def _write_part(out: Path, p: int, groups: list[list[int]]) -> dict:
     for table in TABLES:
         final = part_file(out, table, p)
         tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)            # never written through a link left under its name
         writer = None
         try:
             for group in groups:
@@ -151,8 +153,8 @@ def loose_games(manifest: dict) -> int:
 def compact(out: str | Path, row_group_games: int = ROW_GROUP_GAMES, part_games: int = PART_GAMES) -> Compacted:
     """Pack run ``out``'s finished chunks that are in their own files into parts (see the
     module); RunError (one line) for a folder that is not a run, or one in use."""
+    check_out_path(out, "RUN_DIR", RunError, "evora compact runs/NAME")     # '' before Path makes it '.'
     out = Path(out)
-    check_out_path(out, "RUN", RunError)
     if not (out / MANIFEST).is_file():
         raise RunError(f"{out} is not a run folder (no {MANIFEST})")
     with folder_lock(out, RunError, "run"):
@@ -165,6 +167,10 @@ def compact(out: str | Path, row_group_games: int = ROW_GROUP_GAMES, part_games:
             problem = chunk_problem(out, manifest, k)
             if problem:
                 result.skipped[k] = problem
+        # a checksum can be rewritten by whoever edits the folder: a chunk holding other games
+        # than its own is never packed either (parts, checked when made, are not read again)
+        loose_only = {**manifest, "parts": {}, "chunks": {str(k): "done" for k in loose}}
+        result.skipped.update(misplaced(out, loose_only, skip=result.skipped))
         good = [k for k in loose if k not in result.skipped]
         parts = plan(manifest, good, row_group_games, part_games, schema_of=lambda k: _columns(out, k))
         next_id = max((int(p) for p in manifest.get("parts", {})), default=-1) + 1

@@ -5,42 +5,62 @@ A folder written by :func:`atomic_folder` (a report, a sweep summary) holds a ma
 (``.evora-output``) naming its kind and every file in it. Replacing such a folder touches only
 those files; a folder holding anything else (a project folder, a user's notes, a report of an
 older version without the marker) is refused, never emptied.
+
+The marker is read back from a folder anyone may have handed the user, so it is trusted only for
+what this toolkit writes there: plain file names directly inside the folder, of the kinds a
+report or summary holds (:func:`own_name`). A marker listing anything else (``../x``, an
+absolute path, a sub-folder) makes the folder foreign: refused, nothing deleted.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 MARKER = ".evora-output"
 MARKER_FORMAT = "evora-sim output folder"
+# what a report or summary folder holds: tables, figures, pages, logs and weight or rules files
+OUTPUT_SUFFIXES = (".csv", ".png", ".svg", ".md", ".html", ".txt", ".toml")
+_OWN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}", re.ASCII)
 
 
 class OutputError(ValueError):
     """An output path that must not be written (the message names it and why)."""
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary name beside ``path`` (``.NAME.PID.tmp``), then rename it into
-    place: a reader sees the old file or the new one, never half of it."""
+    place: a reader sees the old file or the new one, never half of it. The temporary file is
+    created new, never opened through a link left under its name (a folder someone handed over
+    may hold one for every likely PID); a link at ``path`` itself is replaced, not followed."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(data)
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
+        if tmp.is_symlink() or tmp.exists():
             tmp.unlink()
 
 
-def check_out_path(value, option: str = "--out", error: type[Exception] = OutputError) -> Path:
+def check_out_path(value, option: str = "--out", error: type[Exception] = OutputError,
+                   example: str | None = None) -> Path:
     """``value`` as a Path, unless it is empty or the current folder or one of its parents
-    (``.``, ``..``, ``/``): those hold the user's own work, so no command writes there."""
+    (``.``, ``..``, ``/``): those hold the user's own work, so no command writes there.
+    ``example``: how the message shows a good value (default ``OPTION runs/NAME``)."""
     text = "" if value is None else str(value)
     if not text.strip():
-        raise error(f"{option} is empty; give a folder name, e.g. {option} runs/NAME")
+        raise error(f"{option} is empty; give a folder name, e.g. {example or f'{option} runs/NAME'}")
     path = Path(text)
     try:
         here = Path.cwd().resolve()
@@ -53,15 +73,27 @@ def check_out_path(value, option: str = "--out", error: type[Exception] = Output
     return path
 
 
+def own_name(name) -> bool:
+    """Whether ``name`` is one this toolkit writes into an output folder: a plain file name (no
+    folder part, no leading dot, not ``..``) ending in one of ``OUTPUT_SUFFIXES``. Nothing else
+    listed in a marker is ever removed."""
+    return (isinstance(name, str) and _OWN_NAME.fullmatch(name) is not None and ".." not in name
+            and name.endswith(OUTPUT_SUFFIXES))
+
+
 def _marker(folder: Path) -> dict | None:
-    """The marker of a folder this toolkit wrote, or None (absent or unreadable)."""
+    """The marker of a folder this toolkit wrote, or None (absent, unreadable, a link, or listing
+    a name this toolkit never writes: see :func:`own_name`)."""
+    path = folder / MARKER
     try:
-        doc = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     if (not isinstance(doc, dict) or doc.get("format") != MARKER_FORMAT
             or not isinstance(doc.get("files"), list)
-            or not all(isinstance(f, str) for f in doc["files"])):
+            or not all(own_name(f) for f in doc["files"])):
         return None
     return doc
 
@@ -104,14 +136,13 @@ def check_output_folder(final: str | Path, kind: str, option: str = "--out",
 
 
 def _remove_listed(folder: Path, names) -> None:
-    """Delete the listed entries of a folder this toolkit wrote, deepest first; a folder that
-    holds anything unlisted is kept."""
-    for rel in sorted(set(names) | {MARKER}, key=lambda r: r.count("/"), reverse=True):
-        p = folder / rel
+    """Delete the listed files of a folder this toolkit wrote: only names it writes
+    (:func:`own_name`) and only files or links (a link goes, never what it points to); then the
+    folder, if nothing else is left in it."""
+    for name in sorted({n for n in names if own_name(n)} | {MARKER}):
+        p = folder / name
         try:
-            if p.is_dir() and not p.is_symlink():
-                p.rmdir()
-            else:
+            if not stat.S_ISDIR(p.lstat().st_mode):
                 p.unlink()
         except OSError:
             pass
@@ -134,6 +165,10 @@ def atomic_folder(final: str | Path, kind: str):
     try:
         yield tmp
         written = sorted(_contents(tmp))
+        odd = [name for name in written if not own_name(name)]
+        if odd:                                        # a writer's mistake: never a marker it cannot read back
+            raise OutputError(f"{final}: an output folder holds only plain files of the kinds "
+                              f"{', '.join(OUTPUT_SUFFIXES)}, not {odd[0]}")
         (tmp / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "kind": kind, "files": written},
                                              indent=1), encoding="utf-8")
         old = None

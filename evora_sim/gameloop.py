@@ -14,6 +14,7 @@ from numba import njit
 
 from strategies.compiled import KIND_RANDOM
 from strategies.decide import choose, new_buffers, new_game
+from strategies.errors import StrategyError
 from strategies.registry import as_strategy, tree_nodes, turn_tree_shape
 
 from . import engine as E
@@ -27,7 +28,21 @@ from .rng import STRATEGY_STREAM, randbelow, seed_stream
 T_ROUND, T_LEADER, T_CHANGES = 0, 1, 2      # round being played; last sole leader (-1 none); lead changes
 T_DEFICIT = 3                               # per seat: largest deficit to the leader after a round
 T_BEHIND = T_DEFICIT + L.MAXP               # per seat: last round after which it did not lead alone
-TRACK_SIZE = T_BEHIND + L.MAXP
+T_REFUSED = T_BEHIND + L.MAXP               # the illegal action a compiled seat chose (ILLEGAL below)
+TRACK_SIZE = T_REFUSED + 1
+
+ILLEGAL = -1        # what advance returns instead of the legal actions when a seat chose an illegal one
+
+
+@njit(cache=True, inline="always")
+def is_legal(a, legal, k):
+    """Whether ``a`` is one of the ``k`` legal actions. Asked only of a compiled strategy's
+    choice (a random or forced move is drawn from ``legal``), which costs far more than k
+    compares: a planner that valued every action NaN returns -1 (issue 43)."""
+    for i in range(k):
+        if legal[i] == a:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -63,7 +78,8 @@ def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
     whose ``custom`` flag is set must choose (that seat is Python's: evora_sim.mixed).
     Records actions in ``log`` while it has room, and the game's tension in ``track`` (from
     its first step, ``steps`` = 0). Returns (legal actions now in ``legal``, or 0 once the game
-    is over; steps so far)."""
+    is over, or ``ILLEGAL`` when the seat to move chose an action that is not legal: it is
+    never played, and ``track[T_REFUSED]`` holds it; steps so far)."""
     cap = log.shape[0]
     if steps == 0:
         track[:] = 0
@@ -83,6 +99,9 @@ def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
             a = np.int64(legal[randbelow(rs, k)])
         else:
             a = choose(kinds[p], W, p, s, R, legal, k, rs, work)
+            if not is_legal(a, legal, k):
+                track[T_REFUSED] = a
+                return ILLEGAL, steps
         if steps < cap:
             log[steps] = a
         k = E.step(s, R, a, legal)
@@ -98,7 +117,8 @@ def play_on(s, R, kinds, W, until, legal, rs, work):
     """Play the seat to move's decisions with its compiled strategy (``kinds``, ``W`` by seat)
     until the effect being resolved is finished (``UNTIL_EFFECT``) or the turn is over
     (``UNTIL_TURN``). The game loop's own steps, stopped early: what a custom strategy's look
-    ahead needs (``api.finish``)."""
+    ahead needs (``api.finish``). Returns ``ILLEGAL`` (nothing played) if the strategy chose an
+    action that is not legal, else 0."""
     p = s[L.G_CUR]
     turn = s[L.G_NTURNS]
     k = E.legal_actions(s, R, legal)
@@ -111,7 +131,10 @@ def play_on(s, R, kinds, W, until, legal, rs, work):
             a = np.int64(legal[randbelow(rs, k)])
         else:
             a = choose(kinds[p], W, p, s, R, legal, k, rs, work)
+            if not is_legal(a, legal, k):
+                return ILLEGAL
         k = E.step(s, R, a, legal)
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -173,6 +196,16 @@ class BatchResult:
     seats: np.ndarray
     stats: np.ndarray
     actions: np.ndarray | None = None    # [g, action]: every game's actions, when recorded
+
+
+def refused(strategies, s, track, steps: int, seed: int) -> StrategyError:
+    """The error of a game stopped because the seat to move in ``s`` chose the illegal action
+    ``track[T_REFUSED]`` (``advance`` returned ``ILLEGAL``): it names the strategy, the action
+    and where, and the game's seed, so the game can be replayed."""
+    p = int(s[L.G_CUR])
+    return StrategyError(
+        f"strategy {strategies[p].name!r} (seat {p}) chose action {int(track[T_REFUSED])}, which is not legal, "
+        f"at decision {steps + 1} of the game with seed {seed}; the game was stopped, nothing of it is kept")
 
 
 def seat_strategies(n_players: int, strategies) -> list:

@@ -16,6 +16,7 @@ speed of the machine that resumes it.
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,6 +72,21 @@ def rung_members(rung: str, players: int) -> list:
         raise RunError(f"rung {rung!r} names {len(items)} strategies; give one (for every seat) or "
                        f"{players} (one per seat)")
     return resolve_each(items, parse_spec)
+
+
+def rung_played(rung: str, strategies: list) -> bool:
+    """Whether a run whose seats (rotation 0) hold ``strategies`` is the rung ``rung``, decided
+    without running any code (``registry.names_strategy``): a report checks the plan's rung
+    names against what its runs played, so an edited ladder.json cannot mislabel them."""
+    from strategies.registry import StrategyError, names_strategy, split_specs
+
+    try:
+        items = split_specs(rung)
+    except StrategyError:
+        return False
+    if len(items) == 1:
+        items = items * len(strategies)
+    return len(items) == len(strategies) and all(names_strategy(i, s) for i, s in zip(items, strategies))
 
 
 def _distinct(members: list) -> list:
@@ -134,8 +150,10 @@ def read_plan(folder: str | Path) -> dict | None:
     from .jsonfile import read_json
 
     path = Path(folder) / PLAN_FILE
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
+    if not path.is_file():                    # a link to a device or a pipe: a read that never ends
+        raise RunError(f"{path} is not a regular file, so not a ladder plan; play the ladder into a new --out")
     doc = read_json(path, "ladder plan", RunError)
     if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT:
         raise RunError(f"{path} is not an evora skill ladder plan")
@@ -143,20 +161,91 @@ def read_plan(folder: str | Path) -> dict | None:
     return doc
 
 
+MAX_BUDGET = 7 * 24 * 60.0                    # minutes: a week of playing, far beyond any ladder's need
+_PLAN_KEYS = {"format", "version", "players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
+              "budget_minutes", "pilot", "duels"}
+_DUEL_KEYS = {"a", "b", "field", "seeds", "folder"}
+
+
+def _whole_in(x, lo: int, hi: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
+
+
+def _finite_in(x, lo: float, hi: float) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and lo <= x <= hi
+
+
+def plan_problem(doc: dict) -> str | None:
+    """What makes a parsed ladder.json not a plan this tool wrote, or None. It is read back from
+    a folder anyone may have edited, so every field is checked, not only its type: ranges, the
+    duels' rung indexes, and their folders, which must be the ones the plan's own layout names
+    (``duels/rI-rJ`` or ``duels/rI-rJ-K`` inside the ladder's folder), never a path of its own."""
+    from .manifest import MAX_GAMES
+
+    if set(doc) != _PLAN_KEYS:
+        extra, missing = sorted(set(doc) - _PLAN_KEYS), sorted(_PLAN_KEYS - set(doc))
+        return f"unknown field {extra[0]!r}" if extra else f"field {missing[0]!r} is missing"
+    rungs = doc["rungs"]
+    checks = [
+        (doc["version"] == 1 and not isinstance(doc["version"], bool), "version must be 1"),
+        (_whole_in(doc["players"], 2, 4), "players must be 2 to 4"),
+        (isinstance(rungs, list) and len(rungs) >= 2 and all(isinstance(r, str) and r.strip() for r in rungs)
+         and len(set(rungs)) == len(rungs), "rungs must be two or more different strategy specs"),
+        (_whole_in(doc["seed"], 0, 2**63 - 1), "seed must be a whole number from 0 to 2**63-1"),
+        (_whole_in(doc["seeds"], 1, MAX_GAMES), f"seeds must be a whole number from 1 to {MAX_GAMES:,}"),
+        (_whole_in(doc["duel_seeds"], 1, MAX_GAMES), f"duel_seeds must be a whole number from 1 to {MAX_GAMES:,}"),
+        (isinstance(doc["rules_hash"], str) and re.fullmatch(r"[0-9a-f]{1,64}", doc["rules_hash"]) is not None,
+         "rules_hash must be a rules hash"),
+        (doc["budget_minutes"] is None or _finite_in(doc["budget_minutes"], 1e-9, MAX_BUDGET),
+         f"budget_minutes must be null or minutes above 0 and at most {MAX_BUDGET:g}"),
+        (isinstance(doc["pilot"], dict) and all(isinstance(k, str) and _finite_in(v, 0, 1e9)
+                                                for k, v in doc["pilot"].items()),
+         "pilot must map rungs and duels to CPU seconds per seed"),
+        (isinstance(doc["duels"], list), "duels must be a list"),
+    ]
+    for ok, what in checks:
+        if not ok:
+            return what
+    folders = set()
+    for i, d in enumerate(doc["duels"]):
+        where = f"duels[{i}]"
+        if not isinstance(d, dict) or set(d) != _DUEL_KEYS:
+            return f"{where} must hold exactly {', '.join(sorted(_DUEL_KEYS))}"
+        a, b = d["a"], d["b"]
+        if not (_whole_in(a, 0, len(rungs) - 1) and _whole_in(b, 0, len(rungs) - 1) and a < b):
+            return f"{where}: a and b must be rung indexes 0 to {len(rungs) - 1}, a below b"
+        if not (isinstance(d["field"], list) and len(d["field"]) == 2
+                and all(isinstance(x, str) and x.strip() for x in d["field"]) and d["field"][0] != d["field"][1]):
+            return f"{where}: field must name two different strategies"
+        if not _whole_in(d["seeds"], 1, MAX_GAMES):
+            return f"{where}: seeds must be a whole number from 1 to {MAX_GAMES:,}"
+        folder = d["folder"]
+        if not (isinstance(folder, str) and re.fullmatch(rf"duels/r{a + 1}-r{b + 1}(-[1-9][0-9]{{0,3}})?", folder)
+                and folder not in folders):
+            return (f"{where}: folder must be duels/r{a + 1}-r{b + 1} (or with -K), inside the ladder's "
+                    f"folder and used once, got {folder!r}")
+        folders.add(folder)
+    return None
+
+
 def load_plan(doc: dict, where="the ladder plan") -> Plan:
-    """The plan of a parsed ladder.json; RunError naming it when a field is missing or malformed."""
-    try:
-        duels = [Duel(**d) for d in doc["duels"]]
-        keep = {k: doc[k] for k in ("players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
-                                    "budget_minutes", "pilot")}
-        plan = Plan(**keep, duels=duels)
-        ok = (isinstance(plan.rungs, list) and all(isinstance(r, str) for r in plan.rungs)
-              and all(isinstance(x, int) and x > 0 for x in (plan.players, plan.seeds, plan.duel_seeds)))
-    except (KeyError, TypeError):
-        ok = False
-    if not ok:
-        raise RunError(f"{where} is damaged (a field is missing or malformed); play the ladder into a new --out")
-    return plan
+    """The plan of a parsed ladder.json (see :func:`plan_problem`); RunError naming the first
+    field that is missing, malformed or out of range."""
+    problem = plan_problem(doc) if isinstance(doc, dict) else "it is not an object"
+    if problem:
+        raise RunError(f"{where} is damaged ({problem}); play the ladder into a new --out")
+    keep = {k: doc[k] for k in ("players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
+                                "budget_minutes", "pilot")}
+    return Plan(**keep, duels=[Duel(**d) for d in doc["duels"]])
+
+
+def check_duels(plan: Plan, where: str) -> None:
+    """The plan's duels must be the ones its rungs make (:func:`duel_plan`): an edited field or
+    folder is refused, never played. For a plan whose rungs the user has just named again."""
+    want = [asdict(d) for d in duel_plan(plan.rungs, plan.players, plan.duel_seeds)]
+    if [asdict(d) for d in plan.duels] != want:
+        raise RunError(f"{where} is damaged (its duels are not the ones its rungs make); play the ladder "
+                       "into a new --out")
 
 
 def write_plan(folder: Path, plan: Plan) -> None:
@@ -209,9 +298,11 @@ def pilot(players: int, rungs: list, rules, seed: int, on_step=None) -> dict:
     return out
 
 
-def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int) -> tuple[int, int, float]:
-    """Seeds per rung and per duel pair that fill ``minutes`` of wall time on ``cores``
-    (``DUEL_SHARE`` of it on the duels), and the minutes they are expected to take; RunError
+def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int,
+                   spent: float = 0.0) -> tuple[int, int, float]:
+    """Seeds per rung and per duel pair that fill the ``minutes`` of wall time left on ``cores``
+    once ``spent`` (the pilot's minutes) is taken from them (``DUEL_SHARE`` of it on the duels),
+    and the minutes they are expected to take, the pilot's included; RunError naming the budget
     when even the smallest ladder does not fit."""
     rung_cost = sum(costs[f"r{i + 1}"] for i in range(len(rungs)))
     duels = duel_plan(rungs, players, 1)
@@ -219,17 +310,18 @@ def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores
     for d in duels:
         pairs.setdefault((d.a, d.b), []).append(costs["|".join(d.field)])
     duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
-    cpu = max(0.0, minutes * 60 - RESERVE) * cores * EFFICIENCY
+    cpu = max(0.0, (minutes - spent) * 60 - RESERVE) * cores * EFFICIENCY
     seeds = int(cpu * (1 - DUEL_SHARE) / rung_cost) if rung_cost > 0 else 10**6
     duel_seeds = int(cpu * DUEL_SHARE / duel_cost) if duel_cost > 0 else 10**6
-    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE
+    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE + spent * 60
     if seeds < MIN_SEEDS or duel_seeds < MIN_DUEL_SEEDS:
+        need = max(1, round(need / 60))
         raise RunError(f"--budget {minutes:g} minutes is too short for this ladder on {cores} core"
-                       f"{'s' if cores > 1 else ''}: it needs about {need / 60:.0f} minutes for {MIN_SEEDS} "
-                       f"seeds a rung and {MIN_DUEL_SEEDS} a duel; give a larger --budget, fewer or cheaper "
-                       "rungs, or --games")
+                       f"{'s' if cores > 1 else ''}: it needs about {need} minute{'s' if need > 1 else ''} for "
+                       f"{MIN_SEEDS} seeds a rung and {MIN_DUEL_SEEDS} a duel; give a larger --budget, fewer or "
+                       "cheaper rungs, or --games")
     expected = (seeds * rung_cost + duel_seeds * duel_cost) / (cores * EFFICIENCY) + RESERVE
-    return min(seeds, 10**6), min(duel_seeds, 10**6), expected / 60
+    return min(seeds, 10**6), min(duel_seeds, 10**6), expected / 60 + spent
 
 
 def default_duel_seeds(seeds: int) -> int:
@@ -266,10 +358,24 @@ def _steps(plan: Plan) -> list:
             + [(2, d.field, d.seeds, True, d.folder) for d in plan.duels])
 
 
+def own_folder(out: Path, folder: str) -> Path:
+    """``out / folder``, a run folder of the ladder in ``out``, unless a part of it below ``out``
+    is a link (RunError): the plan's folders are the ladder's own, so a link put in their place
+    would have the ladder write, or its report read, outside it."""
+    path = Path(out)
+    for part in Path(folder).parts:
+        path = path / part
+        if path.is_symlink():
+            raise RunError(f"{path} is a link, not a folder of the ladder in {out}; nothing is read or written "
+                           "there: play the ladder into a new --out")
+    return path
+
+
 def check_folders(plan: Plan, out: Path, rules) -> None:
-    """Every run folder of the plan is new or holds the same run (RunError otherwise): checked
-    before the first game, so a clash costs nothing."""
+    """Every run folder of the plan is the ladder's own (:func:`own_folder`), new or holding the
+    same run (RunError otherwise): checked before the first game, so a clash costs nothing."""
     from .runner import check_folder, make_config
 
     for players, spec, seeds, rotate, folder in _steps(plan):
-        check_folder(out / folder, make_config(players, seeds, spec, plan.seed, rotate, chunk_for(seeds), rules))
+        check_folder(own_folder(out, folder), make_config(players, seeds, spec, plan.seed, rotate, chunk_for(seeds),
+                                                          rules))

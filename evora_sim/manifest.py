@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import re
+import stat
 from pathlib import Path
 
 from .fsutil import write_bytes_atomic
@@ -171,9 +172,32 @@ def check_manifest(data, path) -> dict:
     _need(isinstance(files, dict) and all(k in chunks and _check_record(v) for k, v in files.items()),
           path, "'chunk_files' must hold the size and SHA-256 of each finished chunk's files")
     _check_parts(data, path)
-    seq = data.get("sequential")
-    _need(seq is None or isinstance(seq, dict), path, "'sequential' must be an object")
+    _check_sequential(data.get("sequential"), path)
     return data
+
+
+def _finite(x, lo: float, hi: float) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and lo <= x <= hi
+
+
+def _check_sequential(seq, path) -> None:
+    """The record of a run played with --until-ci, as the report and the sweep summary read it
+    (the method, the looks, the level of each), or none (null or {})."""
+    if seq is None or seq == {}:
+        return
+    _need(isinstance(seq, dict), path, "'sequential' must be an object")
+    looks = seq.get("looks_planned")
+    history = seq.get("history")
+    ok = (isinstance(seq.get("method"), str) and isinstance(seq.get("reason"), str)
+          and _finite(seq.get("width"), 1e-12, 1e12) and _finite(seq.get("alpha_per_look"), 1e-12, 1.0)
+          and isinstance(seq.get("metrics"), list) and all(isinstance(m, str) for m in seq["metrics"])
+          and isinstance(looks, list) and looks and all(_is_int(n) and n > 0 for n in looks)
+          and _is_int(seq.get("looks_done")) and 1 <= seq["looks_done"] <= len(looks)
+          and _is_int(seq.get("stopped_at_seeds")) and seq["stopped_at_seeds"] > 0
+          and isinstance(history, list) and history
+          and all(isinstance(h, dict) and isinstance(h.get("max_half_width"), (int, float))
+                  and not isinstance(h["max_half_width"], bool) and h["max_half_width"] >= 0 for h in history))
+    _need(ok, path, "'sequential' must be the record of a run played with --until-ci")
 
 
 def _check_parts(data: dict, path) -> None:
@@ -224,11 +248,22 @@ def _fold_journal(out: Path, manifest: dict) -> None:
             manifest["chunk_files"][key] = entry["files"]
 
 
+def _check_table_folders(out: Path) -> None:
+    """A run's table folders are its own: a link there would have resume write, and clean up
+    leftovers, in a folder outside the run."""
+    for table in TABLES:
+        folder = Path(out) / table
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise RunError(f"run {out}: {table} is {'a link' if folder.is_symlink() else 'not a folder'}, not the "
+                           f"run's own folder of {table} tables; nothing is read or written there")
+
+
 def read_manifest(out) -> dict:
     """The manifest of run folder ``out`` with its journal folded in, checked; or a RunError."""
     path = Path(out) / MANIFEST
     if not path.is_file():
         raise RunError(f"{out} is not a run folder (no {MANIFEST})")
+    _check_table_folders(Path(out))
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -294,9 +329,12 @@ def file_problem(f: Path, name: str, want: list | None, full: bool = True) -> st
     """Why the file ``f`` (shown as ``name``) is not what was written (``want``: [size,
     sha256]), or None; ``full=False`` compares the size only (no byte is read)."""
     try:
-        size = f.stat().st_size
+        info = f.stat()
     except OSError:
         return f"{name} is missing"
+    if not stat.S_ISREG(info.st_mode):        # a pipe or a device would block or never end a read
+        return f"{name} is not a regular file"
+    size = info.st_size
     if want is None:
         return None
     want_size, want_sha = want

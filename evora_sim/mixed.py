@@ -28,7 +28,8 @@ from strategies.registry import seat_arrays
 from . import api
 from . import engine as E
 from . import layout as L
-from .gameloop import BatchResult, advance, buffers, new_result, record, search_notes, seat_strategies, start
+from .gameloop import (ILLEGAL, BatchResult, advance, buffers, new_result, record, refused, search_notes,
+                       seat_strategies, start)
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:
@@ -113,6 +114,8 @@ class _Table:
         while True:
             k, steps = advance(s, R, self.kinds, self.W, self.custom, self.legal, self.rs, self.work,
                                log, steps, self.track)
+            if k == ILLEGAL:
+                raise refused(self.strategies, s, self.track, steps, seed)
             if k == 0:
                 return steps
             p = int(s[L.G_CUR])

@@ -91,7 +91,7 @@ def position_state(pos: dict, rules: Rules | None = None) -> State:
             if not isinstance(emp, dict) or set(emp) != {"seat", "value"}:
                 raise PositionError(f"{where}.emperor must be {{\"seat\": S, \"value\": V}}, got {emp!r}")
             seat = _seat(emp["seat"], n, f"{where}.emperor.seat")
-            if emp["value"] not in emp_values:
+            if isinstance(emp["value"], bool) or not isinstance(emp["value"], int) or emp["value"] not in emp_values:
                 raise PositionError(f"{where}.emperor.value must be one of {emp_values}, got {emp['value']!r}")
             b = L.PLAYERS + seat * L.PSTRIDE
             k = 0 if s[b + L.P_TPOS] < 0 else 1

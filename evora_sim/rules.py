@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .wholenumber import is_whole_number, whole_number
 
 
 class RulesError(ValueError):
@@ -421,10 +422,10 @@ def allowed(dotted: str) -> str:
 def _unknown_key(dotted: str, keys: list[str]) -> RulesError:
     import difflib
 
-    m = re.fullmatch(r"board\.spaces\.(\d+)\.(\w+)", dotted)
+    m = re.fullmatch(r"board\.spaces\.([0-9]+)\.(\w+)", dotted, re.ASCII)
     n_spaces = sum(1 for k in keys if k.startswith("board.spaces.") and k.endswith(".action"))
-    if m and int(m.group(1)) >= n_spaces:
-        return RulesError(f"--set {dotted}: the board has {n_spaces} spaces, numbered 0 to {n_spaces - 1} "
+    if m and not (is_whole_number(m.group(1)) and whole_number(m.group(1)) < n_spaces):
+        return RulesError(f"--set {_shown(dotted)}: the board has {n_spaces} spaces, numbered 0 to {n_spaces - 1} "
                           f"(a --rules file can give another board)")
     if m and m.group(2) not in SPACE_KEYS:
         return RulesError(f"--set {dotted}: unknown key '{m.group(2)}' of a board space "
@@ -442,19 +443,27 @@ def _unknown_key(dotted: str, keys: list[str]) -> RulesError:
 
 
 def _parse_int(text: str, dotted: str) -> int:
-    t = text.strip()
-    if not re.fullmatch(r"[+-]?\d+", t):
-        raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {allowed(dotted)}, got {text!r}")
-    return int(t)
+    try:
+        return whole_number(text)
+    except ValueError:
+        raise RulesError(f"--set {dotted}={_shown(text)}: rules key '{dotted}' takes {allowed(dotted)}, "
+                         f"got {_shown(text)!r}") from None
+
+
+def _shown(text: str) -> str:
+    """A value as a message shows it: a value of thousands of characters is cut."""
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text):,} characters)"
 
 
 def _parse_half(text: str, dotted: str) -> int | float:
     """A whole number or one with a decimal point (``2.5``); whether it is a multiple of 0.5 in
     range is :func:`_start_vp_values`'s to say."""
     t = text.strip()
-    if not re.fullmatch(r"[+-]?\d+(\.\d+)?", t):
-        raise RulesError(f"--set {dotted}={text}: rules key '{dotted}' takes {allowed(dotted)}, got {text!r}")
-    return int(t) if re.fullmatch(r"[+-]?\d+", t) else float(t)
+    whole, point, tenths = t.partition(".")
+    if not is_whole_number(whole) or (point and not re.fullmatch(r"[0-9]{1,6}", tenths, re.ASCII)):
+        raise RulesError(f"--set {dotted}={_shown(text)}: rules key '{dotted}' takes {allowed(dotted)}, "
+                         f"got {_shown(text)!r}")
+    return float(t) if tenths else whole_number(whole)
 
 
 def _parse_value(dotted: str, text: str, current: Any) -> Any:

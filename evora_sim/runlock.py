@@ -8,10 +8,15 @@ On NFS, Linux turns ``flock`` into an NFS byte-range lock (NLM for NFSv3, built 
 two machines sharing the folder exclude each other as long as the server supports locking; on a
 mount with ``nolock`` (or ``local_lock=flock``) the lock only excludes runs on the same machine.
 Where ``fcntl`` does not exist (Windows) no lock is taken.
+
+The lock file is in a folder the user may have been handed, so it is opened without following a
+link and must be a file of its own: a ``.evora-lock`` that is a symbolic or hard link to another
+file (whose content the PID would replace) makes the folder refused, nothing written.
 """
 from __future__ import annotations
 
 import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +26,7 @@ except ImportError:                           # no flock on this platform (Windo
     fcntl = None
 
 LOCK_FILE = ".evora-lock"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _holder(fd: int) -> str:
@@ -49,13 +55,37 @@ def refuse_if_held(folder: str | Path, error: type[Exception], option: str = "--
     if fcntl is None:
         return
     try:
-        fd = os.open(Path(folder) / LOCK_FILE, os.O_RDONLY)
-    except OSError:                           # no lock file: nobody has taken the folder
+        fd = os.open(Path(folder) / LOCK_FILE, os.O_RDONLY | _NOFOLLOW)
+    except OSError:                           # none (or a link, which folder_lock refuses): not held
         return
     try:
         _take(fd, folder, error, option)
     finally:
         os.close(fd)                          # also releases the probe's lock if it got it
+
+
+def _open_lock(folder: Path, error: type[Exception], option: str) -> int:
+    """The lock file's descriptor: created exclusively, or the folder's own earlier lock file,
+    never through a link (see the module)."""
+    path = folder / LOCK_FILE
+    try:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+        except FileExistsError:
+            fd = os.open(path, os.O_RDWR | _NOFOLLOW)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise error(f"{option} {folder}: its lock file {LOCK_FILE} is a symbolic link, not a lock file "
+                        "this tool made; nothing is written: remove the link or choose another "
+                        f"{option}") from None
+        raise error(f"{option} {folder}: cannot create its lock file: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        what = "a hard link to another file" if stat.S_ISREG(info.st_mode) else "not a file"
+        raise error(f"{option} {folder}: its lock file {LOCK_FILE} is {what}, not a lock file this tool "
+                    f"made; nothing is written: remove it or choose another {option}")
+    return fd
 
 
 @contextmanager
@@ -65,11 +95,7 @@ def folder_lock(folder: str | Path, error: type[Exception], option: str = "--out
     if fcntl is None:
         yield
         return
-    path = Path(folder) / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise error(f"{option} {folder}: cannot create its lock file: {exc.strerror or exc}") from None
+    fd = _open_lock(Path(folder), error, option)
     try:
         _take(fd, folder, error, option)
         mine = f"{os.getpid()}\n".encode()

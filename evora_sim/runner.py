@@ -34,6 +34,7 @@ from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES,
 from .rules import Rules, load_rules
 from .runlock import LOCK_FILE, folder_lock, refuse_if_held
 from .seeds import game_seeds
+from .storage import misplaced
 from .tables import TABLES, batch_tables, concat_tables
 
 DEFAULT_CHUNK = 5_000
@@ -155,7 +156,8 @@ def watch_parent(parent: int) -> None:
 # ---------------------------------------------------------------------------------------------
 def _differences(old: dict, new: dict, prefix: str = "") -> str:
     """``key: old -> new`` for every differing key; nested tables (the strategies' weights) are
-    compared key by key, so the message names the weight that changed."""
+    compared key by key, so the message names the weight that changed. A configuration's
+    ``games`` counts seeds (each played once per rotation), so it is shown as ``seeds``."""
     keys = sorted(set(old) | set(new))
     diffs = []
     for k in keys:
@@ -165,7 +167,7 @@ def _differences(old: dict, new: dict, prefix: str = "") -> str:
         if isinstance(a, dict) and isinstance(b, dict):
             diffs.append(_differences(a, b, f"{prefix}{k}."))
         else:
-            diffs.append(f"{prefix}{k}: {a!r} -> {b!r}")
+            diffs.append(f"{prefix}{'seeds' if k == 'games' and not prefix else k}: {a!r} -> {b!r}")
     return "; ".join(diffs)
 
 
@@ -269,6 +271,7 @@ def run_folder(out: Path, config: RunConfig, rules: Rules, command: str, strateg
 
             remove_leftovers(out, manifest)
             damaged = damaged_chunks(out, manifest)
+            damaged.update(misplaced(out, manifest, skip=damaged))     # checksums can be rewritten: content too
             forget_chunks(manifest, damaged)
             if damaged and notice is not None:
                 notice(describe_damaged(out, damaged) + ": played again")
@@ -540,29 +543,70 @@ def connect_scheduler(address: str, timeout: str | float = "10s"):
                        f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
+NO_WORKERS_ENV = "EVORA_DASK_NO_WORKERS_SECONDS"
+NO_WORKERS_SECONDS = 120.0    # a cluster without a worker this long is given up (workers restarting take less)
+_POLL_SECONDS = 1.0
+
+
+def no_workers_limit() -> float:
+    """Seconds a run waits on a Dask cluster that has no worker left: ``EVORA_DASK_NO_WORKERS_SECONDS``
+    if set, else ``NO_WORKERS_SECONDS``."""
+    value = os.environ.get(NO_WORKERS_ENV)
+    if not value:
+        return NO_WORKERS_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise RunError(f"{NO_WORKERS_ENV}={value!r} is not a number of seconds (0 or more)")
+    return seconds
+
+
 def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
     """Chunks are played on the cluster and their tables written here, so workers need no
-    shared file system; at most 2 chunks per worker thread are in flight at once."""
-    from dask.distributed import as_completed
+    shared file system; at most 2 chunks per worker thread are in flight at once. A cluster
+    whose every worker is gone for ``no_workers_limit()`` seconds ends the run with
+    :class:`RunFailed` (the chunks written so far are kept, and the same command resumes):
+    waiting on it would wait forever. A slow chunk on a live worker is waited for."""
+    import queue
 
+    limit = no_workers_limit()
     # keys unique to this run: two runs on one cluster (another seed, the same rules) must never
     # share a task result
     token = uuid.uuid4().hex
     window = max(2, 2 * sum(client.nthreads().values()))
     pending = list(todo)
     chunk_of = {}
-    ac = as_completed(loop=client.loop)
+    finished = queue.Queue()
 
     def submit(k):
         fut = client.submit(play_chunk, config, rules, k, decision_timeout, key=f"evora-chunk-{k}-{token}",
                             pure=False)
-        chunk_of[fut.key] = k
-        ac.add(fut)
+        chunk_of[fut.key] = (k, fut)
+        fut.add_done_callback(finished.put)         # called from the client's thread, or at once
 
     for _ in range(min(window, len(pending))):
         submit(pending.pop(0))
-    for fut in ac:
-        k = chunk_of.pop(fut.key)
+    alone_since = None
+    while chunk_of:
+        try:
+            fut = finished.get(timeout=min(_POLL_SECONDS, max(limit, 0.01)))
+        except queue.Empty:
+            if client.nthreads():
+                alone_since = None
+                continue
+            now = time.monotonic()
+            alone_since = alone_since or now
+            if now - alone_since >= limit:
+                client.cancel([f for _, f in chunk_of.values()])
+                left = len(chunk_of) + len(pending)
+                raise RunFailed(f"the Dask cluster has had no workers for {limit:g} s with {left:,} chunks still to "
+                                f"play; the finished chunks are kept in {out}: start workers and run the same command "
+                                "again to play only the missing ones") from None
+            continue
+        alone_since = None
+        k, _ = chunk_of.pop(fut.key)
         tables = fut.result()
         fut.release()
         on_done(k, *write_chunk(out, k, tables))
@@ -633,12 +677,24 @@ def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | 
 MAX_JOBS = 1024
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
+    may set below the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):        # no affinity on this platform
+        return os.cpu_count() or 1
+
+
 def check_jobs(jobs) -> int:
-    """The number of processes ``--jobs`` asks for (-1: every core), checked before anything runs."""
+    """The number of processes ``--jobs`` asks for (-1: every core), checked before anything runs
+    and capped at the cores: each process holds a compiled engine and a chunk's tables (a few
+    hundred MB), so more processes than cores only add memory (1024 of them: about 264 GB),
+    never speed."""
     if not _is_int(jobs) or not (jobs == -1 or 1 <= jobs <= MAX_JOBS):
         raise RunError(f"--jobs must be -1 (every core) or a number of processes from 1 to {MAX_JOBS}, "
                        f"got {jobs!r}")
-    return (os.cpu_count() or 1) if jobs == -1 else int(jobs)
+    return cores() if jobs == -1 else min(int(jobs), cores())
 
 
 def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | None = None) -> None:
@@ -710,6 +766,8 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
         raise RunError(f"--backend must be loky or dask, got {backend!r}")
     if backend == "dask" and not scheduler:
         raise RunError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
+    if backend == "dask":
+        no_workers_limit()                   # a bad setting is refused before anything is written
     jobs = check_jobs(jobs)
     out = Path(out)
     check_folder(out, config, extend)

@@ -10,8 +10,12 @@ before any of its blocks is read (:func:`verify`), by whoever reads them - this 
 cluster worker that reads the run folder where it lies.
 
 Every block read is checked as a chunk always was: each game id inside the block's range, each
-game once in ``games`` and ``players`` times in ``seats``. A file that is missing, damaged,
-truncated or copied from elsewhere is refused with one line naming the chunk and the file.
+game once in ``games`` and ``players`` times in ``seats``, and each game's seed the one the run
+seed gives it (:func:`identity_problem`). A file that is missing, damaged, truncated or copied
+from elsewhere is refused with one line naming the chunk and the file. A checksum only says the
+bytes are the ones recorded, and whoever edits a folder can record new ones: so opening a run to
+resume or compact it checks the content too (:func:`misplaced`), and a chunk that holds other
+games than its own is played again, never kept.
 """
 from __future__ import annotations
 
@@ -94,35 +98,82 @@ def verify(out: Path, piece: Piece, tables=TABLES) -> None:
             raise RunError(f"run {out}: {piece.label} is damaged ({problem}); {REPLAY}")
 
 
-def read_block(out: Path, config: dict, block: Block, table: str, columns=None):
-    """Table ``table`` of ``block`` as a pyarrow Table (``columns`` and always ``game_id``), its
-    game ids checked (see the module)."""
+def identity_problem(data, config: dict, block: Block, table: str) -> str | None:
+    """Why the rows ``data`` (a pyarrow Table of ``table`` with ``game_id``, and ``seed`` for
+    ``games``) are not the games of ``block`` in this run, or None: each game id inside the
+    block's range, each game once in ``games`` and ``players`` times in ``seats``, each game's
+    seed the one the run seed gives it (game id = seed index x rotations + rotation)."""
     import numpy as np
+
+    from .seeds import game_seeds
+
+    lo, hi = block.lo, block.hi
+    ids = data["game_id"].to_numpy() if "game_id" in data.column_names else np.empty(0, dtype=np.int64)
+    if len(ids) and (ids.min() < lo or ids.max() >= hi):
+        return f"holds game ids outside its range {lo}..{hi - 1} (a file copied from elsewhere?)"
+    want = {"games": 1, "seats": config["players"]}.get(table)
+    if want is not None and not (len(ids) == want * (hi - lo)
+                                 and (np.bincount(ids - lo, minlength=hi - lo) == want).all()):
+        return (f"does not hold each of its {hi - lo:,} games exactly "
+                f"{'once' if want == 1 else f'{want} times'} (duplicate or missing game ids)")
+    if table == "games":
+        rot = config["players"] if config["seat_rotation"] else 1
+        first = lo // rot
+        seeds = game_seeds(config["seed"], first, -(-hi // rot))
+        if "seed" not in data.column_names or not (data["seed"].to_numpy() == seeds[ids // rot - first]).all():
+            return (f"holds games of other seeds than run seed {config['seed']} gives them (the manifest or the "
+                    "file was changed)")
+    return None
+
+
+def _read(out: Path, config: dict, block: Block, table: str, columns):
+    """(the block's rows of ``table``, None) or (None, why they cannot be trusted)."""
     import pyarrow.parquet as pq
 
     f = block.file(out, table)
-    name = block.name(out, table)
-    cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
+    need = ["game_id", "seed"] if table == "games" else ["game_id"]
+    cols = None if columns is None else list(dict.fromkeys([*need, *columns]))
     try:
         if block.part is None:
             data = pq.read_table(f, columns=cols)
         else:
             data = pq.ParquetFile(f).read_row_group(block.row_group, columns=cols)
     except FileNotFoundError:
-        raise RunError(f"{name} is missing although the manifest marks it done; {REPLAY}") from None
+        return None, "is missing although the manifest marks it done"
     except Exception as exc:         # a truncated or foreign file: pyarrow raises several kinds
-        raise RunError(f"{name} cannot be read as a run table ({type(exc).__name__}); {REPLAY}") from None
-    lo, hi = block.lo, block.hi
-    ids = data["game_id"].to_numpy() if "game_id" in data.column_names else np.empty(0, dtype=np.int64)
-    if len(ids) and (ids.min() < lo or ids.max() >= hi):
-        raise RunError(f"{name} holds game ids outside its range {lo}..{hi - 1} (a file copied "
-                       "from elsewhere?); run the run's command again into a new --out")
-    want = {"games": 1, "seats": config["players"]}.get(table)
-    if want is not None and not (len(ids) == want * (hi - lo)
-                                 and (np.bincount(ids - lo, minlength=hi - lo) == want).all()):
-        raise RunError(f"{name} does not hold each of its {hi - lo:,} games exactly "
-                       f"{'once' if want == 1 else f'{want} times'} (duplicate or missing game ids)")
+        return None, f"cannot be read as a run table ({type(exc).__name__})"
+    problem = identity_problem(data, config, block, table)
+    if problem:
+        return None, problem
+    if table == "games" and columns is not None and "seed" not in columns:
+        data = data.drop_columns(["seed"])
+    return data, None
+
+
+def read_block(out: Path, config: dict, block: Block, table: str, columns=None):
+    """Table ``table`` of ``block`` as a pyarrow Table (``columns`` and always ``game_id``), its
+    games checked against the block's identity (:func:`identity_problem`)."""
+    data, problem = _read(out, config, block, table, columns)
+    if problem:
+        raise RunError(f"{block.name(out, table)} {problem}; {REPLAY}")
     return data
+
+
+def misplaced(out: Path, manifest: dict, skip=()) -> dict[int, str]:
+    """Every finished chunk whose files hold other games than its own (:func:`identity_problem`,
+    every table), with the reason; every chunk of such a part. Pieces holding a chunk of ``skip``
+    (already known damaged) are not read. Reads the game ids (and the games' seeds) only."""
+    found = {}
+    cfg = manifest["config"]
+    skip = set(skip)
+    for piece in pieces(out, manifest):
+        if skip & set(piece.chunks):
+            continue
+        problem = next((f"{t}/{b.file(out, t).name} {why}" for b in piece.blocks for t in TABLES
+                        if (why := _read(out, cfg, b, t, [])[1])), None)
+        if problem:
+            found.update({k: problem for k in piece.chunks})
+    return found
 
 
 def find_block(manifest: dict, k: int) -> Block:
@@ -173,5 +224,5 @@ def files(out: Path, manifest: dict, table: str) -> list[Path]:
     return [p.blocks[0].file(out, table) for p in pieces(out, manifest)]
 
 
-__all__ = ["Block", "Piece", "pieces", "verify", "read_block", "read_chunk", "schema", "n_games",
-           "files", "TABLES"]
+__all__ = ["Block", "Piece", "pieces", "verify", "read_block", "read_chunk", "misplaced", "identity_problem",
+           "schema", "n_games", "files", "TABLES"]

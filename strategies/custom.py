@@ -167,7 +167,7 @@ def load_file_object(spec: str, path: str, attr: str):
         sys.modules[modname] = module            # dataclasses, pickle and typing look it up
         try:
             exec(compile(data, str(p), "exec"), module.__dict__)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:     # sys.exit() at import must not end evora silently
             del sys.modules[modname]
             where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
             raise StrategyError(f"strategy {spec!r}: cannot load {path}: {type(exc).__name__}: "
@@ -201,7 +201,7 @@ def load_entry_point(spec: str, name: str):
         raise StrategyError(f"strategy {spec!r}: no entry point {name!r} in the group {GROUP}")
     try:
         obj = ep.load()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise StrategyError(f"strategy {spec!r}: cannot load entry point {name} = {ep.value}: "
                             f"{type(exc).__name__}: {exc}") from None
     return _ep_digest(ep), check_object(spec, obj, f"entry point {name} = {ep.value}")

@@ -50,7 +50,7 @@ from .search_spec import turn_tree_shape as search_turn_tree_shape
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FILE_KEYS = {"weights", "description", "base", "plan"}
 FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME, mcts(option=value, ...)"
 _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, h4 and capitals",
@@ -156,13 +156,28 @@ def _feature(spec: str, key) -> str:
     return name
 
 
-def _number(spec: str, key: str, value) -> float:
+MAX_WEIGHT = 1_000_000.0
+WEIGHT_RANGE = (f"a weight is a number from {-MAX_WEIGHT:,.0f} to {MAX_WEIGHT:,.0f} (only the ratios of the "
+                "weights change play)")
+
+
+def weight_in_range(x: float) -> bool:
+    """Whether ``x`` is a weight the evaluation can add up: a position's value sums weight x
+    feature, and a weight near the float limit turns a sum into inf, then a difference of two into
+    NaN, with which the planner can find no best action."""
+    return math.isfinite(x) and -MAX_WEIGHT <= x <= MAX_WEIGHT
+
+
+def _number(spec: str, key: str, value, text: bool = True) -> float:
+    """A weight: a number, or with ``text`` the text of one (an inline spec); ``WEIGHT_RANGE``."""
     if isinstance(value, bool) or not (
-            isinstance(value, (int, float)) or (isinstance(value, str) and _NUMBER.fullmatch(value))):
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number")
+            isinstance(value, (int, float)) or (text and isinstance(value, str) and _NUMBER.fullmatch(value))):
+        hint = "; write it as a number, without quotes" if isinstance(value, str) and _NUMBER.fullmatch(value) else ""
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number{hint}")
     x = float(value)
-    if not math.isfinite(x):
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a finite number")
+    if not weight_in_range(x):
+        what = "is out of range" if math.isfinite(x) else "is not a finite number"
+        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} {what}: {WEIGHT_RANGE}")
     return x
 
 
@@ -228,7 +243,7 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
     parsed = {}
     for k, v in (weights or {}).items():
         f = _feature(spec, k)
-        parsed[f] = _number(spec, f, v)
+        parsed[f] = _number(spec, f, v, text=False)
     description = entry.get("description", "")
     if not isinstance(description, str):
         raise StrategyError(f"strategy {spec!r}: {where}: description must be text")
@@ -298,6 +313,34 @@ def parse_spec(text: str):
     return _heuristic(name, base, weights, description, plan)
 
 
+def names_strategy(spec: str, name: str) -> bool:
+    """Whether the spec ``spec`` (as typed) resolves to the strategy recorded as ``name``, decided
+    without running any code, for readers of folders someone else wrote: built-ins, inline
+    weights and search players by parsing them, a weight set by parsing it (or, its file out of
+    reach, by its text), a Python file or an entry point by its name alone (a relative file
+    path matches the absolute path it was recorded as)."""
+    if not isinstance(spec, str) or not isinstance(name, str):
+        return False
+    text = spec.strip()
+    try:
+        base_text = _split_call(text)[0]
+    except StrategyError:
+        return False
+    head = base_text.split("(", 1)[0].strip().lower()
+    if ":" in base_text and head != SEARCH_NAME:
+        path, _, attr = base_text.rpartition(":")
+        path, attr = Path(path.strip()).expanduser(), attr.strip()
+        if path.suffix.lower() == ".py":
+            return name == f"{path.absolute()}:{attr}" or (
+                not path.is_absolute() and name.endswith(f"/{path}:{attr}"))
+    elif head != SEARCH_NAME and head not in STRATEGY_IDS:
+        return text == name                   # an entry point: loading it would run its code
+    try:
+        return parse_spec(text).name == name
+    except StrategyError:
+        return text == name
+
+
 def resolve_each(items: list, resolve) -> list:
     """``resolve`` applied to each item; an error says which item of the list it is about."""
     out = []
@@ -342,21 +385,39 @@ def resolved(strategy) -> dict:
     return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
 
-def from_resolved(name: str, info: dict):
-    """The strategy :func:`resolved` described (no file is read for a weight set)."""
+def from_resolved(name: str, info: dict, run_code: bool = True):
+    """The strategy :func:`resolved` described (no file is read for a weight set), every value
+    checked as the spec parser checks it (a manifest may have been edited by anyone).
+    ``run_code=False`` (a report, which reads folders it did not write): a custom Python
+    strategy is refused, never loaded, whatever file or checksum the description names."""
+    if not isinstance(info, dict):
+        raise StrategyError(f"strategy {name!r}: its recorded description is not an object")
     kind = info.get("kind")
-    if kind == "custom":
-        return _custom_from_resolved(name, info)
-    if kind == "random":
-        return Strategy(name, KIND_RANDOM)
-    if kind == "mcts":
-        return from_resolved_search(name, info, from_resolved)
-    if kind == "heuristic":
-        weights = info["weights"]
-        plan = info.get("plan", "action")        # written before turn planning: plan=action
-        return Strategy(name, PLANS[plan], tuple(float(weights.get(f, 0.0)) for f in FEATURES))
+    try:
+        if kind == "custom":
+            if not run_code:
+                raise StrategyError(f"strategy {name!r} is custom Python code, which is run only when named on "
+                                    "the command line (evora replay --strategies FILE.py:NAME), never from a "
+                                    "run folder")
+            return _custom_from_resolved(name, info)
+        if kind == "random":
+            return Strategy(name, KIND_RANDOM)
+        if kind == "mcts":
+            return from_resolved_search(name, info, lambda n, i: from_resolved(n, i, run_code))
+        if kind == "heuristic":
+            weights = info["weights"]
+            unknown = sorted(set(weights) - set(FEATURES))
+            if unknown:
+                raise StrategyError(f"strategy {name!r}: unknown weight {unknown[0]!r}")
+            plan = _plan(name, info.get("plan", "action"))     # written before turn planning: plan=action
+            return Strategy(name, PLANS[plan], tuple(_number(name, f, weights.get(f, 0.0), text=False)
+                                                     for f in FEATURES))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, StrategyError):
+            raise
+        raise StrategyError(f"strategy {name!r}: its recorded description is damaged ({type(exc).__name__}: "
+                            f"{exc})") from None
     raise StrategyError(f"strategy {name!r}: cannot rebuild a strategy of kind {kind!r}")
-
 
 
 def describe(strategy) -> dict:
@@ -415,5 +476,5 @@ def turn_tree_shape(items) -> tuple[int, int]:
 
 
 __all__ = ["StrategyError", "as_strategy", "seat_arrays", "tree_nodes", "turn_tree_shape", "STRATEGY_IDS", "FORMS", "known_names", "split_specs", "parse_spec",
-           "parse_strategies", "resolved", "from_resolved", "describe", "format_weights",
+           "parse_strategies", "resolved", "from_resolved", "names_strategy", "describe", "format_weights",
            "format_number"]

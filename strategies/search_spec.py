@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from evora_sim.wholenumber import whole_number
+
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
@@ -88,8 +90,10 @@ def split_options(spec: str, body: str) -> list[tuple[str, str]]:
 
 def _whole(spec, key, value, lo, hi) -> int:
     try:
-        x = int(value)
-    except ValueError:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError(value)
+        x = int(value if not isinstance(value, str) else whole_number(value))
+    except (ValueError, TypeError, OverflowError):
         raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not a whole number "
                             f"({key}: {HELP[key]})") from None
     if not lo <= x <= hi:
@@ -151,8 +155,8 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
 def _finite(spec, key, value) -> float:
     """A finite number >= 0."""
     try:
-        x = float(value)
-    except ValueError:
+        x = float(value) if not isinstance(value, bool) else math.nan
+    except (ValueError, TypeError):
         x = math.nan
     if not math.isfinite(x) or x < 0:
         raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not allowed ({key}: {HELP[key]})")
@@ -253,22 +257,28 @@ def _rollout_of(strategy: Strategy) -> Strategy:
 
 
 def from_resolved_search(name: str, info: dict, from_resolved) -> Strategy:
+    """The search player a manifest describes, each option checked against the range the spec
+    parser allows (a manifest may have been edited: a huge budget would exhaust memory)."""
     rollout = from_resolved(info["rollout"], info["rollout_resolved"])
+    if not isinstance(rollout, Strategy) or not (rollout.kind == KIND_RANDOM or rollout.is_heuristic):
+        raise StrategyError(f"strategy {name!r}: its rollout is not a built-in ({HELP['rollout']})")
     if info.get("root", "decision") == "decision":
         # older manifests wrote the decision tree's idle options with other values
         info = {**info, **DECISION_IDLE}
-    search = (float(info["iterations"]), float(info["c"]), float(rollout.kind),
-              float(REWARDS.index(info["reward"])),
-              float(HORIZON_AUTO if info["horizon"] == "auto" else info["horizon"]),
+    horizon = info["horizon"]
+    search = (float(_whole(name, "iterations", info["iterations"], 1, MAX_ITERATIONS)), _finite(name, "c", info["c"]),
+              float(rollout.kind), float(REWARDS.index(_one_of(name, "reward", info["reward"], REWARDS))),
+              float(HORIZON_AUTO if horizon == "auto" else _whole(name, "horizon", horizon, 0, 10_000)),
               # manifests from before these options had leaf=score, finish=rollout, reuse=none
-              float(LEAVES.index(info.get("leaf", "score"))), float(FINISHES.index(info.get("finish", "rollout"))),
-              float(REUSES.index(info.get("reuse", "none"))),
+              float(LEAVES.index(_one_of(name, "leaf", info.get("leaf", "score"), LEAVES))),
+              float(FINISHES.index(_one_of(name, "finish", info.get("finish", "rollout"), FINISHES))),
+              float(REUSES.index(_one_of(name, "reuse", info.get("reuse", "none"), REUSES))),
               # and from before root=: decision, candidates 8 (unused by decision); from before
               # depth=, root=turn chose among the candidates of the turn at hand only
-              float(ROOTS.index(info.get("root", "decision"))), float(info.get("candidates", 8)),
-              float(info.get("depth", 1)),
+              float(ROOTS.index(_one_of(name, "root", info.get("root", "decision"), ROOTS))),
+              float(_whole(name, "candidates", info.get("candidates", 8), 1, TOP_MAX)),
+              float(_whole(name, "depth", info.get("depth", 1), 0, MAX_DEPTH)),
               # and from before others=: the rollout played them
-              float(OTHERS.index(info.get("others", "rollout"))))
+              float(OTHERS.index(_one_of(name, "others", info.get("others", "rollout"), OTHERS))))
     return Strategy(name, KIND_MCTS, rollout.weights, DESCRIPTION, search=search, rollout=rollout.name,
                     learned=rollout.learned)
-

@@ -384,7 +384,7 @@ def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
 @pytest.mark.parametrize("change, named", [
     ({"seed": 6}, "seed: 5 -> 6"),
     ({"strategies": "random,greedy,random,random"}, "strategies"),
-    ({"games": 400}, "games: 300 -> 400"),
+    ({"games": 400}, "seeds: 300 -> 400"),          # the configuration counts seeds (issue 43)
 ])
 def test_clashing_out_is_refused_and_untouched(ref, cli, change, named):
     before = folder_state(ref.out)

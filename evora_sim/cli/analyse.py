@@ -174,27 +174,79 @@ def _open_runs(path, allow_partial=False) -> dict:
     return by_count
 
 
-def _write_table(out, df, lines, stem, figure=None):
-    """Write ``df`` as CSV (``out`` ending in .csv; the chart beside it as FILE.png) or into the
-    folder ``out`` (STEM.csv, STEM.txt with the printed lines, STEM.png)."""
+COMPARE_KIND = "compare"                           # the marker kind of a compare --out folder
+_COMPARE_COLUMNS = {"metric", "a", "b", "diff", "lo", "hi", "p_holm"}
+_COMPARE_FIGURE = {"Software": "evora compare"}   # PNG text: how a chart of ours is known again
+
+
+def _written_by_compare(path) -> bool:
+    """Whether the file ``path`` (FILE.csv, or FILE.png beside it) is an earlier output of evora
+    compare: a table whose header holds compare's columns, a chart tagged by it."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    if str(path).lower().endswith(".png"):
+        return b"Software\x00" + _COMPARE_FIGURE["Software"].encode() in head
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    return _COMPARE_COLUMNS <= set(first.split(","))
+
+
+def check_compare_out(out) -> None:
+    """``compare --out``, checked before any run is read, by the rule of report folders: a folder
+    must be new, empty or an earlier compare folder holding nothing else; FILE.csv and the
+    FILE.png beside it must each be new or an earlier output of evora compare."""
     from pathlib import Path
 
+    from ..fsutil import OutputError, check_output_folder
+
     out = Path(out)
+    if out.suffix.lower() != ".csv":
+        try:
+            check_output_folder(out, COMPARE_KIND)
+        except OutputError as exc:
+            raise UserError(str(exc)) from None
+        return
+    for f in (out, out.with_suffix(".png")):
+        if f.is_symlink() or (f.exists() and not (f.is_file() and _written_by_compare(f))):
+            raise UserError(f"--out {out}: {f} exists and was not written by evora compare; nothing is "
+                            "overwritten: choose another --out or delete it yourself")
+
+
+def _figure_bytes(figure) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata=_COMPARE_FIGURE)
+    return buf.getvalue()
+
+
+def _write_table(out, df, lines, stem, figure=None):
+    """Write ``df`` as CSV (``out`` ending in .csv; the chart beside it as FILE.png) or into the
+    folder ``out`` (STEM.csv, STEM.txt with the printed lines, STEM.png), each file whole or not
+    at all; ``out`` was checked by :func:`check_compare_out`."""
+    from pathlib import Path
+
+    from ..fsutil import OutputError, atomic_folder, write_bytes_atomic
+
+    out = Path(out)
+    table = df.to_csv(index=False).encode("utf-8")
     try:
         if out.suffix.lower() == ".csv":
             out.parent.mkdir(parents=True, exist_ok=True)
-            df.to_csv(out, index=False)
+            write_bytes_atomic(out, table)
             if figure is not None:
-                figure.savefig(out.with_suffix(".png"), dpi=110, bbox_inches="tight")
+                write_bytes_atomic(out.with_suffix(".png"), _figure_bytes(figure))
             return out
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} exists and is not a folder")
-        out.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out / f"{stem}.csv", index=False)
-        (out / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        if figure is not None:
-            figure.savefig(out / f"{stem}.png", dpi=110, bbox_inches="tight")
+        with atomic_folder(out, COMPARE_KIND) as tmp:
+            (tmp / f"{stem}.csv").write_bytes(table)
+            (tmp / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            if figure is not None:
+                (tmp / f"{stem}.png").write_bytes(_figure_bytes(figure))
         return out / f"{stem}.csv"
+    except OutputError as exc:
+        raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
@@ -223,6 +275,8 @@ def compare(run_a, run_b, out, allow_partial, min_effect, backend, scheduler):
     from ..runner import RunError
 
     check_backend(backend, scheduler)
+    if out:
+        check_compare_out(out)
     a, b = _open_runs(run_a, allow_partial), _open_runs(run_b, allow_partial)
     counts = sorted(set(a) & set(b))
     if not counts:

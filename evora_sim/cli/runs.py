@@ -7,8 +7,8 @@ import click
 
 from ..fields import DEFAULT_FIELD
 from .analyse import check_report_dir, write_report
-from .group import (STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg, decision_timeout_option,
-                    examples, jobs_option, load_rules_arg, main, playing, set_option)
+from .group import (INTERRUPTED, STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg,
+                    decision_timeout_option, examples, jobs_option, load_rules_arg, main, playing, set_option)
 
 
 GAMES_HELP = ("Games to play in all: seeds x seat rotations, rounded up to whole seeds (with "
@@ -140,7 +140,7 @@ def _until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
     except KeyboardInterrupt:
         click.echo("\ninterrupted: finished chunks are kept; run the same command again to go on",
                    err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     return record, describe(record)
 
 

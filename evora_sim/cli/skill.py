@@ -2,12 +2,14 @@
 and a report that says which findings hold for stronger players."""
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
 
 import click
 
+from ..ladder import MAX_BUDGET
 from .analyse import check_backend, check_report_dir
 from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg, main,
                     playing, set_option)
@@ -34,15 +36,16 @@ def check_ladder_folder(out: Path) -> dict | None:
 def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):
     """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
     a timed pilot that fits ``budget`` minutes."""
-    from ..ladder import (Plan, default_duel_seeds, duel_plan, load_plan, pilot, same_design,
-                          size_to_budget)
+    from ..ladder import (PLAN_FILE, Plan, check_duels, default_duel_seeds, duel_plan, load_plan, pilot,
+                          same_design, size_to_budget)
     from ..runner import check_jobs
 
     if old is not None:
         why = same_design(old, players, rungs, seed, rules.hash)
         if why:
             raise UserError(f"--out {out} holds another ladder ({why}); choose another --out to play this one")
-        plan = load_plan(old)
+        plan = load_plan(old, f"{out / PLAN_FILE}")
+        check_duels(plan, f"{out / PLAN_FILE}")          # the rungs are the user's again: so must the duels be
         if games is not None and games != plan.seeds:
             raise UserError(f"--out {out} holds this ladder with --games {plan.seeds:,}, not {games:,}; give "
                             f"--games {plan.seeds:,} (or none) to finish it, or another --out")
@@ -60,8 +63,7 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
         started = time.monotonic()
         costs = pilot(players, rungs, rules, seed, on_step=say)
         spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
-        seeds, duel_seeds, expected = size_to_budget(costs, rungs, players, budget - spent, cores)
-        expected += spent
+        seeds, duel_seeds, expected = size_to_budget(costs, rungs, players, budget, cores, spent)
     seeds = games if games is not None else seeds
     duel_seeds = -(-duel_games // 2) if duel_games is not None else (
         duel_seeds if games is None else default_duel_seeds(seeds))
@@ -111,8 +113,9 @@ def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, re
     for value, option in ((games, "--games"), (duel_games, "--duel-games")):
         if value is not None and value < 1:
             raise UserError(f"{option} must be a positive whole number, got {value}")
-    if not budget > 0 or budget != budget:
-        raise UserError(f"--budget must be a positive number of minutes, got {budget}")
+    if not (math.isfinite(budget) and 0 < budget <= MAX_BUDGET):
+        raise UserError(f"--budget must be a number of minutes above 0 and at most {MAX_BUDGET:g} (a week), "
+                        f"got {budget}")
     check_backend(backend, scheduler)
     check_report_dir(report_dir, "--report-dir")
     rungs = parse_rungs(ladder_text, n)

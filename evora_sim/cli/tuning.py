@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .group import (JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg, check_players_arg,
-                    check_seed_arg, examples, load_rules_arg, main)
+from .group import (INTERRUPTED, JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg,
+                    check_players_arg, check_seed_arg, examples, load_rules_arg, main)
 
 TUNE_DEFAULTS = {"batch": 8, "seeds": 50, "finalists": 3, "confirm_seeds": 2000}
 BALANCE_DEFAULTS = {"batch": 8, "seeds": 500, "finalists": 3, "confirm_seeds": 10_000}
@@ -44,12 +44,20 @@ def search_options(f):
     return f
 
 
+def _check_budget(budget) -> None:
+    """--budget is games in all, bounded as ``--games`` is (``manifest.MAX_GAMES``): a larger one
+    could never be played, and the search would set out to play it instead of saying so."""
+    from ..manifest import MAX_GAMES
+
+    if not 1 <= budget <= MAX_GAMES:
+        raise UserError(f"--budget must be a number of games from 1 to {MAX_GAMES:,}, got {budget:,}")
+
+
 def _settings(kw: dict, defaults: dict):
     from ..experiments.search import Settings
 
     values = {k: kw[k] if kw.get(k) is not None else v for k, v in defaults.items()}
-    if kw["budget"] < 1:
-        raise UserError(f"--budget must be a positive number of games, got {kw['budget']}")
+    _check_budget(kw["budget"])
     if not 2 <= values["batch"] <= 64:
         raise UserError(f"--batch must be from 2 to 64 candidates a round, got {values['batch']}")
     if not 2 <= values["seeds"] <= 1_000_000:
@@ -251,6 +259,7 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
 
     if params or targets:
         raise UserError("--compensation searches players.start_vp itself: drop --param and --target")
+    _check_budget(kw["budget"])
     if len(counts) != 1:
         raise UserError(f"--compensation estimates one player count's starting VP (players.start_vp is one list "
                         f"for every count): give one --players, got {','.join(map(str, counts))}")
@@ -289,4 +298,4 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
 def _interrupted(out):
     click.echo(f"\ninterrupted: what was played is kept in {out}; run the same command again to go on "
                "(same result)", err=True)
-    sys.exit(130)
+    sys.exit(INTERRUPTED)

@@ -166,7 +166,12 @@ def check_search_folder(out: Path, doc: dict) -> None:
         check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
         return
     if out.is_dir() and any(out.iterdir()):
-        raise RunError(f"--out {out} is not empty and is not a search folder; choose another --out")
+        raise RunError(f"--out {out} is not empty and is not {_folder_name(doc.get('kind'))}; choose another --out")
+
+
+def _folder_name(kind) -> str:
+    """What a folder of ``kind`` is called in a message (tune and balance are searches)."""
+    return {"card-value": "a card-value folder", "compensation": "a compensation folder"}.get(kind, "a search folder")
 
 
 def _open_folder(out: Path, doc: dict) -> None:

@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass
 
 from ..rules import RulesError, Rules, apply_overrides, load_rules, rule_keys, validate
+from ..wholenumber import is_whole_number, whole_number
 
-_RANGE = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\.\.\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*$")
+_RANGE = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\.\.\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*$",
+                    re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,10 @@ def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
                                  f"{key} takes {allowed(key)}: give its values as a list, "
                                  f"{key}=A;B (';' between values)")
             lo_t, hi_t = bounds
-            if not (re.fullmatch(r"[+-]?\d+", lo_t) and re.fullmatch(r"[+-]?\d+", hi_t)):
-                raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI as whole numbers")
-            lo, hi = int(lo_t), int(hi_t)
+            if not (is_whole_number(lo_t) and is_whole_number(hi_t)):
+                raise RulesError(f"--param {key}: {key} takes {allowed(key)}; give LO..HI as whole numbers "
+                                 "(ASCII digits, at most 18)")
+            lo, hi = whole_number(lo_t), whole_number(hi_t)
             rlo, rhi = _INT_RANGES[key]
             if not (rlo <= lo < hi <= rhi):
                 raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI with LO < HI "
@@ -203,7 +206,7 @@ def weight_dims(base, params: list[str]) -> list[Dim]:
     default every weight the base gives a value, except ``vp`` (the scale) and ``win``, from 0
     to 5 times its value."""
     from strategies.compiled import FEATURES
-    from strategies.registry import format_number
+    from strategies.registry import WEIGHT_RANGE, format_number, weight_in_range
 
     weights = dict(zip(FEATURES, base.weights))
     dims = []
@@ -226,8 +229,8 @@ def weight_dims(base, params: list[str]) -> list[Dim]:
         bounds = _range(text, values)
         if bounds is not None:
             lo, hi = float(bounds[0]), float(bounds[1])
-            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-                raise RulesError(f"--param {text}: a weight's range is LO..HI with LO < HI, finite numbers")
+            if not (weight_in_range(lo) and weight_in_range(hi) and lo < hi):
+                raise RulesError(f"--param {text}: a weight's range is LO..HI with LO < HI; {WEIGHT_RANGE}")
             lo, hi, step = _grid(lo, hi)
             dims.append(Dim(key, "float", lo, hi, step, base=weights[key]))
             continue
@@ -236,8 +239,8 @@ def weight_dims(base, params: list[str]) -> list[Dim]:
             numbers = [float(v) for v in items]
         except ValueError:
             raise RulesError(f"--param {text}: a weight takes numbers, LO..HI or A,B,C") from None
-        if len(set(numbers)) != len(numbers) or not all(math.isfinite(x) for x in numbers):
-            raise RulesError(f"--param {text}: give distinct finite numbers")
+        if len(set(numbers)) != len(numbers) or not all(weight_in_range(x) for x in numbers):
+            raise RulesError(f"--param {text}: give distinct numbers; {WEIGHT_RANGE}")
         dims.append(Dim(key, "choice", choices=tuple(format_number(x) for x in numbers), base=weights[key]))
     _check_unique([d.key for d in dims])
     return dims

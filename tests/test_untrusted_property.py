@@ -1,0 +1,226 @@
+"""Issue 43 acceptance: a run folder or a skill ladder someone hands the user is untrusted input.
+
+Hypothesis edits a finished run (or ladder) as a hostile colleague could: output markers listing
+paths outside, links in place of the lock file, the journal, the manifest, the table folders, a
+chunk, the ladder's runs; manifests, journals and ladder.json holding paths, a custom strategy
+file with its real checksum, huge or malformed values. Then it runs what the user would type on
+such a folder (report, resume, compact, skill) and checks that no file outside the folder changed,
+that no code outside the package ran (a strategy file that leaves a trace when run is named
+everywhere it could be), and that every refusal is one line with exit status 2.
+
+Each example copies the folder afresh; the examples are few and fixed (derandomized) so the test
+takes about half a minute to a minute on the shared 2-core machine, the commands on small runs.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from evora_sim.cli import main
+from evora_sim.fsutil import MARKER, MARKER_FORMAT
+from cli_results import one_error_line
+
+SETTINGS = settings(max_examples=24, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+RUN_ARGS = ["simulate", "-n", "2", "--seeds", "6", "--strategies", "greedy(plan=action),random", "--seed", "3",
+            "--chunk-size", "2", "--jobs", "1", "--no-seat-rotation", "-q"]
+LADDER_ARGS = ["skill", "-n", "2", "--ladder", "random;greedy(plan=action)", "--games", "6", "--duel-games", "6",
+               "--jobs", "1", "-q"]
+EVIL = "open({trace!r}, 'a').write('ran\\n')\n\nclass Bot:\n    def choose(self, state, legal_actions, rng):\n" \
+       "        return legal_actions[0]\n"
+
+
+@pytest.fixture(scope="module")
+def originals(tmp_path_factory) -> dict:
+    """A finished run and a finished small ladder, made once; every example edits copies."""
+    base = tmp_path_factory.mktemp("originals")
+    runner = CliRunner()
+    for args, out in ((RUN_ARGS, base / "run"), (LADDER_ARGS, base / "ladder")):
+        extra = ["--report-dir", str(base / "ladder-report")] if args is LADDER_ARGS else []
+        result = runner.invoke(main, args + ["--out", str(out)] + extra)
+        assert result.exit_code == 0, result.output
+    return {"run": base / "run", "ladder": base / "ladder"}
+
+
+# ---------------------------------------------------------------------------------------------
+# what a hostile folder may hold
+# ---------------------------------------------------------------------------------------------
+# placeholders, filled in per example: WORLD (a folder outside holding the user's files and a
+# strategy file that leaves a trace), EVIL (that file), its SHA-256
+PATHS = ["../world/precious.txt", "../../world/precious.txt", "WORLD/precious.txt", "WORLD", "../world",
+         "report.html", "a/b.csv", "..", "", ".", "/", "WORLD/tables/chunk-000000.parquet"]
+VALUES = st.one_of(
+    st.sampled_from(PATHS + ["EVIL:Bot", f"{'9' * 40}", "NaN"]),
+    st.sampled_from([-1, 0, 1, 2, 7, 2**31, 2**63, 10**12, 1e308, -1e308, 0.5, True, None]),
+    st.sampled_from([[], {}, ["EVIL:Bot", "random"], {"kind": "custom", "file": "EVIL", "object": "Bot",
+                                                         "sha256": "SHA"},
+                     {"kind": "heuristic", "plan": "action", "weights": {"column": 1e308}},
+                     {"kind": "mcts", "iterations": 10**9, "c": 1, "reward": "win", "horizon": 0,
+                      "rollout": "random", "rollout_resolved": {"kind": "random"}}]))
+LINK_TARGETS = ["WORLD/precious.txt", "WORLD", "WORLD/tables", "WORLD/missing", "EVIL", "/dev/zero"]
+RUN_LINKS = [".evora-lock", "chunks.jsonl", "manifest.json", "games", "cards", "games/chunk-000000.parquet",
+             "games/.chunk-000001.parquet.PID.tmp", ".manifest.json.PID.tmp", "games/part-000000.parquet"]
+LADDER_LINKS = ["ladder.json", "r1", "duels", "duels/r1-r2", "r2/manifest.json", "r1/.evora-lock"]
+MANIFEST_KEYS = [("config", "seed"), ("config", "games"), ("config", "chunk_size"), ("config", "strategies"),
+                 ("config", "resolved_strategies", "random"), ("config", "resolved_strategies",
+                                                               "greedy(plan=action)"),
+                 ("config", "players"), ("chunk_files", "0"), ("chunk_files", "0", "games"), ("chunks", "0"),
+                 ("chunks", "../../x"), ("parts",), ("parts", "0"), ("rules_source", "file"), ("command",),
+                 ("sequential",), ("version",), ("strategies",), ("rules", "white_stone", "vp")]
+LADDER_KEYS = [("rungs",), ("rungs", 1), ("seeds",), ("duel_seeds",), ("players",), ("pilot",),
+               ("budget_minutes",), ("duels", 0, "folder"), ("duels", 0, "field"), ("duels", 0, "field", 1),
+               ("duels", 0, "a"), ("duels", 0, "seeds"), ("duels",), ("rules_hash",), ("version",)]
+
+edits = st.lists(st.one_of(
+    st.tuples(st.just("marker"), st.lists(st.sampled_from(PATHS), min_size=1, max_size=3)),
+    st.tuples(st.just("link"), st.sampled_from(RUN_LINKS + LADDER_LINKS), st.sampled_from(LINK_TARGETS)),
+    st.tuples(st.just("manifest"), st.sampled_from(MANIFEST_KEYS), VALUES),
+    st.tuples(st.just("journal"), st.lists(st.tuples(st.sampled_from([0, 1, 5, -1, 2**40]), VALUES), max_size=3)),
+    st.tuples(st.just("ladder"), st.sampled_from(LADDER_KEYS), VALUES),
+), min_size=1, max_size=3)
+
+
+def _fill(value, world: Path, evil: Path, sha: str):
+    """A drawn value with the example's real paths in place of the placeholders."""
+    if isinstance(value, str):
+        return value.replace("WORLD", str(world)).replace("EVIL", str(evil)).replace("SHA", sha)
+    if isinstance(value, list):
+        return [_fill(v, world, evil, sha) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, world, evil, sha) for k, v in value.items()}
+    return value
+
+
+def _set(doc, keys, value) -> None:
+    """``doc[k1][k2]... = value``, making the missing levels; a level that is not a container is
+    replaced by one (the edit is then as hostile as it gets)."""
+    for k in keys[:-1]:
+        if isinstance(doc, list):
+            if not (isinstance(k, int) and 0 <= k < len(doc)):
+                return
+            doc = doc[k]
+            continue
+        if not isinstance(doc.get(k), (dict, list)):
+            doc[k] = {}
+        doc = doc[k]
+    if isinstance(doc, list):
+        if isinstance(keys[-1], int) and 0 <= keys[-1] < len(doc):
+            doc[keys[-1]] = value
+    else:
+        doc[keys[-1]] = value
+
+
+def _edit_json(path: Path, keys, value) -> None:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    if isinstance(doc, dict):
+        _set(doc, keys, value)
+        path.unlink()                      # a link stays a link only if the edit is a link edit
+        path.write_text(json.dumps(doc))
+
+
+def _apply(edit, run: Path, rep: Path, world: Path, evil: Path, sha: str) -> None:
+    kind = edit[0]
+    if kind == "marker":
+        rep.mkdir(exist_ok=True)
+        (rep / MARKER).write_text(json.dumps({"format": MARKER_FORMAT, "kind": "report",
+                                              "files": _fill(edit[1], world, evil, sha)}))
+    elif kind == "link":
+        where = run / edit[1].replace("PID", str(os.getpid()))
+        if not where.parent.is_dir() or where.parent.is_symlink():
+            return
+        if where.is_symlink() or where.is_file():
+            where.unlink()
+        elif where.is_dir():
+            shutil.rmtree(where)
+        where.symlink_to(_fill(edit[2], world, evil, sha))
+    elif kind == "manifest":
+        for m in [run / "manifest.json", *run.glob("r*/manifest.json")]:
+            _edit_json(m, edit[1], _fill(edit[2], world, evil, sha))
+    elif kind == "journal" and run.is_dir() and not (run / "chunks.jsonl").is_symlink():
+        lines = [json.dumps({"chunk": k, "files": _fill(v, world, evil, sha)}) for k, v in edit[1]]
+        (run / "chunks.jsonl").write_text("\n".join(lines) + "\n")
+    elif kind == "ladder" and (run / "ladder.json").is_file() and not (run / "ladder.json").is_symlink():
+        _edit_json(run / "ladder.json", edit[1], _fill(edit[2], world, evil, sha))
+
+
+def _world(root: Path) -> tuple[Path, Path, str]:
+    """The user's files outside the folder, and a strategy file that leaves ``root/ran`` when run."""
+    world = root / "world"
+    (world / "tables").mkdir(parents=True)
+    (world / "precious.txt").write_text("years of work")
+    for name in ("chunk-000000.parquet", "part-000000.parquet", ".chunk-000001.parquet.1.tmp", "manifest.json"):
+        (world / "tables" / name).write_text(f"not yours: {name}")
+    evil = world / "evil.py"
+    evil.write_text(EVIL.format(trace=str(root / "ran")))
+    return world, evil, hashlib.sha256(evil.read_bytes()).hexdigest()
+
+
+def _state(folder: Path) -> dict:
+    """Every entry under ``folder``: a file's bytes, a link's target, a folder."""
+    out = {}
+    for dirpath, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            p = Path(dirpath) / name
+            rel = str(p.relative_to(folder))
+            out[rel] = ("link", os.readlink(p)) if p.is_symlink() else (
+                ("dir",) if p.is_dir() else ("file", p.read_bytes()))
+    return out
+
+
+def _commands(target: str, folder: Path, rep: Path) -> list[list[str]]:
+    if target == "run":
+        return [["report", str(folder), "--out", str(rep)], RUN_ARGS + ["--out", str(folder)],
+                ["compact", str(folder)]]
+    return [LADDER_ARGS + ["--out", str(folder), "--report-dir", str(rep)], ["report", str(folder), "--out", str(rep)]]
+
+
+@SETTINGS
+@given(target=st.sampled_from(["run", "ladder"]), changes=edits, command=st.integers(0, 2))
+# each way out found by hand (issue 43), always tried: report 0, resume 1, compact 2; skill 0, report 1
+@example("run", [("marker", ["WORLD/precious.txt", "../world/precious.txt"])], 0)
+@example("run", [("link", ".evora-lock", "WORLD/precious.txt")], 1)
+@example("run", [("link", "games", "WORLD/tables")], 1)
+@example("run", [("link", "games", "WORLD/tables")], 2)
+@example("run", [("link", "games/.chunk-000001.parquet.PID.tmp", "WORLD/missing"), ("journal", [(1, None)])], 1)
+@example("run", [("manifest", ("config", "resolved_strategies", "random"),
+                  {"kind": "custom", "file": "EVIL", "object": "Bot", "sha256": "SHA"})], 0)
+@example("run", [("manifest", ("sequential",), {"kind": "mcts", "iterations": 10**9})], 0)
+@example("ladder", [("ladder", ("duels", 0, "folder"), "../world")], 0)
+@example("ladder", [("ladder", ("duels", 0, "field"), ["EVIL:Bot", "random"])], 0)
+@example("ladder", [("link", "r1", "WORLD")], 0)
+@example("ladder", [("link", "ladder.json", "/dev/zero")], 1)
+def test_i43_property_a_hostile_folder_never_reaches_outside_it(originals, tmp_path_factory, target, changes,
+                                                                 command):
+    root = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    world, evil, sha = _world(root)
+    folder = Path(shutil.copytree(originals[target], root / "folder", symlinks=True))
+    rep = root / "rep"
+    for change in changes:
+        _apply(change, folder, rep, world, evil, sha)
+    before = _state(world)
+    commands = _commands(target, folder, rep)
+    args = commands[command % len(commands)]
+    result = CliRunner().invoke(main, args)
+    try:
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            args, changes, result.output, result.exc_info)
+        if result.exit_code != 0:
+            one_error_line(result)
+        assert _state(world) == before, (args, changes)
+        assert not (root / "ran").exists(), (args, changes)
+        assert sorted(p.name for p in root.iterdir()) in (["folder", "world"], ["folder", "rep", "world"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
