@@ -67,7 +67,9 @@ from evora_sim.layout import (
 )
 from evora_sim.rng import randbelow
 
-from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, N_OPTIONS, NF, WIDTH, action_signature, evaluate
+from .compiled import (F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, LEARNED_W, N_OPTIONS, NF, WIDTH, action_signature,
+                       evaluate)
+from .features import B_OTHER, NB, NL
 from .planner import M_CACHE_HITS, M_LEAVES, M_SEARCHES
 from .policy import forget_plans, new_policy_work, new_rollout_cache, plan_meta, policy_choose
 
@@ -318,6 +320,9 @@ def rollout_weights(W, p, RW, LW):
         LW[0, f] = W[p, f]
     LW[0, F_DENIAL] = 0.0                              # the leaf values each seat's own standing;
     LW[0, F_WIN] = 0.0                                 # comparing the seats is the reward's job
+    LW[0, LEARNED_W + B_OTHER] = 0.0                   # (a learned evaluation's as well)
+    LW[0, LEARNED_W + NB + B_OTHER] = 0.0
+    LW[0, LEARNED_W + NL] = 0.0
 
 
 @njit(cache=True, inline="always")
