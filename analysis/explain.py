@@ -191,6 +191,9 @@ def _codes(decided_by) -> np.ndarray:
     """``decided_by`` as codes into ``DECIDED_BY`` (a categorical column, or its names)."""
     values = pd.Series(decided_by).astype(str).to_numpy()
     lookup = {name: i for i, name in enumerate(DECIDED_BY)}
+    bad = sorted({v for v in values if v not in lookup})
+    if bad:
+        raise ValueError(f"the games table's decided_by holds {bad[0]!r}, not one of {', '.join(DECIDED_BY)}")
     return np.array([lookup[v] for v in values], dtype=np.int64)
 
 

@@ -218,7 +218,11 @@ def _game_block(task: Task, block, ids: np.ndarray, with_seed: bool) -> tuple[Ga
         tension = {c: t.column(c).to_numpy(zero_copy_only=False)[order] for c in TENSION_COLUMNS}
     facts = None
     if explained:
-        facts = {"decided_by": _codes(t.column("decided_by"), DECIDED_BY)[order],
+        decided = _codes(t.column("decided_by"), DECIDED_BY)
+        if (decided < 0).any():
+            raise AnalysisError(f"{block.name(Path(task.out), 'games')} holds a decided_by other than "
+                                f"{', '.join(DECIDED_BY)}")
+        facts = {"decided_by": decided[order],
                  "leader_at_trigger": _np(t, "leader_at_trigger")[order], "trigger_seat": _np(t, "trigger_seat")[order]}
     gb = GameBlock(_np(t, "rounds")[order], _np(t, "turns")[order], ends[order], end_names, tension, facts)
     return gb, (_np(t, "seed")[order] if with_seed else None)

@@ -295,3 +295,17 @@ def test_explain_on_a_dask_cluster_plays_the_same_games(small_run, tmp_path):
     for name in ("counterfactual_seats.csv", "fixes.csv", "decomposition.csv"):
         assert (tmp_path / "local" / "summary" / name).read_text() == (tmp_path / "dask" / "summary" / name).read_text()
     assert json.loads((tmp_path / "dask" / "search.json").read_text())["kind"] == "explain"
+
+
+def test_every_skill_rung_says_where_the_seats_edges_come_from(small_run):
+    """Under evora skill each rung's figures include each seat's final-round and tie-break parts,
+    so the verdicts say whether a mechanism grows with skill."""
+    from analysis.scan import scan
+    from analysis.skill import rung_figures
+    from evora_sim.runner import open_run
+
+    rows, _, _ = rung_figures(scan([open_run(small_run)]), 4, 0.01)
+    why = [r for r in rows if r["figure"].startswith("why ")]
+    assert sorted(r["figure"] for r in why) == sorted(f"why {c} seat {p}" for c in ("final_round", "tie_break")
+                                                      for p in range(4))
+    assert all(r["kind"] == "rate change" and r["null"] == 0.0 and r["lo"] <= r["value"] <= r["hi"] for r in why)

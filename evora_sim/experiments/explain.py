@@ -214,12 +214,15 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
     if replayed:
         runs, labels = runs[1:], labels[1:]
     base_games, base_seats = _games(base_run, k, rot), _games(base_run, k, rot, seats=True)
-    if replayed:
-        parts = X.seed_parts(base_games, base_seats, n, rot)
-        decomposed = f"the run's first {k:,} seeds replayed (the run was played before these facts were recorded)"
-    else:
-        parts = _run_parts(plan.run, n, rot)
-        decomposed = f"all {parts.seeds:,} finished seeds of the run"
+    try:
+        if replayed:
+            parts = X.seed_parts(base_games, base_seats, n, rot)
+            decomposed = f"the run's first {k:,} seeds replayed (the run was played before these facts were recorded)"
+        else:
+            parts = _run_parts(plan.run, n, rot)
+            decomposed = f"all {parts.seeds:,} finished seeds of the run"
+    except ValueError as exc:                  # a table changed by hand: named, one line
+        raise RunError(f"run {plan.run.out}: {exc}") from None
     table = X.parts_table(parts)
     base = X.Arm("the run's rules", "", X.seed_wins(base_games, n, rot),
                  X.game_measures(base_games, base_seats, n, rot))
