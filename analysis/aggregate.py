@@ -41,8 +41,7 @@ from .explain import SeatParts, decisive_turns, game_causes
 from .fairness import distinct_rows
 
 CATEGORIES = list(L.BREAKDOWN_NAMES)
-MAJORITY_CATEGORIES = ["vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3",
-                       "vp_height_4", "vp_capitals"]
+MAJORITY_CATEGORIES = list(L.MAJORITY_NAMES)
 HEIGHT_KEYS = {"vp_height_1": "h1", "vp_height_2": "h2", "vp_height_3": "h3",
                "vp_height_4": "h4", "vp_capitals": "capitals"}
 OUTCOMES = ("outright", "tied", "white or unclaimed")

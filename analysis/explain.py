@@ -294,12 +294,12 @@ def game_measures(games: pd.DataFrame, seats: pd.DataFrame, n: int, rotations: i
     length in turns (an end rule changes turns, not rounds), the majorities' share of all seats'
     score, the margin of victory (winner minus runner-up), lead changes (where the run recorded
     them)."""
-    from .aggregate import MAJORITY_CATEGORIES
+    from evora_sim.layout import MAJORITY_NAMES
 
     g = games.sort_values("game_id")
     s = seats.sort_values(["game_id", "seat"])
     score = s["score"].to_numpy().reshape(-1, n).astype(float)
-    majority = sum(s[c].to_numpy() for c in MAJORITY_CATEGORIES).reshape(-1, n).astype(float)
+    majority = sum(s[c].to_numpy() for c in MAJORITY_NAMES).reshape(-1, n).astype(float)
     top2 = np.sort(score, axis=1)[:, -2:]
     per_game = {"turns": g["turns"].to_numpy().astype(float),
                 "majority share": majority.sum(axis=1) / np.maximum(score.sum(axis=1), 1),

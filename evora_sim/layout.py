@@ -240,6 +240,8 @@ BREAKDOWN_NAMES = (
     "vp_height_1", "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals",
 )
 NBREAK = len(BREAKDOWN_NAMES)
+# ... those scored for majorities at the end (D7, D17)
+MAJORITY_NAMES = ("vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals")
 
 # ---- packed rules (int32) ------------------------------------------------------------------
 _r = 0

@@ -45,6 +45,10 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
     ``shared``: the rules share a victory tied on VP (V4, ``Rules.shared_victory``)."""
     g, n, _ = res.seats.shape
     col = {name: i for i, name in enumerate(GAME_COLUMNS)}
+    scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
+    score = res.seats[:, :, scol["score"]]
+    left = res.seats[:, :, scol["parts_left"]]
+    rank = ranks(score, left, half, res.games[:, col["tie_lot"]] if shared else None)
     games = pd.DataFrame({
         "game_id": game_ids.astype(np.int64),
         "seed": res.seeds.astype(np.int64),
@@ -65,16 +69,11 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "trigger_seat": res.games[:, col["trigger_seat"]].astype(np.int8),
         "trigger_turn": res.games[:, col["trigger_turn"]].astype(np.int16),
         "leader_at_trigger": res.games[:, col["leader_at_trigger"]].astype(np.int8),
+        "decided_by": pd.Categorical.from_codes(decided_by(score, left, rank, half, shared), categories=DECIDED_BY),
     })
     if res.actions is not None:             # recorded (runner.simulate's record_actions): the whole game
         steps = np.minimum(res.games[:, col["decisions"]], res.actions.shape[1])
         games["actions"] = [res.actions[i, :steps[i]].astype(np.int16) for i in range(g)]
-    scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
-    score = res.seats[:, :, scol["score"]]
-    left = res.seats[:, :, scol["parts_left"]]
-    lot = res.games[:, col["tie_lot"]] if shared else None
-    rank = ranks(score, left, half, lot)
-    games["decided_by"] = pd.Categorical.from_codes(decided_by(score, left, rank, half, shared), categories=DECIDED_BY)
     seats = {
         "game_id": np.repeat(game_ids.astype(np.int64), n),
         "seat": np.tile(np.arange(n, dtype=np.int8), g),

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import layout as L
 from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import SWITCHES, Rules, start_vp_text, switch_value, validate
@@ -134,8 +135,7 @@ def switch_sets(rules: Rules) -> list[str]:
 
 
 GAME_COLUMNS = ("winner_seat", "turns", "lead_changes", "decided_by", "leader_at_trigger", "trigger_seat")
-SEAT_COLUMNS = ("seat", "score", "leader_before_final_turn", "vp_column_majority", "vp_height_1", "vp_height_2",
-                "vp_height_3", "vp_height_4", "vp_capitals")
+SEAT_COLUMNS = ("seat", "score", "leader_before_final_turn", *L.MAJORITY_NAMES)
 
 
 def _games(run, seeds: int, rotations: int, seats: bool = False) -> pd.DataFrame:
