@@ -39,6 +39,7 @@ from .space import variant
 KIND = "explain"
 CHUNK = 1000                    # seeds per chunk of an arm: the unit of resuming
 MIN_SEEDS = 10
+DEFAULT_SEEDS = 2500            # seeds replayed per arm by default (docs/explain.md: the intervals they gave)
 SWITCH_LABELS = {
     "end.after_trigger=finish_round": "finish the round (rulebook)",
     "end.after_trigger=finish_turn": "end at once (with the triggering turn)",
@@ -96,10 +97,7 @@ def open_plan(run_path, seeds: int | None, compensation: bool = True) -> Plan:
     if isinstance(seeds, bool) or not isinstance(seeds, int) or not MIN_SEEDS <= seeds <= present:
         raise RunError(f"--seeds must be a whole number from {MIN_SEEDS} to the {present:,} finished seeds of run "
                        f"{run_path} (from its first on), got {seeds!r}")
-    return Plan(run, Rules(rules.data, rules.packed, rules.hash), seeds, compensation)
-
-
-DEFAULT_SEEDS = 2500
+    return Plan(run, rules, seeds, compensation)
 
 
 def _leading_seeds(run: RunResult) -> int:
@@ -112,7 +110,7 @@ def _leading_seeds(run: RunResult) -> int:
     return min(cfg["games"], k * cfg["chunk_size"])
 
 
-def explain_doc(plan: Plan, command: str = "") -> dict:
+def explain_doc(plan: Plan) -> dict:
     cfg = plan.config
     return {"format": "evora-sim search", "version": 1, "kind": KIND,
             "config": {"run": str(Path(plan.run.out).absolute()), "run_config": cfg, "seeds": plan.seeds,
@@ -125,7 +123,11 @@ def _strategies(plan: Plan) -> tuple:
     from strategies.registry import from_resolved
 
     cfg = plan.config
-    info = cfg["resolved_strategies"]
+    info = cfg.get("resolved_strategies") or {}
+    missing = [name for name in cfg["strategies"] if name not in info]
+    if missing:
+        raise RunError(f"run {plan.run.out} records no description of strategy {missing[0]!r}, so its games "
+                       "cannot be replayed; play the run again with this version")
     return tuple(from_resolved(name, info[name], run_code=False) for name in cfg["strategies"])
 
 
