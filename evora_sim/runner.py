@@ -101,7 +101,8 @@ def play_chunk(config: RunConfig, rules: Rules, k: int,
         res = play_batch(rules, config.players, seeds, config.seat_strategies(r),
                          decision_timeout=decision_timeout, record_actions=config.record_actions)
         game_ids = np.arange(start, stop, dtype=np.int64) * config.rotations + r
-        parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players)))
+        parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players),
+                                  rules.shared_victory))
     return concat_tables(parts)
 
 

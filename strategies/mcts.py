@@ -61,8 +61,8 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
-    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
+    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_FINAL,
+    PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
     STATE_SIZE,
 )
 from evora_sim.rng import randbelow
@@ -250,9 +250,8 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
         elif not over:                                 # the final scoring's order on the totals of now
             best_key = np.int64(0)
             for q in range(n):
-                left = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
                 whole = np.int64(tot[q] - 0.5 * R[R_START_HALF + q])    # the standing's VP, above
-                key = E.order_key(whole, R[R_START_HALF + q], left, q)
+                key = E.final_key(s, R, whole, q)
                 if winner < 0 or key > best_key:
                     winner, best_key = q, key
         for q in range(n):
