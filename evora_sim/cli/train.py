@@ -1,0 +1,81 @@
+"""``evora train``: fit the expert's evaluation to the search player's turns, for these rules.
+Every argument is checked before anything is played; the recipe is
+:mod:`evora_sim.experiments.train`."""
+from __future__ import annotations
+
+import shlex
+
+import click
+
+from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, load_rules_arg, main
+
+
+@main.command("train", epilog=examples(
+    "evora train --players 4 --out runs/expert",
+    "evora train --players 2 --games 800 --out runs/expert        # longer: stronger (docs/commands/train.md)",
+    "evora train --players 4 --set white_stone.vp=6 --out runs/expert_white6"))
+@click.option("--players", "-n", type=int, default=4, show_default=True, help="Player count to train for (2-4).")
+@click.option("--games", type=int, default=None, metavar="N",
+              help="Teacher games to learn from; default 240 at 2 players, 120 at 3, 90 at 4 (about 30 "
+                   "minutes on 2 cores). More games, stronger weights: docs/commands/train.md.")
+@click.option("--teacher", default="mcts(iterations=300)", show_default=True, metavar="SPEC",
+              help="The player whose turns are imitated (it plays itself).")
+@click.option("--start", default=None, metavar="SPEC",
+              help="Weights the fit starts from and the new ones must beat: a weighted player or learned "
+                   "weights. Default: DIR/expert.toml's, else the built-in expert (rulebook rules), else "
+                   "cardheights.")
+@click.option("--duel-games", type=int, default=2000, show_default=True, metavar="N",
+              help="Games of the check: the new weights in one seat, the previous in the others, every "
+                   "seed under every seat order.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the teacher games (the duel uses seed+1).")
+@click.option("--rules", "rules_file", metavar="FILE", help="Rules file merged over the shipped rules: train for them.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True, help="Processes; -1 = every core.")
+@click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
+              help="Folder of the training (created, or resumed: run the same command again); the weights "
+                   "are written to DIR/expert.toml.")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="loky: processes on this machine; dask: a dask.distributed cluster (teacher games).")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def train(players, games, teacher, start, duel_games, seed, rules_file, overrides, out, quiet, **kw):
+    """Train the expert for these rules: the teacher (by default the search player) plays itself,
+    every one of its turns is set beside the turn planner's best alternatives, a conditional logit
+    fits the weights under which the teacher's turns rank first, and the new weights duel the
+    previous ones on fresh seeds. Writes DIR/expert.toml (use it as --strategies
+    DIR/expert.toml:expert) only when they win more than a fair share."""
+    from strategies.registry import StrategyError
+
+    from ..experiments.train import plan_training, run_training
+    from ..rules import RulesError
+    from ..runner import RunError
+    from .tuning import _backend, _interrupted
+
+    rules = load_rules_arg(rules_file, overrides)
+    try:
+        plan = plan_training(players, games, teacher, seed, duel_games, rules, out, start)
+    except (StrategyError, RunError, RulesError) as exc:
+        raise UserError(str(exc)) from None
+    backend = _backend(kw)
+    command = _command(plan, start, rules_file, overrides, out)
+    try:
+        result = run_training(plan, out, jobs=kw["jobs"], backend=backend, command=command, quiet=quiet,
+                              notice=None if quiet else (lambda line: click.echo(line, err=True)))
+    except (RunError, StrategyError, RulesError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        _interrupted(out)
+    click.echo("\n".join(result.lines))
+
+
+def _command(plan, start, rules_file, overrides, out) -> str:
+    """The command that makes these weights again, every choice spelled out (recorded in the file)."""
+    words = ["evora", "train", "--players", str(plan.players), "--games", str(plan.games), "--teacher", plan.teacher]
+    if start is not None:
+        words += ["--start", start]
+    words += ["--seed", str(plan.seed), "--duel-games", str(plan.duel_games)]
+    if rules_file:
+        words += ["--rules", str(rules_file)]
+    for o in overrides:
+        words += ["--set", o]
+    return shlex.join(words + ["--out", str(out)])

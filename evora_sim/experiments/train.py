@@ -1,0 +1,317 @@
+"""``evora train``: a learned turn-planner evaluation fitted to the search player's choices.
+
+The recipe (expert iteration's imitation step, Anthony et al. 2017):
+1. **Teacher games**: the teacher (by default the search player) plays itself through
+   ``runner.simulate`` with the actions recorded, so the games resume, run on Dask and are
+   checked like every run folder (``DIR/teacher``).
+2. **Rows**: every teacher turn is replayed (``strategies.imitation.turn_rows``): the ``want``
+   best turns the planner lists under the starting weights, and the turn the teacher took.
+3. **Fit**: a conditional logit (``strategies.fit``) moves the starting weights (the previous
+   expert's, or ``cardheights`` restated) until the teacher's turns rank first.
+4. **Check**: the candidate duels the previous weights on fresh seeds (seat rotation, its
+   interval); only a candidate that wins more than its fair share replaces them.
+5. **Write** ``DIR/expert.toml`` (other player counts already there are kept), with the command,
+   seed, teacher and games that made it, and the rules hash it was trained for.
+
+Why imitation and not outcomes: see ``strategies.imitation``. The features never read the order
+below a stack's top (P10), and neither does the planner that lists the alternatives.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..rules import Rules, load_rules
+from ..runner import RunError, check_jobs, simulate
+
+DEFAULT_TEACHER = "mcts(iterations=300)"
+DEFAULT_GAMES = {2: 240, 3: 120, 4: 90}        # the default fits 30 minutes on 2 cores (docs/commands/train.md)
+DEFAULT_DUEL_GAMES = 2000
+WANT = 32                                        # the planner's best turns listed beside the teacher's
+RIDGE = 1e-4
+BASELINE = "cardheights"                         # the start where no previous weights exist
+TRAINED_NAME = "expert"                          # the table name in DIR/expert.toml
+TEACHER_CHUNK = 10                               # teacher games per chunk: progress and resume at this grain
+MAX_ROWS_PER_GAME = 40_000
+
+
+@dataclass(frozen=True)
+class TrainPlan:
+    players: int
+    games: int
+    teacher: str
+    seed: int
+    duel_games: int
+    rules: Rules
+    previous: object            # the Strategy the candidate starts from and must beat
+    previous_label: str
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    weights: tuple[float, ...]
+    turns: int
+    agreement: float
+    duel: object                # evora_sim.duel.DuelResult
+    kept: bool                  # the candidate replaced the previous weights
+    file: Path
+    lines: list[str]
+
+
+def previous_weights(players: int, rules: Rules, out: Path, error, start: str | None = None):
+    """What a new fit starts from and is checked against, with a label. ``start``: a spec (a
+    hand-weighted player, restated as learned weights, or learned weights); None: the weights
+    already in ``out/expert.toml`` for these players, else the built-in expert when the rules are
+    the rulebook's, else ``cardheights`` restated."""
+    from strategies.builtin import PLANS, Strategy
+    from strategies.learned import from_hand
+    from strategies.registry import learned_strategy, parse_spec, shipped_expert
+
+    if start is not None:
+        s = parse_spec(start)
+        if getattr(s, "is_learned", False):
+            w = s.learned_for(players)
+            if w is None:
+                raise error(f"--start {start!r} holds no weights for {players} players")
+        elif isinstance(s, Strategy) and s.is_heuristic:
+            w = from_hand(s.weights)
+        else:
+            raise error(f"--start {start!r}: a weighted player (cardheights, balanced(...), FILE.toml:NAME) "
+                        "or learned weights (expert); random, mcts and Python strategies have no weights to start from")
+        return Strategy("previous", PLANS["turn"], learned=((players, tuple(w)),)), start
+    mine = _read_trained(out, error)
+    if mine is not None and mine.for_players(players) is not None:
+        return learned_strategy("previous", "previous", _only(mine, players)), f"the weights in {out / 'expert.toml'}"
+    if rules.hash == load_rules().hash:
+        shipped = shipped_expert(error)
+        if shipped.for_players(players) is not None:
+            return learned_strategy("previous", "previous", _only(shipped, players)), "the built-in expert"
+    w = from_hand(parse_spec(BASELINE).weights)
+    return Strategy("previous", PLANS["turn"], learned=((players, tuple(w)),)), f"{BASELINE} (restated)"
+
+
+def _only(weights, players: int):
+    from strategies.learned import LearnedWeights
+
+    return LearnedWeights(weights.name, ((players, weights.for_players(players)),), weights.description,
+                          weights.made_by, weights.rules_hash)
+
+
+def _read_trained(out: Path, error):
+    """DIR/expert.toml as learned weights, or None where there is none yet; a damaged one is
+    refused, never overwritten."""
+    import tomllib
+
+    from strategies.learned import check_table
+
+    path = out / "expert.toml"
+    if not path.exists():
+        return None
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise error(f"{path}: not a weight file this version wrote ({exc}); move it away to train here")
+    if set(doc) != {TRAINED_NAME}:
+        raise error(f"{path}: expected one table [{TRAINED_NAME}], found {', '.join(sorted(doc)) or 'none'}")
+    return check_table(doc[TRAINED_NAME], f"{path} [{TRAINED_NAME}]", error)
+
+
+def plan_training(players: int, games: int | None, teacher: str, seed: int, duel_games: int,
+                  rules, out, start: str | None = None) -> TrainPlan:
+    """Every argument checked (one line each) before anything is played or written."""
+    from strategies.errors import StrategyError
+    from strategies.registry import parse_spec
+
+    if players not in (2, 3, 4):
+        raise RunError(f"--players must be 2, 3 or 4, got {players!r}")
+    games = DEFAULT_GAMES[players] if games is None else games
+    if isinstance(games, bool) or not isinstance(games, int) or games < 10:
+        raise RunError(f"--games must be a whole number of teacher games, at least 10, got {games!r}")
+    if isinstance(duel_games, bool) or not isinstance(duel_games, int) or duel_games < 2 * players:
+        raise RunError(f"--duel-games must be at least {2 * players} (one seed under every seat order), "
+                       f"got {duel_games!r}")
+    if not isinstance(rules, Rules):
+        rules = load_rules(rules)
+    try:
+        parse_spec(teacher)
+    except StrategyError as exc:
+        raise StrategyError(f"--teacher: {exc}") from None
+    mine = _read_trained(Path(out), RunError)
+    if mine is not None and mine.rules_hash != rules.hash:
+        raise RunError(f"{Path(out) / 'expert.toml'} holds weights trained for other rules (hash {mine.rules_hash}, "
+                       f"these are {rules.hash}); train into another --out")
+    previous, label = previous_weights(players, rules, Path(out), RunError, start)
+    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label)
+
+
+def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
+    """The teacher's self-play games, actions recorded (``out/teacher``, resumable)."""
+    return simulate(plan.players, plan.games, [plan.teacher] * plan.players, seed=plan.seed,
+                    out=out / f"teacher-{plan.players}p", extend=True, jobs=jobs, seat_rotation=False, rules=plan.rules,
+                    chunk_size=TEACHER_CHUNK, quiet=quiet, command=command,
+                    backend=backend.backend, scheduler=backend.scheduler, record_actions=True)
+
+
+def _rows_of(players: int, rules: Rules, start, items):
+    """The rows of some teacher games (one worker's share): features, turn number, label."""
+    from evora_sim.rng import new_stream
+    from strategies.features import NL
+    from strategies.imitation import new_buffers, turn_rows
+    from strategies.planner import new_plan_work
+    from strategies.registry import seat_arrays
+
+    _, W = seat_arrays([start] * players)
+    work = new_plan_work()
+    ps, pl, bk, bv, line, hk, key, val, stamp, _plan, meta, top, _cache = work
+    bufs = new_buffers()
+    feats = np.zeros((MAX_ROWS_PER_GAME, NL))
+    group = np.zeros(MAX_ROWS_PER_GAME, dtype=np.int64)
+    label = np.zeros(MAX_ROWS_PER_GAME, dtype=np.int64)
+    out_x, out_g, out_l = [], [], []
+    offset = 0
+    for seed, actions in items:
+        rows, groups = turn_rows(rules.packed, players, int(seed), np.asarray(actions, dtype=np.int64), W, WANT,
+                                 feats, group, label, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top,
+                                 new_stream(int(seed)), *bufs)
+        out_x.append(feats[:rows].copy())
+        out_g.append(group[:rows] + offset)
+        out_l.append(label[:rows].copy())
+        offset += groups
+    if not out_x:
+        return np.zeros((0, NL)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    return np.vstack(out_x), np.concatenate(out_g), np.concatenate(out_l), offset
+
+
+def training_rows(plan: TrainPlan, run, jobs: int, progress=None):
+    """Every teacher turn as a group of rows, split over ``jobs`` processes."""
+    from joblib import Parallel, delayed
+
+    games = run.table("games", columns=["seed", "actions"])
+    items = list(zip(games["seed"].to_numpy(), games["actions"]))
+    n_jobs = min(check_jobs(jobs), max(1, len(items)))
+    pieces = max(n_jobs * 4, 1)
+    size = math.ceil(len(items) / pieces)
+    shares = [items[i:i + size] for i in range(0, len(items), size)]
+    parts, done, t0 = [], 0, time.monotonic()
+    runner = Parallel(n_jobs=n_jobs, return_as="generator") if n_jobs > 1 else None
+    jobs_iter = (runner(delayed(_rows_of)(plan.players, plan.rules, plan.previous, s) for s in shares)
+                 if runner else (_rows_of(plan.players, plan.rules, plan.previous, s) for s in shares))
+    for share, part in zip(shares, jobs_iter):
+        parts.append(part)
+        done += len(share)
+        if progress:
+            rate = done / max(time.monotonic() - t0, 1e-9)
+            progress(f"turns of {done:,} of {len(items):,} teacher games listed, "
+                     f"about {(len(items) - done) / rate:.0f} s left")
+    X, G, L, offset = [], [], [], 0
+    for x, g, lab, groups in parts:
+        X.append(x)
+        G.append(g + offset)
+        L.append(lab)
+        offset += groups
+    return np.vstack(X), np.concatenate(G), np.concatenate(L)
+
+
+def fit_candidate(plan: TrainPlan, X, G, L):
+    """The conditional-logit fit from the previous weights (the win weight is kept)."""
+    from strategies.features import NL
+    from strategies.fit import conditional_logit
+    from strategies.imitation import OTHER
+
+    start = np.asarray(plan.previous.learned_for(plan.players))
+    fit = conditional_logit(X, G, L != OTHER, start[:NL], ridge=RIDGE)
+    return tuple(float(x) for x in fit.weights) + (float(start[NL]),), fit
+
+
+def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool):
+    """The candidate against the previous weights, every seed under every seat order; the
+    candidate sits in one seat, the previous in the others."""
+    from evora_sim.duel import duel
+    from strategies.builtin import PLANS, Strategy
+
+    cand = Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),))
+    field = [cand] + [plan.previous] * (plan.players - 1)
+    tag = hashlib.sha256(np.asarray(weights, dtype=np.float64).tobytes()).hexdigest()[:10]
+    return duel(field, plan.duel_games, seed=plan.seed + 1, jobs=jobs, rules=plan.rules, quiet=quiet,
+                out=out / f"duel-{plan.players}p-{tag}")
+
+
+def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str) -> Path:
+    """DIR/expert.toml with these players' weights beside the counts already trained there for the
+    same rules (written whole under a temporary name, then moved in place)."""
+    from strategies.learned import LearnedWeights, to_table
+
+    old = _read_trained(out, RunError)
+    kept = dict(old.weights) if old is not None and old.rules_hash == plan.rules.hash else {}
+    kept[plan.players] = tuple(weights)
+    made = {} if old is None or old.rules_hash != plan.rules.hash else _made_by_counts(old.made_by)
+    made[plan.players] = made_by
+    text = to_table(LearnedWeights(TRAINED_NAME, tuple(sorted(kept.items())), description,
+                                   " | ".join(f"{n} players: {m}" for n, m in sorted(made.items())),
+                                   plan.rules.hash))
+    path = out / "expert.toml"
+    tmp = out / ".expert.toml.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _made_by_counts(made_by: str) -> dict[int, str]:
+    out = {}
+    for part in made_by.split(" | "):
+        head, _, rest = part.partition(" players: ")
+        if head.strip().isdigit() and rest:
+            out[int(head)] = rest
+    return out
+
+
+def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: str = "evora train",
+                 quiet: bool = False, notice=None) -> TrainResult:
+    """The whole recipe; every stage resumes (teacher games and the duel are run folders)."""
+    from evora_sim.experiments.arms import Backend
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    backend = backend or Backend(check_jobs(jobs), "loky", None)
+    say = notice or (lambda line: None)
+    t0 = time.monotonic()
+    say(f"1/4 teacher games: {plan.games:,} games of {plan.teacher} at {plan.players} players -> {out / f'teacher-{plan.players}p'}")
+    run = teacher_games(plan, out, jobs, backend, quiet, command)
+    say(f"2/4 rows: the planner's {WANT} best turns beside each turn the teacher took")
+    X, G, L = training_rows(plan, run, jobs, progress=None if quiet else say)
+    say(f"3/4 fit: {int(G.max()) + 1 if len(G) else 0:,} turns, {len(X):,} rows, starting from {plan.previous_label}")
+    weights, fit = fit_candidate(plan, X, G, L)
+    say(f"4/4 check: the candidate against {plan.previous_label}, {plan.duel_games:,} games")
+    res = check_candidate(plan, weights, out, jobs, quiet)
+    row = next(r for r in res.rows if r.strategy == "candidate")
+    share = 1 / plan.players
+    lo, hi = row.interval
+    rate = row.win_rate
+    kept = lo > share
+    verdict = (f"the new weights win {100 * rate:.1f}% (95% range {100 * lo:.1f}-{100 * hi:.1f}, "
+               f"{row.seat_games:,} seat-games) against {plan.previous_label}, fair share {100 * share:.0f}%")
+    made_by = (f"{command} (teacher {plan.teacher}, {plan.games} games, seed {plan.seed}; "
+               f"{fit.turns:,} turns, agreement {100 * fit.agreement:.1f}%)")
+    lines = [f"Trained at {plan.players} players on {fit.turns:,} teacher turns: the fitted value ranks the "
+             f"teacher's turn first in {100 * fit.agreement:.1f}% of them."]
+    if kept:
+        path = write_weights(out, plan, weights, f"{made_by}; checked by duel: {verdict}",
+                             "A turn planner valuing positions by weights fitted to the search player's turns "
+                             "(evora train); made_by says how, per player count.")
+        lines.append(f"Better: {verdict}.")
+        lines.append(f"Written: {path}; use it as --strategies {path}:{TRAINED_NAME}")
+    else:
+        path = out / "candidate.toml"
+        from strategies.learned import LearnedWeights, to_table
+        path.write_text(to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
+                                                f"Not better than {plan.previous_label}: {verdict}.", made_by,
+                                                plan.rules.hash)), encoding="utf-8")
+        lines.append(f"Not better: {verdict}. The previous weights are kept; the candidate is in {path} "
+                     "(more teacher games, --games, usually help).")
+    lines.append(f"Took {(time.monotonic() - t0) / 60:.1f} min.")
+    return TrainResult(tuple(weights), fit.turns, fit.agreement, res, kept, path, lines)
