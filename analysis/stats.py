@@ -21,7 +21,11 @@ import numpy as np
 from scipy import special, stats
 
 ALPHA = 0.05
-MIN_EFFECT = 0.01                   # smallest difference in win rate that matters (1 point)
+MIN_EFFECT = 0.01                   # smallest difference in win rate that matters (1 pp)
+MIN_USES = 100                      # seat-games that used a card or space before it is judged: fewer know a
+                                    # win rate to no better than about +-10 pp (1.96 x 0.5 / sqrt(100))
+FEW_CARD_PLAYS = 1.0                # card plays a game (instant tiles included) below which the players
+                                    # "hardly play cards", and the report's answer says so
 Z95 = float(stats.norm.ppf(0.975))
 ELO = 400.0 / np.log(10.0)          # natural-log strength -> Elo points
 

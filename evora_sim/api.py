@@ -16,6 +16,7 @@ from numba import njit
 
 from . import engine as E
 from . import layout as L
+from .names import PHASE_TITLES, effect_title, tile_title, type_title
 from .rules import Rules, gift_seat_problem, load_rules
 
 
@@ -291,7 +292,7 @@ def decision_name(state: State) -> str:
                 L.F_TEMPLE: "Temple card", L.F_CENT: "Centurion", L.F_GOV_COLUMN: "Governor column",
                 L.F_GOV_HEIGHT: "Governor height", L.F_DISCARD: "pay a card for a tile",
                 L.F_DRAW: "draw"}.get(kind, "frame")
-    return L.PHASE_NAMES[state.get(L.G_PHASE)]
+    return PHASE_TITLES[L.PHASE_NAMES[state.get(L.G_PHASE)]]
 
 
 def describe_action(state: State, action: int) -> str:
@@ -307,18 +308,18 @@ def describe_action(state: State, action: int) -> str:
         return "skip (nothing more fits)"
     if L.A_STACK <= a < L.A_HEIGHT:
         verb = "use Temple card of" if decision_name(state) == "Temple card" else "draw from"
-        return f"{verb} {L.TYPE_NAMES[a - L.A_STACK]} stack"
+        return f"{verb} {type_title(a - L.A_STACK)} stack"
     if L.A_HEIGHT <= a < L.A_WORKER:
         h = a - L.A_HEIGHT + 1
         return "capitals" if h == 5 else f"height {h}"
     if L.A_WORKER <= a < L.A_PLAY:
         return f"worker {a - L.A_WORKER}"
     if L.A_PLAY <= a < L.A_TILE:
-        return f"play {L.EFFECT_NAMES[a - L.A_PLAY]}"
+        return f"play {effect_title(a - L.A_PLAY)}"
     if L.A_TILE <= a < L.A_DISCARD:
-        return f"pay 3 cards for {L.ITILE_NAMES[a - L.A_TILE]}"
+        return f"pay 3 cards for {tile_title(a - L.A_TILE)}"
     if L.A_DISCARD <= a < L.A_SITE:
-        return f"pay {L.EFFECT_NAMES[a - L.A_DISCARD]}"
+        return f"pay {effect_title(a - L.A_DISCARD)}"
     if a == L.A_SITE:
         return "use the site action"
     if a == L.A_END:
@@ -328,3 +329,4 @@ def describe_action(state: State, action: int) -> str:
     if L.A_EMPTILE <= a < L.N_ACTIONS:
         return f"Emperor tile {a - L.A_EMPTILE}"
     return f"action {a}"
+

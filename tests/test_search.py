@@ -114,7 +114,7 @@ def test_balance_writes_a_rules_file_that_gives_the_chosen_variant(tmp_path):
     trials = pd.read_csv(tmp_path / "b" / "summary" / "candidates.csv")
     assert {"temple.columns.2", "majority.column_vp", "unfairness_p2", "length_p2", "score"} <= set(trials)
     conf = pd.read_csv(tmp_path / "b" / "summary" / "confirmation.csv")
-    assert set(conf["measure"]) == {"seat unfairness (points)", "length (target 10..14)"}
+    assert set(conf["measure"]) == {"seat unfairness (pp)", "length (target 10..14)"}
 
 
 def test_partial_rules_files_read_back_to_the_same_rules(tmp_path):
