@@ -407,8 +407,10 @@ def logistic_effect(cells, exposure: str, covariates: list[str], clusters=None) 
         cluster_wins, cluster_n = clusters
         cov = cluster_robust_cov(X, fitted, cov, np.asarray(cluster_wins)[:, keep], np.asarray(cluster_n)[:, keep])
     b, se = float(beta[1]), float(np.sqrt(cov[1, 1]))
-    if not np.isfinite(se) or abs(b) > 15 or se > 50:
-        return nan                 # (quasi-)separation in a small sample: no finite estimate
+    if not np.isfinite(se) or se <= 0 or abs(b) > 15 or se > 50:
+        # (quasi-)separation in a small sample, or a cluster-robust variance of 0 (a handful of
+        # seeds that all agree): no finite estimate, and no test
+        return nan
     # average marginal effect over all rows (cells weighted by their size)
     w = n / n.sum()
     X1, X0 = X.copy(), X.copy()
