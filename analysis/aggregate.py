@@ -37,11 +37,11 @@ import numpy as np
 
 from evora_sim import layout as L
 
+from .explain import SeatParts, decisive_turns, game_causes
 from .fairness import distinct_rows
 
 CATEGORIES = list(L.BREAKDOWN_NAMES)
-MAJORITY_CATEGORIES = ["vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3",
-                       "vp_height_4", "vp_capitals"]
+MAJORITY_CATEGORIES = list(L.MAJORITY_NAMES)
 HEIGHT_KEYS = {"vp_height_1": "h1", "vp_height_2": "h2", "vp_height_3": "h3",
                "vp_height_4": "h4", "vp_capitals": "capitals"}
 OUTCOMES = ("outright", "tied", "white or unclaimed")
@@ -216,6 +216,7 @@ class SeatBlock:
     win: np.ndarray                  # bool
     cats: dict                       # scoring category -> (games, n) VP
     cluster: np.ndarray              # (games,) the cluster number of each game's seed
+    before: np.ndarray | None = None  # (games, n) the leader before each seat's turn after the trigger
 
     @property
     def n(self) -> int:
@@ -231,6 +232,8 @@ class GameBlock:
     end_trigger: np.ndarray          # codes into ``end_names``
     end_names: list
     tension: dict | None = None      # TENSION_COLUMNS -> (games,), or None (an older run)
+    facts: dict | None = None        # where decided (analysis.explain): decided_by codes, leader_at_trigger,
+                                     # trigger_seat -> (games,), or None (an older run)
 
 
 @dataclass
@@ -302,6 +305,8 @@ class CountStats:
     cell_n: np.ndarray = None                       # (seed group, cell) seat-games
     uses: dict = field(default_factory=dict)        # "cards" / "spaces" -> Exposure
     segments: list = field(default_factory=list)    # (clusters: array or range, wins (k, n) uint8)
+    explained: bool = False                         # every run records where its games were decided
+    parts: SeatParts | None = None                  # ... and then the decomposition (analysis.explain)
 
     def __post_init__(self):
         S, n = len(self.strategies), self.n
@@ -318,6 +323,7 @@ class CountStats:
             self.cell_n = np.zeros((self.seed_groups, S * n), np.int64)
             self.uses = {"cards": Exposure.empty(self.cards, self.seed_groups, S * n, ("vp", "temple_uses")),
                          "spaces": Exposure.empty(self.spaces, self.seed_groups, S * n)}
+            self.parts = SeatParts(n) if self.explained else None
 
     @property
     def boot_groups(self) -> int:
@@ -336,7 +342,7 @@ class CountStats:
 
     def empty_like(self) -> "CountStats":
         return CountStats(self.n, self.strategies, self.clusters, self.rules, self.rotated, self.tension,
-                          self.cards, self.spaces)
+                          self.cards, self.spaces, explained=self.explained)
 
     # -- gathering ------------------------------------------------------------------------
     def add(self, seats: SeatBlock, games: GameBlock | None = None, uses: dict | None = None) -> None:
@@ -373,6 +379,8 @@ class CountStats:
         self.segments.append((u, per_seed.reshape(len(u), n).astype(np.uint8)))
         if games is not None:
             self._games(games)
+            if self.explained:
+                self._decided(seats, games)
         for name, rows in (uses or {}).items():
             self._uses(name, rows, key, win)
 
@@ -434,6 +442,14 @@ class CountStats:
             self.per_game["led_rounds"].add(games.rounds.astype(np.int64) - t["winner_led_from"])
             self.decided_last_round += int(np.asarray(t["decided_last_round"]).sum())
 
+    def _decided(self, seats: SeatBlock, games: GameBlock) -> None:
+        """Fold the block's games into the decomposition of the seats' deviations."""
+        f = games.facts
+        winner = np.argmax(seats.win, axis=1)
+        cause = game_causes(f["decided_by"], winner, f["leader_at_trigger"])
+        decisive = decisive_turns(f["trigger_seat"], f["leader_at_trigger"], seats.before, winner)
+        self.parts.add(seats.cluster, winner, cause, decisive)
+
     def _uses(self, name: str, rows: UseRows, key: np.ndarray, win: np.ndarray) -> None:
         exp = self.uses[name]
         col, seat, game, count = rows.column, rows.seat, rows.game, rows.count
@@ -478,6 +494,8 @@ class CountStats:
         for k in self.uses:
             self.uses[k].merge(other.uses[k])
         self.segments += other.segments
+        if self.parts is not None:
+            self.parts.merge(other.parts)
         return self
 
     # -- reading --------------------------------------------------------------------------

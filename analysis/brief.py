@@ -56,6 +56,11 @@ class Answer:
     lead: str                                   # the headline sentence
     details: list[str] = field(default_factory=list)
     held: bool = False
+    why: str = ""                               # the lead finding's mechanism, in one sentence
+    fix: str = ""                               # what would fix it: a link to the section WHY_TITLE
+
+
+WHY_TITLE = "Why the seats win what they win"
 
 
 def _vp_words(vp: float) -> str:
@@ -67,11 +72,9 @@ def _vp_words(vp: float) -> str:
 
 
 def _seat_name(seat: int, n: int) -> str:
-    if seat == 0:
-        return "The first player"
-    if seat == n - 1:
-        return "The last player"
-    return f"Seat {seat} (player {seat + 1})"
+    from .explain import seat_words
+
+    return seat_words(seat, n).capitalize()
 
 
 def _seat_sentence(row, n: int, min_effect: float) -> str:
@@ -103,7 +106,14 @@ def hardly_any_cards(cards: pd.DataFrame | None, n: int) -> str | None:
 
 
 def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
-            min_effect: float = MIN_EFFECT, cards: pd.DataFrame | None = None) -> list[Answer]:
+            min_effect: float = MIN_EFFECT, cards: pd.DataFrame | None = None, why: dict | None = None,
+            explained: dict | None = None) -> list[Answer]:
+    """The first screen of each player count: the seat that deviates most from a fair share first,
+    named in words, then the first player (where it is another and its deviation significant), how
+    fair the seats are as a whole and with which players. ``cards``: the card table, to say when the
+    players hardly play cards; ``why``: per player count the decomposition of the seats' deviations
+    (``analysis.tables.why``); ``explained``: an ``evora explain`` result
+    (``analysis.explain.read_summary``), whose best fix is quoted."""
     out = []
     counts = sorted({int(r.manifest["config"]["players"]) for r in runs})
     for n in counts:
@@ -116,8 +126,8 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
         t = tests[tests["n_players"] == n].iloc[0]
         details = []
         worst = grp.loc[grp["diff"].abs().idxmax()]
-        if int(worst["seat"]) != 0 and worst["significant"]:
-            details.append(_seat_sentence(worst, n, min_effect))
+        if int(worst["seat"]) != 0 and first["significant"]:
+            details.append(_seat_sentence(first, n, min_effect))
         if np.isfinite(t["unfairness_lo"]):
             fair = ranged(t["unfairness"], t["unfairness_lo"], t["unfairness_hi"], unit=PP)
             if not t["significant"]:
@@ -132,8 +142,39 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
         if few:
             details.append(few)
         details.append(f"{BOTS} {int(first['games']):,} games per seat; seeds are the independent units.")
-        out.append(Answer(n, _seat_sentence(first, n, min_effect), details))
+        seat = int(worst["seat"])
+        out.append(Answer(n, _seat_sentence(worst, n, min_effect), details, why=_why(why, n, seat),
+                          fix=_fix(explained, n)))
     return out
+
+
+def _why(why: dict | None, n: int, seat: int) -> str:
+    """The lead seat's deviation in one sentence by its causes, or how to get it."""
+    from .explain import why_sentence
+
+    if why and n in why:
+        table, turns = why[n]
+        return "Why? " + why_sentence(table, seat, n, turns)
+    return ("Why? These runs were played before the game loop recorded where games are decided: play them "
+            "again (the same command) for the decomposition.")
+
+
+def _fix(explained: dict | None, n: int) -> str:
+    """The best fix of an ``evora explain`` result for this player count, or how to measure the fixes."""
+    from .numbers import ranged
+
+    if explained is None or int(explained["about"]["players"]) != n:
+        return ("What would fix it? evora explain RUN --out DIR replays the run's seeds under every rule change "
+                "and ranks them; evora report --explain DIR shows them here.")
+    fixes = explained["fixes"]
+    none = fixes["change_made"].isna() | (fixes["change_made"] == "")
+    if none.all():
+        return ""
+    base, best = fixes[none].iloc[0], fixes[~none].iloc[0]
+    return (f"What would fix it? Best of the rule changes replayed on the same seeds: {best['arm']} "
+            f"({best['change_made']}) leaves a seat unfairness of {ranged(best['unfairness'], best['lo'], best['hi'], unit=' points')}"
+            f", against {ranged(base['unfairness'], base['lo'], base['hi'], unit=' points')} under the run's rules; "
+            "every fix and what else it changes: section Why.")
 
 
 def p_text_words(p: float) -> str:

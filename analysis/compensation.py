@@ -62,14 +62,17 @@ class Games:
         return 2 * self.totals + self.half
 
 
-def games_from_seats(seats, players: int, half=0) -> Games:
+def games_from_seats(seats, players: int, half=0, rotations: int | None = None) -> Games:
     """From a run's seats table (game_id, seat, score, parts_left) and its rules' half points per
-    seat (``Rules.half_points``); game_id // players is the seed index under seat rotation."""
+    seat (``Rules.half_points``); game_id // rotations is the seed index (``rotations``: the
+    run's, ``players`` under seat rotation, the default; 1 without), counted from the first seed
+    present."""
     s = seats.sort_values(["game_id", "seat"], kind="stable")
     totals = s["score"].to_numpy().reshape(-1, players).astype(np.int64)
     parts = s["parts_left"].to_numpy().reshape(-1, players).astype(np.int64)
-    gid = s["game_id"].to_numpy()[::players]
-    return Games(totals, parts, (gid // players).astype(np.int64), np.asarray(half, dtype=np.int64))
+    seed = s["game_id"].to_numpy()[::players] // (players if rotations is None else rotations)
+    seed = seed - (seed.min() if len(seed) else 0)
+    return Games(totals, parts, seed.astype(np.int64), np.asarray(half, dtype=np.int64))
 
 
 def winners(halves: np.ndarray, parts: np.ndarray) -> np.ndarray:

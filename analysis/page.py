@@ -14,6 +14,7 @@ import html
 import json
 import re
 
+from .brief import WHY_TITLE
 from .stats import ALPHA
 
 CSS = """
@@ -98,8 +99,11 @@ def write_html(path, rep, figures, manifests) -> None:
 
     parts.append("<h2 id='the-answer'>The answer</h2><div class='answers'>")
     for a in rep.answers:
+        why = f"<p>{esc(a.why)}</p>" if a.why else ""
+        fix = f"<p><a href='#{_anchor(WHY_TITLE)}'>{esc(a.fix)}</a></p>" if a.fix else ""
         parts.append(f"<div class='answer{' held' if a.held else ''}'><h3>{a.players} players</h3>"
-                     f"<p class='lead'>{esc(a.lead)}</p>" + "".join(f"<p>{esc(x)}</p>" for x in a.details) + "</div>")
+                     f"<p class='lead'>{esc(a.lead)}</p>{why}{fix}" + "".join(f"<p>{esc(x)}</p>" for x in a.details)
+                     + "</div>")
     parts.append("</div>")
     title, stem, _ = rep.answer_figure
     parts.append(_img(figures, stem, title))
@@ -166,7 +170,10 @@ def write_markdown(path, rep, figures, manifests) -> None:
     lines += [""] + [f"> {md(x)}" for x in rep.notices]
     lines += ["", "## The answer", ""]
     for a in rep.answers:
-        lines += [f"### {a.players} players", "", f"**{md(a.lead)}**", ""] + [md(x) for x in a.details] + [""]
+        lines += [f"### {a.players} players", "", f"**{md(a.lead)}**", ""]
+        lines += [md(a.why), ""] if a.why else []
+        lines += [f"[{md(a.fix)}](#{_anchor(WHY_TITLE)})", ""] if a.fix else []
+        lines += [md(x) for x in a.details] + [""]
     lines += [_md_figure(rep.answer_figure[0], figures[rep.answer_figure[1]]), "",
               "### Strongest card and space findings", ""] + [f"- {md(x)}" for x in rep.strongest]
     if rep.strongest_figure:

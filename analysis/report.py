@@ -218,8 +218,44 @@ def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> S
                      lambda: CV.card_value_figure(given, removed, observed))])
 
 
+def why_section(why: dict, explained: dict | None, held: dict) -> Section:
+    """The Why section: each seat's deviation split by where its games were decided, per player
+    count (from the runs' own games), and, from an ``evora explain`` result, the fixes ranked and
+    what else each changes."""
+    from . import explain as X
+
+    frames, shown = [], []
+    for n, (table, _) in sorted(why.items()):
+        if n in held:
+            continue
+        frames.append(table.assign(n_players=n))
+        shown.append(X.shown_parts(table).assign(Players=n))
+    tables = []
+    if frames:
+        df = pd.concat(frames, ignore_index=True)
+        tables.append(Table("why_decomposition", df, pd.concat(shown, ignore_index=True), folded=False))
+    note = X.METHOD
+    if explained is not None:
+        about = explained["about"]
+        note += (f" The fixes come from evora explain at {int(about['players'])} players ({explained['config']['run']}, "
+                 f"its first {int(about['seeds_replayed']):,} seeds replayed under each change).")
+        tables += [Table("why_fixes", explained["fixes"], X.shown_fixes(explained["fixes"]), folded=False,
+                         caption="The rule changes ranked by the seat unfairness they leave (paired with the run's "
+                                 "games on the same seeds; Holm over the changes)."),
+                   Table("why_side_effects", explained["measures"], X.shown_measures(explained["measures"]),
+                         caption="What else each change does to the game (paired differences over seeds).")]
+    else:
+        note += (" The fixes are not in this report: evora explain RUN --out DIR replays a run's seeds under each "
+                 "rule change, and evora report --explain DIR shows them here.")
+    if not frames:
+        note += (" No run of this report records where its games were decided (they were played before the "
+                 "game loop recorded it): play them again for the decomposition.")
+    return Section(brief.WHY_TITLE, note, tables)
+
+
 def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
-            scheduler: str | None = None, ladder=None, card_value: dict | None = None) -> Report:
+            scheduler: str | None = None, ladder=None, card_value: dict | None = None,
+            explained: dict | None = None) -> Report:
     """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
     ``backend="dask"``: on the cluster at ``scheduler``). ``ladder`` (:class:`analysis.skill.Ladder`):
     a Skill section first, and the findings' robustness to skill said first among the findings.
@@ -265,7 +301,8 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                            "account for the stopping; the headline metrics with the adjusted ranges "
                            f"(level {1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
     title, header = brief.run_header(runs, rules)
-    answers = brief.answers(adv, tests, runs, held, min_effect, cards)
+    why = T.why(data)
+    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained)
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
     fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
@@ -283,6 +320,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     board_notice = brief.RECONSTRUCTION if brief.names.board_is_default(rules) else brief.OWN_BOARD
     sections = [
         _seat_section(adv, tests, dists, held, runs, min_effect),
+        why_section(why, explained, held),
         Section("Strategy match-ups",
                 "Win rate of each strategy over its seat-games (95% ranges); each strategy against each "
                 "other (2 players: the share of their games it won; 3-4 players: the share of shared "
@@ -368,12 +406,12 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
                  backend: str = "local", scheduler: str | None = None, ladder=None,
-                 card_value: dict | None = None) -> Path:
+                 card_value: dict | None = None, explained: dict | None = None) -> Path:
     from . import page
 
     out = Path(out)
     rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler, ladder=ladder,
-                  card_value=card_value)
+                  card_value=card_value, explained=explained)
     shown = list(runs) + ([r for r in ladder.runs if r not in runs] if ladder is not None else [])
     manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in shown]
     with atomic_folder(out, REPORT_KIND) as tmp:

@@ -25,8 +25,11 @@ import numpy as np
 from evora_sim.runner import RunError, RunResult
 from evora_sim.storage import Piece, pieces, read_block, verify
 
+from evora_sim.ranking import DECIDED_BY
+
 from .aggregate import (CARD_NAMES, CATEGORIES, MAJORITY_CATEGORIES, TENSION_COLUMNS, CountStats, GameBlock,
                         SeatBlock, SeedSums, UseRows)
+from .explain import GAME_FACTS, SEAT_FACTS
 
 
 class AnalysisError(RunError):
@@ -85,6 +88,7 @@ class CountPlan:
     tension: bool
     spaces: int
     present: tuple                  # (run index, Present) of every run of this player count
+    explained: bool = False         # every run records where its games were decided
 
     @property
     def clusters(self) -> int:
@@ -92,7 +96,7 @@ class CountPlan:
 
     def empty(self) -> CountStats:
         return CountStats(self.n, list(self.strategies), self.clusters, self.rules, self.rotated, self.tension,
-                          spaces=self.spaces)
+                          spaces=self.spaces, explained=self.explained)
 
     def cluster(self, run: int, seeds: np.ndarray) -> np.ndarray:
         """The cluster number of each seed of run ``run``: its place among the analysed seeds of
@@ -160,7 +164,9 @@ def _seat_block(task: Task, block, cluster_of) -> tuple[SeatBlock, np.ndarray, n
     n = task.config["players"]
     report = task.count is not None
     cats = CATEGORIES if report else MAJORITY_CATEGORIES
-    cols = ["seat", "strategy", "score", "win", *cats] + (["rank"] if report else [])
+    explained = report and task.count.explained
+    cols = ["seat", "strategy", "score", "win", *cats] + (["rank"] if report else []) + (
+        list(SEAT_FACTS) if explained else [])
     t = read_block(Path(task.out), task.config, block, "seats", cols)
     games = block.hi - block.lo
     gid, seat = _np(t, "game_id"), _np(t, "seat")
@@ -187,7 +193,8 @@ def _seat_block(task: Task, block, cluster_of) -> tuple[SeatBlock, np.ndarray, n
         raise AnalysisError(f"{block.name(Path(task.out), 'seats')} holds a strategy its manifest does not name")
     win = t.column("win").to_numpy(zero_copy_only=False)
     sb = SeatBlock(grid(codes), grid(_np(t, "score")), grid(_np(t, "rank")) if report else None,
-                   grid(win), {c: grid(_np(t, c)) for c in cats}, cluster_of(ids))
+                   grid(win), {c: grid(_np(t, c)) for c in cats}, cluster_of(ids),
+                   grid(_np(t, SEAT_FACTS[0])) if explained else None)
     run_codes = None
     if task.sums is not None:
         run_codes = sb.strategy if not report else np.asarray(
@@ -197,7 +204,9 @@ def _seat_block(task: Task, block, cluster_of) -> tuple[SeatBlock, np.ndarray, n
 
 def _game_block(task: Task, block, ids: np.ndarray, with_seed: bool) -> tuple[GameBlock, np.ndarray | None]:
     """The block's game rows in the order of ``ids`` (the seat block's games)."""
+    explained = task.count is not None and task.count.explained
     cols = ["rounds", "turns", "end_trigger"] + (list(TENSION_COLUMNS) if task.tension else [])
+    cols += ["decided_by", "leader_at_trigger", "trigger_seat"] if explained else []
     cols += ["seed"] if with_seed else []
     t = read_block(Path(task.out), task.config, block, "games", cols)
     where = np.empty(block.hi - block.lo, np.int64)
@@ -207,7 +216,15 @@ def _game_block(task: Task, block, ids: np.ndarray, with_seed: bool) -> tuple[Ga
     tension = None
     if task.tension:
         tension = {c: t.column(c).to_numpy(zero_copy_only=False)[order] for c in TENSION_COLUMNS}
-    gb = GameBlock(_np(t, "rounds")[order], _np(t, "turns")[order], ends[order], end_names, tension)
+    facts = None
+    if explained:
+        decided = _codes(t.column("decided_by"), DECIDED_BY)
+        if (decided < 0).any():
+            raise AnalysisError(f"{block.name(Path(task.out), 'games')} holds a decided_by other than "
+                                f"{', '.join(DECIDED_BY)}")
+        facts = {"decided_by": decided[order],
+                 "leader_at_trigger": _np(t, "leader_at_trigger")[order], "trigger_seat": _np(t, "trigger_seat")[order]}
+    gb = GameBlock(_np(t, "rounds")[order], _np(t, "turns")[order], ends[order], end_names, tension, facts)
     return gb, (_np(t, "seed")[order] if with_seed else None)
 
 
@@ -308,10 +325,18 @@ def _tension(run: RunResult) -> bool:
     return all(has_column(run, "games", c) for c in TENSION_COLUMNS)
 
 
+def has_facts(run: RunResult) -> bool:
+    """Whether the run's tables record where each game was decided (runs of earlier versions do
+    not: analysis.explain's decomposition needs them)."""
+    return (all(has_column(run, "games", c) for c in GAME_FACTS)
+            and all(has_column(run, "seats", c) for c in SEAT_FACTS))
+
+
 def plan(runs: list[RunResult], report: bool = True, sums=()) -> list[Task]:
     """The tasks of a pass: every piece of every run; ``report``: the player counts' statistics,
     ``sums``: the runs (indexes) whose per-seed sums are wanted."""
     tension = [_tension(r) for r in runs]
+    facts = [has_facts(r) for r in runs] if report else []
     plans = {}
     if report:
         by_n: dict[int, list[int]] = {}
@@ -322,7 +347,7 @@ def plan(runs: list[RunResult], report: bool = True, sums=()) -> list[Task]:
             strategies = tuple(sorted({s for i in idx for s in runs[i].manifest["config"]["strategies"]}))
             plans[n] = CountPlan(n, strategies, rules, all(runs[i].manifest["config"]["seat_rotation"] for i in idx),
                                  all(tension[i] for i in idx), len(rules["board"]["spaces"]),
-                                 tuple((i, Present.of(runs[i])) for i in idx))
+                                 tuple((i, Present.of(runs[i])) for i in idx), all(facts[i] for i in idx))
     tasks = []
     for i, run in enumerate(runs):
         cfg = run.manifest["config"]

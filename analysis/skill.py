@@ -157,9 +157,29 @@ def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFr
     for _, e in T.end_triggers(data).query("n_players == @n").iterrows():
         rows.append(_row(f"end {e['end_trigger']}", f"Games ended by {e['end_trigger'].replace('_', ' ')}", "share",
                          np.nan, e["share"], e["ci_lo"], e["ci_hi"], e["games"]))
+    rows += why_rows(T.why(data).get(n), n)
     cards = T.card_value(data, min_effect).query("n_players == @n")
     spaces = T.space_value(data, min_effect).query("n_players == @n")
     return rows, cards, spaces
+
+
+def why_rows(why, n: int) -> list[dict]:
+    """Where each seat's deviation comes from, at one rung (:mod:`analysis.explain`): the part won
+    in the final round after the end was triggered and the part won by the tie-break, so the
+    verdicts say whether a mechanism grows with skill (the last turn played better by better
+    players). None (a rung played before these facts were recorded): no rows."""
+    from .explain import seat_words
+
+    if why is None:
+        return []
+    table, _ = why
+    rows = []
+    for cause, what in (("final_round", "won in the final round"), ("tie_break", "won by the tie-break")):
+        for r in table[table["cause"] == cause].itertuples():
+            rows.append(_row(f"why {cause} seat {r.seat}", f"{seat_words(r.seat, n).capitalize()}: part of its "
+                             f"deviation {what}", "rate change", 0.0, r.part, r.lo, r.hi, r.seeds,
+                             r.lo > 0 or r.hi < 0, r.p))
+    return rows
 
 
 def _strongest(tables: list, key: str, what: str) -> list[dict]:

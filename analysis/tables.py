@@ -589,6 +589,16 @@ def tension(data: Scan) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def why(data: Scan) -> dict:
+    """Per player count whose runs record where their games were decided (runs of earlier versions
+    do not): the decomposition of each seat's deviation from a fair share by cause
+    (:func:`analysis.explain.parts_table`) and the final round's wins by the seat on whose turn the
+    lead was taken."""
+    from .explain import parts_table
+
+    return {n: (parts_table(c.parts), c.parts.turns) for n, c in _by_n(data) if c.explained and c.parts.seeds > 1}
+
+
 def tension_distributions(data: Scan) -> dict:
     """Per player count with tension figures: the Hists of lead changes, the winner's comeback
     and the rounds before the end the winner led for good (for the figure)."""

@@ -35,7 +35,8 @@ from .layout import (
     F_DISCARD, F_DRAW, F_EMP_FLIP, F_EMP_PLACE, F_GOV_COLUMN, F_GOV_HEIGHT, F_ITILE, F_TEMPLE, FRAMES, FW,
     G_CARD_PLAYED, G_CARD_SPACE, G_CENT_POS, G_CUR, G_END_SEAT, G_END_TRIGGER, G_MOVED, G_NCOLS,
     G_NPLAYERS, G_NSPACES, G_NTURNS, G_PHASE, G_ROUND, G_SETUP_DONE, G_SP, G_TRACK,
-    G_TRACK_SCORE0, G_WHITE_LEFT, G_WINNER, ITILE_AVAIL, K_CAPITAL, K_STONE, K_WHITE, MAXSTACK,
+    G_TRACK_SCORE0, G_WHITE_LEFT, G_WINNER, ITILE_AVAIL, G_END_TURN, G_LOT, R_AFTER_TRIGGER, R_TIE_BREAK,
+    R_PLACEMENT_ORDER, AFTER_FINISH_TURN, AFTER_ONE_MORE_TURN, TIE_SHARED, PLACE_REVERSE, K_CAPITAL, K_STONE, K_WHITE, MAXSTACK,
     N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
     P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
     P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
@@ -112,6 +113,38 @@ def add_vp(s, p, vp, category):
 # setup (D3, D20)
 # ---------------------------------------------------------------------------------------------
 REMOVE_STREAM = 0x7E40_7E40   # xor-ed into the seed: which replacement gets the odd copy (P12)
+LOT_STREAM = 0x10_7510_75     # ... and V4's lot among seats tied on VP
+
+
+@njit(cache=True, inline="always")
+def setup_seat(R, i, n):
+    """D20 (V5): the seat that makes setup placement ``i`` (0-based; workers go round by round):
+    seat order, or the last seat first under ``setup.placement_order = "reverse"``. Its own
+    inverse: the placement of seat ``p`` in each round is ``setup_seat(R, p, n)``."""
+    j = i % n
+    if R[R_PLACEMENT_ORDER] == PLACE_REVERSE:
+        return n - 1 - j
+    return j
+
+
+@njit(cache=True)
+def draw_lot(s, n, seed):
+    """V4: the order in which a shared victory falls to the seats tied on VP, a permutation of the
+    seats drawn from the game's own stream (so the stacks' shuffle is the game's without it): seat
+    p's place, 0 to n - 1, in bits 2p..2p+1 of ``G_LOT``; among tied seats the highest place is
+    recorded as the winner, each of them with equal chance."""
+    rs = np.zeros(1, dtype=np.uint64)
+    seed_stream(rs, seed, LOT_STREAM)
+    places = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = randbelow(rs, i + 1)
+        tmp = places[i]
+        places[i] = places[j]
+        places[j] = tmp
+    lot = 0
+    for p in range(n):
+        lot |= places[p] << (2 * p)
+    s[G_LOT] = lot
 
 
 @njit(cache=True)
@@ -141,6 +174,7 @@ def init_game(s, R, n, seed):
     s[G_PHASE] = PH_SETUP
     s[G_CUR] = 0
     s[G_END_SEAT] = -1
+    s[G_END_TURN] = -1
     s[G_WINNER] = -1
     s[G_CENT_POS] = 0
     s[G_WHITE_LEFT] = R[R_WHITES]
@@ -184,6 +218,9 @@ def init_game(s, R, n, seed):
             s[b + P_TPOS + k] = -1
     if R[R_REMOVE] >= NEFF:               # P12: an instant tile out of the Temple
         s[ITILE_AVAIL + R[R_REMOVE] - NEFF] = 0
+    if R[R_TIE_BREAK] == TIE_SHARED:
+        draw_lot(s, n, seed)
+    s[G_CUR] = setup_seat(R, 0, n)
     give, seat = R[R_GIVE], R[R_GIVE_SEAT]
     if give >= 0 and seat < n:            # P11: a card in hand, or a tile of the seat's own
         if give < NEFF:
@@ -307,6 +344,14 @@ def height_standing(s, level, p, need):
 # building (D6, D8, D16)
 # ---------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
+def trigger_end(s, kind, p):
+    """The end is triggered (D16, P4) by seat ``p`` (-1: the round limit) in the turn being played."""
+    s[G_END_TRIGGER] = kind
+    s[G_END_SEAT] = p
+    s[G_END_TURN] = s[G_NTURNS]
+
+
+@njit(cache=True, inline="always")
 def check_end(s, R, p):
     """D16: checked after every part placed."""
     if s[G_END_TRIGGER] != 0:
@@ -317,11 +362,9 @@ def check_end(s, R, p):
             full = False
             break
     if full:
-        s[G_END_TRIGGER] = END_TEMPLE_FULL
-        s[G_END_SEAT] = p
+        trigger_end(s, END_TEMPLE_FULL, p)
     elif s[pb(p) + P_STONES] == 0:
-        s[G_END_TRIGGER] = END_OUT_OF_STONES
-        s[G_END_SEAT] = p
+        trigger_end(s, END_OUT_OF_STONES, p)
 
 
 @njit(cache=True, inline="always")
@@ -911,6 +954,55 @@ def standing_holding(s, R, p, held):
     return total_holding(s, R, p, held) + 0.5 * R[R_START_HALF + p]
 
 
+@njit(cache=True, inline="always")
+def final_key(s, R, total, p):
+    """Seat ``p``'s place in the final scoring's order with ``total`` VP, as a number (larger is
+    better; no two seats share one): D18 (more VP; then fewer parts left; then later in turn
+    order) with V2's half point between the VP and the parts, the one rule ``ranking.order_key``;
+    under V4's shared victory the lot's order (``draw_lot``) stands for the parts and the seat.
+    Every reader of who wins calls this (the final scoring, the search player's win reward)."""
+    if R[R_TIE_BREAK] == TIE_SHARED:
+        return order_key(total, R[R_START_HALF + p], 0, lot_place(s, p))
+    return order_key(total, R[R_START_HALF + p], s[pb(p) + P_STONES] + s[pb(p) + P_CAPS], p)
+
+
+@njit(cache=True, inline="always")
+def lot_place(s, p):
+    """V4: seat ``p``'s place in the lot (``draw_lot``)."""
+    return (s[G_LOT] >> (2 * p)) & 3
+
+
+@njit(cache=True, inline="always")
+def game_ends(s, R, p, n):
+    """Whether the game ends with the turn seat ``p`` has just finished, the end being triggered
+    (V3): the round finished (D16: the last seat's turn), the triggering turn itself, or every
+    seat's one more turn after it (the triggering seat's, ``n`` turns later). The round limit
+    (P4), reached at the last seat's turn, ends it at once."""
+    mode = R[R_AFTER_TRIGGER]
+    if mode == AFTER_FINISH_TURN or s[G_END_TRIGGER] == END_ROUND_LIMIT:
+        return True
+    if mode == AFTER_ONE_MORE_TURN:
+        return s[G_NTURNS] == s[G_END_TURN] + 1 + n
+    return p == n - 1
+
+
+@njit(cache=True, _nrt=False)
+def leader_now(s, R, out, at):
+    """The seat the final scoring would rank first if the game ended now (``final_key``), each
+    seat's total then written to ``out[at + p]`` (the categories of the final scoring and V1's
+    starting VP, as ``seat_total``). Writes scratch space only, never the game."""
+    n = s[G_NPLAYERS]
+    height_majorities(s, R, 0, n)
+    best, best_key = -1, np.int64(0)
+    for p in range(n):
+        total = seat_total(s, R, p)
+        out[at + p] = total
+        key = final_key(s, R, total, p)
+        if best < 0 or key > best_key:
+            best, best_key = p, key
+    return best
+
+
 @njit(cache=True, _nrt=False)
 def final_scoring(s, R):
     """Emperor bonus, column majorities, height majorities; then the winner (D17-D19)."""
@@ -931,9 +1023,7 @@ def final_scoring(s, R):
         for k in range(5):
             total += s[b + P_VP_HEIGHT + k]
         s[b + P_FINAL] = total
-        # D18 (more VP; then fewer parts left; then later in turn order), V2's half point
-        # between the VP and the parts: the one rule, ranking.order_key
-        key = order_key(total, R[R_START_HALF + p], s[b + P_STONES] + s[b + P_CAPS], p)
+        key = final_key(s, R, total, p)
         if best < 0 or key > best_key:
             best, best_key = p, key
     s[G_WINNER] = best
@@ -957,12 +1047,13 @@ def end_turn(s, R):
     s[G_MOVED] = -1
     s[G_CARD_SPACE] = -1
     n = s[G_NPLAYERS]
+    if p == n - 1 and s[G_END_TRIGGER] == 0 and s[G_ROUND] >= R[R_MAX_ROUNDS]:
+        trigger_end(s, END_ROUND_LIMIT, -1)
+        s[G_END_TURN] = s[G_NTURNS] - 1          # the turn just finished
+    if s[G_END_TRIGGER] != 0 and game_ends(s, R, p, n):
+        final_scoring(s, R)
+        return
     if p == n - 1:
-        if s[G_END_TRIGGER] == 0 and s[G_ROUND] >= R[R_MAX_ROUNDS]:
-            s[G_END_TRIGGER] = END_ROUND_LIMIT
-        if s[G_END_TRIGGER] != 0:
-            final_scoring(s, R)
-            return
         s[G_CUR] = 0
         s[G_ROUND] += 1
     else:
@@ -1097,7 +1188,7 @@ def carry_out(s, R, a):
             s[G_ROUND] = 1
             begin_turn(s, R)
         else:
-            s[G_CUR] = s[G_SETUP_DONE] % n
+            s[G_CUR] = setup_seat(R, s[G_SETUP_DONE], n)
     elif s[G_PHASE] == PH_CHOOSE_WORKER:
         s[G_MOVED] = a - A_WORKER
         s[G_PHASE] = PH_MOVE

@@ -29,7 +29,15 @@ T_ROUND, T_LEADER, T_CHANGES = 0, 1, 2      # round being played; last sole lead
 T_DEFICIT = 3                               # per seat: largest deficit to the leader after a round
 T_BEHIND = T_DEFICIT + L.MAXP               # per seat: last round after which it did not lead alone
 T_REFUSED = T_BEHIND + L.MAXP               # the illegal action a compiled seat chose (ILLEGAL below)
-TRACK_SIZE = T_REFUSED + 1
+# Where the game was decided (analysis.explain), looked at once a turn and once when the end is
+# triggered, so the cost is two compares per decision and a scoring-as-if-ended a few times a game:
+T_TURN = T_REFUSED + 1                      # turns played when last looked
+T_END = T_TURN + 1                          # the end trigger when last looked (0: not triggered yet)
+T_TRIG_LEADER = T_END + 1                   # first in the final scoring's order right after the
+T_TRIG_TOTAL = T_TRIG_LEADER + 1            # decision that triggered the end, and per seat its total then
+T_FINAL_LEAD = T_TRIG_TOTAL + L.MAXP        # per seat: the leader before its turn after the trigger (-1 none)
+T_NOW = T_FINAL_LEAD + L.MAXP               # per seat: scratch totals
+TRACK_SIZE = T_NOW + L.MAXP
 
 ILLEGAL = -1        # what advance returns instead of the legal actions when a seat chose an illegal one
 
@@ -73,6 +81,25 @@ def round_over(s, track):
 
 
 @njit(cache=True, inline="always")
+def end_triggered(s, R, track):
+    """The decision just played triggered the end: note who would win if the game ended now, and
+    every seat's total then."""
+    track[T_END] = s[L.G_END_TRIGGER]
+    track[T_TRIG_LEADER] = E.leader_now(s, R, track, T_TRIG_TOTAL)
+
+
+@njit(cache=True, inline="always")
+def turn_begins(s, R, track):
+    """A turn begins: a round that is over is noted (``round_over``); after the end was triggered,
+    who would win if the game ended now, before this seat's turn."""
+    track[T_TURN] = s[L.G_NTURNS]
+    if s[L.G_ROUND] != track[T_ROUND]:
+        round_over(s, track)
+    if s[L.G_END_TRIGGER] != 0:
+        track[T_FINAL_LEAD + s[L.G_CUR]] = E.leader_now(s, R, track, T_NOW)
+
+
+@njit(cache=True, inline="always")
 def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
     """The one game loop: play forced moves and compiled seats until the game ends or a seat
     whose ``custom`` flag is set must choose (that seat is Python's: evora_sim.mixed).
@@ -85,10 +112,15 @@ def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
         track[:] = 0
         track[T_ROUND] = s[L.G_ROUND]
         track[T_LEADER] = -1
+        track[T_TURN] = s[L.G_NTURNS]
+        track[T_TRIG_LEADER] = -1
+        track[T_FINAL_LEAD:T_FINAL_LEAD + L.MAXP] = -1
     k = E.legal_actions(s, R, legal)
     while k > 0:
-        if s[L.G_ROUND] != track[T_ROUND]:
-            round_over(s, track)
+        if s[L.G_END_TRIGGER] != track[T_END]:
+            end_triggered(s, R, track)
+        if s[L.G_NTURNS] != track[T_TURN]:
+            turn_begins(s, R, track)
         p = s[L.G_CUR]
         if k == 1:
             a = np.int64(legal[0])            # P5: a forced move asks no strategy
@@ -160,8 +192,14 @@ def buffers(n_players: int, strategies=()):
 @njit(cache=True)
 def record(s, n, g, steps, games, seats, stats, track):
     """Row ``g`` of the result arrays from the finished game ``s`` of ``steps`` decisions and
-    its ``track``. The last round's standing is the final score: its leader is the winner."""
+    its ``track``. The last round's standing is the final score: its leader is the winner. An
+    end triggered by the game's last decision (or the round limit) was never looked at: the
+    standings then are the final ones."""
     w = s[L.G_WINNER]
+    if track[T_END] == 0:
+        track[T_TRIG_LEADER] = w
+        for p in range(n):
+            track[T_TRIG_TOTAL + p] = s[L.PLAYERS + p * L.PSTRIDE + L.P_FINAL]
     games[g, 0] = s[L.G_ROUND]
     games[g, 1] = s[L.G_NTURNS]
     games[g, 2] = s[L.G_END_TRIGGER]
@@ -170,6 +208,10 @@ def record(s, n, g, steps, games, seats, stats, track):
     games[g, 5] = track[T_CHANGES] + (1 if track[T_LEADER] >= 0 and track[T_LEADER] != w else 0)
     games[g, 6] = track[T_DEFICIT + w]
     games[g, 7] = track[T_BEHIND + w] + 1
+    games[g, 8] = s[L.G_END_SEAT]
+    games[g, 9] = s[L.G_END_TURN]
+    games[g, 10] = track[T_TRIG_LEADER]
+    games[g, 11] = s[L.G_LOT]
     for p in range(n):
         b = L.PLAYERS + p * L.PSTRIDE
         for k in range(L.NBREAK):
@@ -177,14 +219,18 @@ def record(s, n, g, steps, games, seats, stats, track):
         seats[g, p, L.NBREAK] = s[b + L.P_FINAL]
         seats[g, p, L.NBREAK + 1] = s[b + L.P_STONES] + s[b + L.P_CAPS]
         seats[g, p, L.NBREAK + 2] = s[b + L.P_TURNS]
+        seats[g, p, L.NBREAK + 3] = track[T_TRIG_TOTAL + p]
+        seats[g, p, L.NBREAK + 4] = track[T_FINAL_LEAD + p]
         sb = L.STATS + p * L.SSTRIDE
         for k in range(L.SSTRIDE):
             stats[g, p, k] = s[sb + k]
 
 
 GAME_COLUMNS = ("rounds", "turns", "end_trigger", "winner_seat", "decisions",
-                "lead_changes", "comeback", "winner_led_from")
-SEAT_COLUMNS = L.BREAKDOWN_NAMES + ("score", "parts_left", "seat_turns")
+                "lead_changes", "comeback", "winner_led_from",
+                "trigger_seat", "trigger_turn", "leader_at_trigger", "tie_lot")
+SEAT_COLUMNS = L.BREAKDOWN_NAMES + ("score", "parts_left", "seat_turns", "score_at_trigger",
+                                    "leader_before_final_turn")
 
 
 @dataclass

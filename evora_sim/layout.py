@@ -124,6 +124,18 @@ CENT_MOVE, CENT_ANY, CENT_SWAP = 0, 1, 2
 END_NONE, END_TEMPLE_FULL, END_OUT_OF_STONES, END_ROUND_LIMIT = 0, 1, 2, 3
 END_NAMES = ("none", "temple_full", "out_of_stones", "round_limit")
 
+# ---- mechanism switches (rules keys; docs/RULES.md V3-V5; the first of each is the rulebook) --
+# V3 end.after_trigger: once the end is triggered, the round is finished (D16), the triggering
+# turn is the last, or every player plays one more turn (the triggering seat last)
+AFTER_FINISH_ROUND, AFTER_FINISH_TURN, AFTER_ONE_MORE_TURN = 0, 1, 2
+AFTER_TRIGGER_NAMES = ("finish_round", "finish_turn", "one_more_turn")
+# V4 end.tie_break: seats tied on VP (and V2's half point): D18's steps, or a shared victory
+TIE_RULEBOOK, TIE_SHARED = 0, 1
+TIE_BREAK_NAMES = ("rulebook", "shared")
+# V5 setup.placement_order: the setup placements in seat order (D20), or the last seat first
+PLACE_SEAT_ORDER, PLACE_REVERSE = 0, 1
+PLACEMENT_ORDER_NAMES = ("seat_order", "reverse")
+
 # ---- site occupancy / column owners --------------------------------------------------------
 EMPTY = -1
 OCC_CENTURION = 8        # workers are seat*2 + k (0..7)
@@ -161,6 +173,8 @@ G_TRACK = _alloc(1)          # card/tile being resolved (for its VP), -1 none
 G_TRACK_SCORE0 = _alloc(1)
 G_SP = _alloc(1)             # frames in use
 G_NTURNS = _alloc(1)         # turns played in total
+G_END_TURN = _alloc(1)       # the turn (G_NTURNS then) in which the end was triggered (V3), -1 before
+G_LOT = _alloc(1)            # V4's lot: seat p's place among tied seats is bits 2p..2p+1 (0 without V4)
 SITE = _alloc(MAXS)
 COL_H = _alloc(MAXC)                 # parts in the column (5 = capital on top)
 COL_PART = _alloc(MAXC * COLPARTS)   # owner of each part, bottom to top
@@ -226,6 +240,8 @@ BREAKDOWN_NAMES = (
     "vp_height_1", "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals",
 )
 NBREAK = len(BREAKDOWN_NAMES)
+# ... those scored for majorities at the end (D7, D17)
+MAJORITY_NAMES = ("vp_column_majority", "vp_height_1", "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals")
 
 # ---- packed rules (int32) ------------------------------------------------------------------
 _r = 0
@@ -268,5 +284,8 @@ R_START_HALF = _ralloc(MAXP)        # 1 when they carry the half point that brea
 R_GIVE = _ralloc(1)                  # P11: card (effect, or NEFF + tile) given at the start, -1 none
 R_GIVE_SEAT = _ralloc(1)             # ... to this seat
 R_REMOVE = _ralloc(1)                # P12: card taken out of the game, -1 none
+R_AFTER_TRIGGER = _ralloc(1)         # V3: AFTER_* (end.after_trigger)
+R_TIE_BREAK = _ralloc(1)             # V4: TIE_* (end.tie_break)
+R_PLACEMENT_ORDER = _ralloc(1)       # V5: PLACE_* (setup.placement_order)
 RULES_SIZE = _r
 del _r

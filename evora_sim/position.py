@@ -173,7 +173,9 @@ def scoring_table(state: State) -> dict:
         row.update(start_vp_entry(state.rules, state.n_players, p))
         row["total"] = int(arr[b + L.P_FINAL])
         seats.append(row)
-    return {"seats": seats, "winner": int(arr[L.G_WINNER])}
+    # V4: seats tied on VP share the victory, one of them recorded by lot (said only when so)
+    shared = {"shared_victory": True} if state.rules.shared_victory else {}
+    return {"seats": seats, "winner": int(arr[L.G_WINNER]), **shared}
 
 
 __all__ = ["PositionError", "position_state", "load_position", "scoring_table"]

@@ -82,7 +82,8 @@ def winner_line(table: dict, strategies: list[str] | None = None) -> str:
     tied = [r for r in seats if r["total"] == total and r["seat"] != w]
     if tied:
         by_half = [r for r in tied if _has_half(r) != _has_half(seats[w])]
-        rest = "fewer parts left, then later in turn order"
+        rest = ("lot: the tied seats share the victory (V4)" if table.get("shared_victory") else
+                "fewer parts left, then later in turn order")
         why = ("the half point of its starting VP (V2)" if len(by_half) == len(tied) else
                f"the half point of its starting VP (V2), then {rest}" if by_half else rest)
         line += f" (tied on VP with seat {', '.join(str(r['seat']) for r in tied)}; decided by {why})"

@@ -172,6 +172,58 @@ def _validate_experiment(data: dict) -> tuple[int, int, int]:
     return give, data["experiment"]["give_seat"], remove
 
 
+# Mechanism switches (docs/RULES.md V3-V5): rules key -> its values, the rulebook's first (the
+# names live in layout, beside the codes the engine reads). Rules written before a switch existed
+# (a run's manifest) read it at the rulebook's value, and a switch at that value is left out of the
+# rules hash, so every run made before it keeps its hash and resumes.
+SWITCHES = {
+    "end.after_trigger": L.AFTER_TRIGGER_NAMES,
+    "end.tie_break": L.TIE_BREAK_NAMES,
+    "setup.placement_order": L.PLACEMENT_ORDER_NAMES,
+}
+SWITCH_WORDS = {
+    "end.after_trigger": {"finish_round": "the rulebook's D16: the round is finished",
+                          "finish_turn": "the game ends with the triggering turn",
+                          "one_more_turn": "every player plays one more turn, the triggering seat last"},
+    "end.tie_break": {"rulebook": "the rulebook's D18: fewer parts left, then the later seat",
+                      "shared": "seats tied on VP share the victory, recorded by lot"},
+    "setup.placement_order": {"seat_order": "the rulebook's D20: the start player places first",
+                              "reverse": "the last seat places first"},
+}
+
+
+def _with_switches(data: dict) -> dict:
+    """``data`` with every mechanism switch it lacks at the rulebook's value (its table too)."""
+    out = dict(data)
+    for dotted, values in SWITCHES.items():
+        table, key = dotted.split(".")
+        node = out.get(table)
+        if node is None:
+            node = {}
+        elif not isinstance(node, dict):
+            raise RulesError(f"rules key '{table}' must be a table, got {node!r}")
+        if key not in node:
+            out[table] = {**node, key: values[0]}
+    return out
+
+
+def _validate_switches(data: dict) -> tuple[int, ...]:
+    """The code of each mechanism switch (in ``SWITCHES`` order)."""
+    codes = []
+    for dotted, values in SWITCHES.items():
+        value = _get(data, dotted)
+        if value not in values:
+            raise RulesError(f"rules key '{dotted}' must be {allowed(dotted)}, got {value!r}")
+        codes.append(values.index(value))
+    return tuple(codes)
+
+
+def switch_value(rules: "Rules", dotted: str) -> str:
+    """A mechanism switch's value in ``rules`` (``end.tie_break`` ...)."""
+    table, key = dotted.split(".")
+    return rules.data[table][key]
+
+
 def gift_seat_problem(rules: "Rules", n_players: int) -> str | None:
     """Why rules that give a card to a seat cannot be played by ``n_players`` (the seat is not
     at the table), or None."""
@@ -196,6 +248,11 @@ class Rules:
     def columns(self, n_players: int) -> int:
         return int(self.packed[L.R_NCOLS + n_players])
 
+    @property
+    def shared_victory(self) -> bool:
+        """V4: seats tied on VP share the victory (``end.tie_break = "shared"``)."""
+        return int(self.packed[L.R_TIE_BREAK]) == L.TIE_SHARED
+
     def half_points(self, n_players: int) -> np.ndarray:
         """Per seat of an ``n_players`` game: 1 when its starting VP carry the half point (V2)."""
         return self.packed[L.R_START_HALF:L.R_START_HALF + n_players].astype(np.int64)
@@ -214,7 +271,8 @@ class Rules:
         return json.dumps(self.data, sort_keys=True, ensure_ascii=False)
 
 
-def _pack(data: dict, spaces: list[tuple[int, int, int]], experiment: tuple[int, int, int]) -> np.ndarray:
+def _pack(data: dict, spaces: list[tuple[int, int, int]], experiment: tuple[int, int, int],
+          switches: tuple[int, ...]) -> np.ndarray:
     P = np.zeros(L.RULES_SIZE, dtype=np.int32)
     P[L.R_NSPACES] = len(spaces)
     for i, (colour, kind, arg) in enumerate(spaces):
@@ -249,6 +307,7 @@ def _pack(data: dict, spaces: list[tuple[int, int, int]], experiment: tuple[int,
         P[L.R_START_VP + p] = int(value)                   # the whole VP (values are at least 0)
         P[L.R_START_HALF + p] = value != int(value)        # x.5: the half point (V2)
     P[L.R_GIVE], P[L.R_GIVE_SEAT], P[L.R_REMOVE] = experiment
+    P[L.R_AFTER_TRIGGER], P[L.R_TIE_BREAK], P[L.R_PLACEMENT_ORDER] = switches
     P.setflags(write=False)
     return P
 
@@ -297,6 +356,13 @@ def _hashed(data: dict) -> dict:
         out = dict(out, players={k: v for k, v in data["players"].items() if k != "start_vp"})
     if data.get("experiment") == EXPERIMENT_DEFAULTS:
         out = {k: v for k, v in out.items() if k != "experiment"}
+    for dotted, values in SWITCHES.items():
+        table, key = dotted.split(".")
+        if out[table][key] == values[0]:
+            rest = {k: v for k, v in out[table].items() if k != key}
+            out = {k: v for k, v in out.items() if k != table}
+            if rest:
+                out[table] = rest
     return out
 
 
@@ -307,6 +373,7 @@ def validate(data: dict) -> Rules:
         data = dict(data, players=dict(data["players"], start_vp=_start_vp(data)))
     if isinstance(data, dict) and "experiment" not in data:
         data = {**data, "experiment": dict(EXPERIMENT_DEFAULTS)}
+    data = _with_switches(data)
     for dotted, (lo, hi) in _INT_RANGES.items():
         _check_int(data, dotted, lo, hi)
     values = _get(data, "emperor_tile.values")
@@ -316,6 +383,7 @@ def validate(data: dict) -> Rules:
     if data["players"]["min"] > data["players"]["max"]:
         raise RulesError("rules key 'players.min' is larger than 'players.max'")
     experiment = _validate_experiment(data)
+    switches = _validate_switches(data)
     spaces = _validate_board(data)
     for n in range(2, L.MAXP + 1):
         pieces = n * data["players"]["workers_on_site"][str(n)] + 1
@@ -324,7 +392,7 @@ def validate(data: dict) -> Rules:
             raise RulesError(
                 f"board too small: {len(spaces)} spaces, but {n} players put {pieces} pieces on the site "
                 f"(workers + Centurion) and D2 needs at least 3 * {pieces} + 1 = {need}")
-    packed = _pack(data, spaces, experiment)
+    packed = _pack(data, spaces, experiment, switches)
     digest = hashlib.sha256(json.dumps(_hashed(data), sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
     return Rules(data=copy.deepcopy(data), packed=packed, hash=digest)
 
@@ -406,6 +474,8 @@ def allowed(dotted: str) -> str:
                 "point that breaks ties only), e.g. 0,0,0,8 or 2.5,2.5,2.5,0")
     if dotted in CARD_KEYS:
         return "a card effect or instant tile, or \"\" for none: " + ", ".join(L.CARD_NAMES)
+    if dotted in SWITCHES:
+        return "one of " + "; ".join(f"{v} ({SWITCH_WORDS[dotted][v]})" for v in SWITCHES[dotted])
     if dotted == "emperor_tile.values":
         return "2 whole numbers from 0 to 99, comma-separated (front,back), e.g. 3,5"
     if generic == "board.spaces.N.colour":

@@ -109,7 +109,8 @@ def play_chunk(config: RunConfig, rules: Rules, k: int,
             res = play_batch(rules, config.players, seeds[a:b], config.seat_strategies(r),
                              decision_timeout=decision_timeout, record_actions=config.record_actions)
             game_ids = np.arange(start + a, start + b, dtype=np.int64) * config.rotations + r
-            parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players)))
+            parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players),
+                                      rules.shared_victory))
             if on_games is not None:
                 on_games(k, b - a)
     return concat_tables(parts)

@@ -72,9 +72,11 @@ def _check(s, rules) -> None:
     _range(s, L.G_TRACK, -1, L.NTRACK - 1, "the card being resolved")
     _range(s, L.G_TRACK_SCORE0, 0, MAX_VP, "the score when the card began")
     sp = _range(s, L.G_SP, 0, L.MAXDEPTH, "the pending effects")
-    _range(s, L.G_NTURNS, 0, MAX_COUNT, "the turns played")
+    turns = _range(s, L.G_NTURNS, 0, MAX_COUNT, "the turns played")
+    _range(s, L.G_END_TURN, -1, turns, "the turn the end was triggered in")
+    _lot(s, n, rules)
     _columns(s, n, ncol, sup)
-    _site(s, n, nsp, cent, workers, phase)
+    _site(s, n, nsp, cent, workers, phase, rules)
     _players(s, n, ncol, nsp, workers, rules, sup, d)
     _stacks(s, _stack_counts(rules))
     _tiles(s, rules)
@@ -147,7 +149,7 @@ def _columns(s, n, ncol, sup) -> None:
         raise _Bad("the per-height part counts do not match the columns")
 
 
-def _site(s, n, nsp, cent, workers, phase) -> None:
+def _site(s, n, nsp, cent, workers, phase, rules) -> None:
     expected = np.full(nsp, L.EMPTY, dtype=np.int64)
     expected[cent] = L.OCC_CENTURION
     for p in range(n):
@@ -161,22 +163,34 @@ def _site(s, n, nsp, cent, workers, phase) -> None:
             if not 0 <= x < nsp or expected[x] != L.EMPTY:
                 raise _Bad(f"seat {p}'s worker {k} stands on space {x}, which is not a free space")
             expected[x] = p * 2 + k
-    _setup_progress(s, n, workers, phase)
+    _setup_progress(s, n, workers, phase, rules.packed)
     got = s[L.SITE:L.SITE + nsp]
     if not np.array_equal(got, expected):
         x = int(np.nonzero(got != expected)[0][0])
         raise _Bad(f"site space {x} holds {int(got[x])}, but the workers and the Centurion say {int(expected[x])}")
 
 
-def _setup_progress(s, n, workers, phase) -> None:
-    """Setup places workers in seat order, first workers first, and no worker ever leaves the site:
-    so the count of placed workers fixes which workers stand, whose turn it is, and the phase."""
+def _lot(s, n, rules) -> None:
+    """V4's lot: a permutation of the seats under a shared victory, else nothing."""
+    lot = int(s[L.G_LOT])
+    places = sorted((lot >> (2 * p)) & 3 for p in range(n))
+    if rules.shared_victory and (lot >> (2 * n) or places != list(range(n))):
+        raise _Bad(f"the lot of a shared victory is {lot}, which orders no {n} seats")
+    if not rules.shared_victory and lot:
+        raise _Bad(f"the lot is {lot}, but these rules share no victory (end.tie_break)")
+
+
+def _setup_progress(s, n, workers, phase, R) -> None:
+    """Setup places workers in seat order (or the reverse, V5), first workers first, and no worker
+    ever leaves the site: so the count of placed workers fixes which workers stand, whose turn it
+    is, and the phase."""
     done, total = int(s[L.G_SETUP_DONE]), n * workers
     if phase == L.PH_SETUP:
         if done >= total:
             raise _Bad(f"the game is in setup, but all {total} workers are placed")
-        if int(s[L.G_CUR]) != done % n:
-            raise _Bad(f"setup has placed {done} workers, so seat {done % n} places next, not seat {int(s[L.G_CUR])}")
+        nxt = int(E.setup_seat(R, done, n))
+        if int(s[L.G_CUR]) != nxt:
+            raise _Bad(f"setup has placed {done} workers, so seat {nxt} places next, not seat {int(s[L.G_CUR])}")
         if int(s[L.G_ROUND]) != 0:
             raise _Bad(f"the game is in setup, but the round is {int(s[L.G_ROUND])}")
     elif done != total:
@@ -190,7 +204,7 @@ def _setup_progress(s, n, workers, phase) -> None:
         raise _Bad(f"the {L.PHASE_NAMES[phase]} phase needs the worker that moves, but none is set")
     for p in range(n):
         for k in range(workers):
-            placed = k * n + p < done
+            placed = k * n + int(E.setup_seat(R, p, n)) < done
             stands = int(s[L.PLAYERS + p * L.PSTRIDE + L.P_WPOS + k]) != -1
             if placed != stands:
                 raise _Bad(f"seat {p}'s worker {k} {'stands' if stands else 'is missing'}, but setup has "

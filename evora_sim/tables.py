@@ -11,25 +11,44 @@ import pandas as pd
 
 from . import layout as L
 from .gameloop import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
-from .ranking import order_key
+from .ranking import DECIDED_BY, deciding_step, order_key
 
 CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES
 TABLES = ("games", "seats", "cards", "spaces")
 
 
-def ranks(score: np.ndarray, parts_left: np.ndarray, half=0) -> np.ndarray:
+def ranks(score: np.ndarray, parts_left: np.ndarray, half=0, lot=None) -> np.ndarray:
     """Rank 1..n per game (rows) in the final scoring's order (``half``: per seat, 1 when its
-    starting VP carry V2's half point); no two seats share a rank."""
+    starting VP carry V2's half point); no two seats share a rank. ``lot``: per game, the lot of a
+    shared victory (V4, ``engine.draw_lot``), whose order then stands for the parts and the seat."""
     n = score.shape[1]
-    key = order_key(score, np.asarray(half, dtype=np.int64), parts_left.astype(np.int64), np.arange(n)[None, :])
+    if lot is None:
+        key = order_key(score, np.asarray(half, dtype=np.int64), parts_left.astype(np.int64), np.arange(n)[None, :])
+    else:
+        place = (np.asarray(lot, dtype=np.int64)[:, None] >> (2 * np.arange(n))[None, :]) & 3
+        key = order_key(score, np.asarray(half, dtype=np.int64), 0, place)
     return 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
 
 
+def decided_by(score: np.ndarray, parts_left: np.ndarray, rank: np.ndarray, half=0, shared: bool = False):
+    """Each game's ``DECIDED_BY`` code: the step of the final scoring's order that put its winner
+    (rank 1) ahead of the runner-up (rank 2)."""
+    order = np.argsort(rank, axis=1)[:, :2]
+    half = np.broadcast_to(np.asarray(half, dtype=np.int64), score.shape)
+    first_two = [np.take_along_axis(a, order, axis=1) for a in (score, half, parts_left)]
+    return deciding_step(*first_two, shared=shared)
+
+
 def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
-                 seat_strategies: list[str], half=0) -> dict[str, pd.DataFrame]:
-    """The four tables of a batch; ``half`` as in :func:`ranks` (from ``Rules.half_points``)."""
+                 seat_strategies: list[str], half=0, shared: bool = False) -> dict[str, pd.DataFrame]:
+    """The four tables of a batch; ``half`` as in :func:`ranks` (from ``Rules.half_points``);
+    ``shared``: the rules share a victory tied on VP (V4, ``Rules.shared_victory``)."""
     g, n, _ = res.seats.shape
     col = {name: i for i, name in enumerate(GAME_COLUMNS)}
+    scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
+    score = res.seats[:, :, scol["score"]]
+    left = res.seats[:, :, scol["parts_left"]]
+    rank = ranks(score, left, half, res.games[:, col["tie_lot"]] if shared else None)
     games = pd.DataFrame({
         "game_id": game_ids.astype(np.int64),
         "seed": res.seeds.astype(np.int64),
@@ -45,14 +64,16 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "comeback": res.games[:, col["comeback"]].astype(np.int16),
         "winner_led_from": res.games[:, col["winner_led_from"]].astype(np.int16),
         "decided_last_round": res.games[:, col["winner_led_from"]] == res.games[:, col["rounds"]],
+        # where the game was decided (gameloop.end_triggered): who triggered the end (-1: the round
+        # limit) in which turn, and who would have won had the game ended right then
+        "trigger_seat": res.games[:, col["trigger_seat"]].astype(np.int8),
+        "trigger_turn": res.games[:, col["trigger_turn"]].astype(np.int16),
+        "leader_at_trigger": res.games[:, col["leader_at_trigger"]].astype(np.int8),
+        "decided_by": pd.Categorical.from_codes(decided_by(score, left, rank, half, shared), categories=DECIDED_BY),
     })
     if res.actions is not None:             # recorded (runner.simulate's record_actions): the whole game
         steps = np.minimum(res.games[:, col["decisions"]], res.actions.shape[1])
         games["actions"] = [res.actions[i, :steps[i]].astype(np.int16) for i in range(g)]
-    scol = {name: i for i, name in enumerate(SEAT_COLUMNS)}
-    score = res.seats[:, :, scol["score"]]
-    left = res.seats[:, :, scol["parts_left"]]
-    rank = ranks(score, left, half)
     seats = {
         "game_id": np.repeat(game_ids.astype(np.int64), n),
         "seat": np.tile(np.arange(n, dtype=np.int8), g),
@@ -64,6 +85,10 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
     for name in L.BREAKDOWN_NAMES:
         seats[name] = res.seats[:, :, scol[name]].reshape(-1).astype(np.int16)
     seats["parts_left"] = left.reshape(-1).astype(np.int8)
+    # the seat's total had the game ended when the end was triggered, and the leader so scored
+    # before the seat's turn after the trigger (-1: it had none)
+    seats["score_at_trigger"] = res.seats[:, :, scol["score_at_trigger"]].reshape(-1).astype(np.int16)
+    seats["leader_before_final_turn"] = res.seats[:, :, scol["leader_before_final_turn"]].reshape(-1).astype(np.int8)
     seats = pd.DataFrame(seats)
 
     plays = res.stats[:, :, L.S_PLAYS:L.S_PLAYS + L.NTRACK]

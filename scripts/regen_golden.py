@@ -26,11 +26,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))     # this checkout's engine, also without an installed package
 GOLDEN_DIR = ROOT / "tests" / "golden"
 
-# name -> (players, seed, strategy spec per seat). Covers 2, 3 and 4 players, random, the
-# heuristics as they were before turn planning (plan=action without the features secured and
-# win: these games were recorded then and still play out identically) and the turn planners,
-# alone and mixed.
+# name -> (players, seed, strategy spec per seat[, rules overrides]). Covers 2, 3 and 4 players,
+# random, the heuristics as they were before turn planning (plan=action without the features
+# secured and win: these games were recorded then and still play out identically) and the turn
+# planners, alone and mixed; and one game for each value of a mechanism switch (docs/RULES.md
+# V3-V5) that is not the rulebook's, played with its --set (the file records it as "set").
 OLD_GREEDY = "greedy(plan=action, secured=0, win=0)"
+SHARED_SEED = 31  # a seed whose game ends tied on VP (seats 0 and 1), so that V4's lot decides it
 GAMES = {
     "p2_random": (2, 11, ("random", "random")),
     "p2_greedy": (2, 12, (OLD_GREEDY, OLD_GREEDY)),
@@ -43,6 +45,11 @@ GAMES = {
     "p3_turn": (3, 22, ("cards", "random", "emperor")),
     "p4_turn": (4, 23, ("balanced", "cards", "emperor", "greedy")),
     "p4_turn_mixed": (4, 24, ("builder", "majority(plan=action)", "heights", "blocker")),
+    "p4_v3_finish_turn": (4, 31, ("balanced", "cards", "emperor", "greedy"), ("end.after_trigger=finish_turn",)),
+    "p4_v3_one_more_turn": (4, 32, ("balanced", "cards", "emperor", "greedy"), ("end.after_trigger=one_more_turn",)),
+    "p3_v4_shared": (3, SHARED_SEED, ("random",) * 3, ("end.tie_break=shared",)),
+    "p2_v5_reverse": (2, 35, ("greedy", "random"), ("setup.placement_order=reverse",)),
+    "p4_v5_reverse": (4, 36, ("balanced", "cards", "emperor", "greedy"), ("setup.placement_order=reverse",)),
 }
 # Files whose behaviour the golden games pin down; their hash is stored as a hint only.
 SOURCES = ("evora_sim/engine.py", "evora_sim/layout.py", "evora_sim/batch.py", "evora_sim/rules.py",
@@ -80,10 +87,18 @@ def replay_steps(rules, players: int, seed: int, log) -> tuple[list[int], list[s
     return seats, texts, api.final_scoring(state)
 
 
-def golden_record(name: str, rules) -> dict:
+def game_rules(sets=()):
+    """The rules a golden game is played with: the shipped ones with its ``set`` overrides."""
+    from evora_sim.rules import load_rules
+    return load_rules(overrides=list(sets))
+
+
+def golden_record(name: str) -> dict:
     from evora_sim import api
     from evora_sim.batch import play_game
-    players, seed, strategies = GAMES[name]
+    players, seed, strategies, *sets = GAMES[name]
+    sets = list(sets[0]) if sets else []
+    rules = game_rules(sets)
     final, log = play_game(rules, players, seed, list(strategies))
     scoring = api.final_scoring(api.State(final, rules, seed))
     seats, texts, replayed = replay_steps(rules, players, seed, log)
@@ -94,6 +109,7 @@ def golden_record(name: str, rules) -> dict:
         "players": players,
         "seed": seed,
         "strategies": list(strategies),
+        **({"set": sets} if sets else {}),
         "rules_hash": rules.hash,
         "sources_hash": sources_hash(),
         "steps": len(log),
@@ -139,11 +155,9 @@ def main(argv=None) -> int:
         print(f"regen_golden: error: unknown golden game(s) {', '.join(unknown)}; known: {', '.join(GAMES)}",
               file=sys.stderr)
         return 2
-    from evora_sim.rules import load_rules
-    rules = load_rules()
     GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.names or GAMES:
-        rec = golden_record(name, rules)
+        rec = golden_record(name)
         path = GOLDEN_DIR / f"{name}.json"
         text = dumps(rec)
         old = path.read_text(encoding="utf-8") if path.exists() else None

@@ -33,9 +33,10 @@ class Strategy:
     description: str = ""
     search: tuple[float, ...] = ()     # a search player's options (strategies.search_spec)
     rollout: str = ""                  # ... and its rollout policy's name
-    # a learned evaluation (strategies.features): its 2 * NB weights and the win weight; when
-    # set, positions are valued by it and ``weights`` are unused (a search player: its rollout's)
-    learned: tuple[float, ...] = ()
+    # a learned evaluation (strategies.learned): per player count, (n, its 2 * NB weights and the
+    # win weight); when set, positions are valued by it and ``weights`` are unused (a search
+    # player: its rollout's)
+    learned: tuple[tuple[int, tuple[float, ...]], ...] = ()
 
     def weight_dict(self) -> dict[str, float]:
         return {f: w for f, w in zip(FEATURES, self.weights) if w}
@@ -43,6 +44,10 @@ class Strategy:
     @property
     def is_learned(self) -> bool:
         return bool(self.learned)
+
+    def learned_for(self, n: int) -> tuple[float, ...] | None:
+        """The learned weights for ``n`` players (None: none trained for ``n``)."""
+        return dict(self.learned).get(n)
 
     @property
     def is_heuristic(self) -> bool:

@@ -1,5 +1,5 @@
-"""Learned evaluations as data: hand weights restated in the learned features, and (later) the
-weight files ``evora train`` writes.
+"""Learned evaluations as data: hand weights restated in the learned features, and the weight
+files ``evora train`` writes (TOML tables of ``kind = "learned"``, validated whole on load).
 
 Why restate hand weights: the learned features (``strategies.features``) hold every hand
 feature of ``compiled.FEATURES``, or an exact linear form of it, so any hand-weighted player is
@@ -9,10 +9,13 @@ evaluation: restated, a heuristic values every position as before, up to a const
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .compiled import FEATURES
 from .features import FEATURE_NAMES, HAND_FEATURES, NL
+from .weights import WEIGHT_RANGE, weight_in_range
 
 # hand feature -> (learned feature, coefficient) pairs whose sum is that feature up to a
 # constant: tiles = placed + flipped = 2 - unplaced + flipped; parts placed = stones and
@@ -34,6 +37,13 @@ HAND_AS_LEARNED = {
 assert set(HAND_AS_LEARNED) | {"win"} == set(FEATURES)
 
 
+def as_learned(vector) -> tuple[tuple[int, tuple[float, ...]], ...]:
+    """One learned weight vector (``NL`` + the win weight) for every player count, as
+    ``Strategy.learned`` holds it."""
+    w = tuple(float(x) for x in vector)
+    return tuple((n, w) for n in PLAYER_COUNTS)
+
+
 def from_hand(weights) -> np.ndarray:
     """The learned weights (``NL`` feature weights and the win weight) that value positions as
     the hand ``weights`` do (a dict by feature, or a vector in ``FEATURES`` order), up to a
@@ -46,3 +56,107 @@ def from_hand(weights) -> np.ndarray:
             out[FEATURE_NAMES.index(name)] += coefficient * float(weights.get(hand, 0.0))
     out[NL] = float(weights.get("win", 0.0))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# weight files
+# ---------------------------------------------------------------------------------------------
+FORMAT = 1
+PLAYER_COUNTS = (2, 3, 4)
+_TABLE_KEYS = {"format", "kind", "description", "features", "players", "made_by", "rules_hash"}
+_PLAYERS_KEYS = {"weights", "win", "games", "fit"}
+
+
+@dataclass(frozen=True)
+class LearnedWeights:
+    """A learned evaluation for each player count it was trained for: ``weights[n]`` holds the
+    ``NL`` feature weights and the win weight. ``made_by`` says how (the command, its seed, the
+    teacher, the games), ``rules_hash`` for which rules."""
+
+    name: str
+    weights: tuple[tuple[int, tuple[float, ...]], ...]
+    description: str = ""
+    made_by: str = ""
+    rules_hash: str = ""
+
+    def for_players(self, n: int) -> tuple[float, ...] | None:
+        return dict(self.weights).get(n)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(n for n, _ in self.weights)
+
+
+def is_learned_table(entry) -> bool:
+    """Whether a TOML table holds learned weights (rather than a hand weight set)."""
+    return isinstance(entry, dict) and entry.get("kind") == "learned"
+
+
+def check_table(entry: dict, where: str, error) -> LearnedWeights:
+    """The learned weights of TOML table ``entry`` (named ``where`` in messages), every value
+    checked; ``error`` is the exception to raise with one line."""
+    unknown = sorted(set(entry) - _TABLE_KEYS)
+    if unknown:
+        raise error(f"{where}: unknown key(s) {', '.join(unknown)} (a learned weight set has "
+                    f"{', '.join(sorted(_TABLE_KEYS))})")
+    if entry.get("format") != FORMAT:
+        raise error(f"{where}: format {entry.get('format')!r}, this version reads format {FORMAT}")
+    if list(entry.get("features", ())) != list(FEATURE_NAMES):
+        raise error(f"{where}: it was trained on other features than this version computes "
+                    f"({len(entry.get('features', ()))} named, {len(FEATURE_NAMES)} here); train it again "
+                    "with evora train")
+    players = entry.get("players")
+    if not isinstance(players, dict) or not players:
+        raise error(f"{where}: 'players' must hold the weights of at least one player count")
+    out = []
+    for key, table in sorted(players.items()):
+        if key not in tuple(str(n) for n in PLAYER_COUNTS) or not isinstance(table, dict):
+            raise error(f"{where}: players.{key} is not a player count ({', '.join(map(str, PLAYER_COUNTS))})")
+        bad = sorted(set(table) - _PLAYERS_KEYS)
+        if bad:
+            raise error(f"{where}: players.{key}: unknown key(s) {', '.join(bad)}")
+        w = table.get("weights")
+        if not isinstance(w, list) or len(w) != NL:
+            raise error(f"{where}: players.{key}.weights must be a list of {NL} numbers")
+        win = table.get("win", 0.0)
+        values = [*w, win]
+        for i, x in enumerate(values):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not weight_in_range(float(x)):
+                what = "win" if i == NL else f"weights[{i}]"
+                raise error(f"{where}: players.{key}.{what} = {x!r}: {WEIGHT_RANGE}")
+        out.append((int(key), tuple(float(x) for x in values)))
+    for key in ("description", "made_by", "rules_hash"):
+        if not isinstance(entry.get(key, ""), str):
+            raise error(f"{where}: {key} must be text")
+    return LearnedWeights("", tuple(out), entry.get("description", ""), entry.get("made_by", ""),
+                          entry.get("rules_hash", ""))
+
+
+def to_table(weights: LearnedWeights) -> str:
+    """``weights`` as the TOML table ``[NAME]`` that :func:`check_table` reads back."""
+    def text(x: str) -> str:
+        return '"' + x.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+    lines = [f"[{weights.name}]", f"format = {FORMAT}", 'kind = "learned"',
+             f"description = {text(weights.description)}", f"made_by = {text(weights.made_by)}",
+             f"rules_hash = {text(weights.rules_hash)}",
+             "features = [" + ", ".join(text(f) for f in FEATURE_NAMES) + "]"]
+    for n, w in weights.weights:
+        lines += ["", f"[{weights.name}.players.{n}]", f"win = {float(w[NL])!r}",
+                  "weights = [" + ", ".join(repr(float(x)) for x in w[:NL]) + "]"]
+    return "\n".join(lines) + "\n"
+
+
+SHIPPED = "data/expert.toml"      # the built-in expert's weights, in the strategies package
+_shipped: list[LearnedWeights] = []
+
+
+def shipped_expert(error) -> LearnedWeights:
+    """The built-in ``expert``'s weights (read and checked once per process)."""
+    if not _shipped:
+        import tomllib
+        from importlib import resources
+
+        text = (resources.files("strategies") / SHIPPED).read_text(encoding="utf-8")
+        _shipped.append(check_table(tomllib.loads(text)["expert"], f"strategies/{SHIPPED} [expert]", error))
+    return _shipped[0]

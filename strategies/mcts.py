@@ -61,13 +61,15 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_CAPS, P_FINAL,
-    P_STONES, PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
+    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_FINAL,
+    PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
     STATE_SIZE,
 )
 from evora_sim.rng import randbelow
 
-from .compiled import F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, N_OPTIONS, NF, WIDTH, action_signature, evaluate
+from .compiled import (F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, LEARNED_W, N_OPTIONS, NF, WIDTH, action_signature,
+                       evaluate)
+from .features import B_OTHER, NB, NL
 from .planner import M_CACHE_HITS, M_LEAVES, M_SEARCHES
 from .policy import forget_plans, new_policy_work, new_rollout_cache, plan_meta, policy_choose
 
@@ -248,9 +250,8 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
         elif not over:                                 # the final scoring's order on the totals of now
             best_key = np.int64(0)
             for q in range(n):
-                left = s[PLAYERS + q * PSTRIDE + P_STONES] + s[PLAYERS + q * PSTRIDE + P_CAPS]
                 whole = np.int64(tot[q] - 0.5 * R[R_START_HALF + q])    # the standing's VP, above
-                key = E.order_key(whole, R[R_START_HALF + q], left, q)
+                key = E.final_key(s, R, whole, q)
                 if winner < 0 or key > best_key:
                     winner, best_key = q, key
         for q in range(n):
@@ -318,6 +319,9 @@ def rollout_weights(W, p, RW, LW):
         LW[0, f] = W[p, f]
     LW[0, F_DENIAL] = 0.0                              # the leaf values each seat's own standing;
     LW[0, F_WIN] = 0.0                                 # comparing the seats is the reward's job
+    LW[0, LEARNED_W + B_OTHER] = 0.0                   # (a learned evaluation's as well)
+    LW[0, LEARNED_W + NB + B_OTHER] = 0.0
+    LW[0, LEARNED_W + NL] = 0.0
 
 
 @njit(cache=True, inline="always")

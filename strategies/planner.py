@@ -301,13 +301,21 @@ def in_any_order(s, R):
 
 
 @njit(cache=True, inline="always")
-def last_column(s):
-    """The highest column the open build has used."""
-    used = s[FRAMES + (s[G_SP] - 1) * FW + 3]
-    for c in range(s[G_NCOLS] - 1, -1, -1):
-        if (used >> c) & 1:
-            return c
-    return -1
+def searched_column(ps, bk, d):
+    """The column of the open build's previous group if this search chose it, at decision
+    ``d - 1``; else -1. Orders of alike groups are searched in increasing column order only
+    among the groups the search itself places: a search that starts in the middle of a build
+    (its plan ended there) finds the earlier groups placed in any order, and ordering against
+    them could prune every column left."""
+    if d == 0:
+        return -1
+    s, q = ps[d], ps[d - 1]
+    f = FRAMES + (s[G_SP] - 1) * FW
+    a = bk[d, B_ACT]
+    if (q[G_SP] != s[G_SP] or q[f] != F_BUILD or q[f + 1] != s[f + 1] or q[f + 2] != s[f + 2] - 1
+            or not A_COLUMN <= a < A_SKIP):
+        return -1
+    return a - A_COLUMN
 
 
 @njit(cache=True, inline="always")
@@ -441,7 +449,7 @@ def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val,
             if alike and A_COLUMN <= a < A_SKIP:
                 if bk[d, B_CANON] < 0:
                     bk[d, B_CANON] = in_any_order(s, R)
-                if bk[d, B_CANON] == 1 and a - A_COLUMN < last_column(s):
+                if bk[d, B_CANON] == 1 and a - A_COLUMN < searched_column(ps, bk, d):
                     continue                      # the same columns in increasing order
             sig = plan_signature(s, a)
             if sig >= 0 and memo_find(bv[d], V_SIGS, bk[d, B_NSIG], sig) >= 0:

@@ -42,6 +42,10 @@ from .compiled import FEATURES, KIND_RANDOM
 from .custom import CustomStrategy, entry_points, from_entry_point, from_file
 from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
+from .features import FEATURE_NAMES
+from .learned import FORMAT as LEARNED_FORMAT
+from .learned import LearnedWeights, check_table, is_learned_table, shipped_expert
+from .weights import MAX_WEIGHT, WEIGHT_RANGE, weight_in_range  # noqa: F401 (MAX_WEIGHT: callers')
 from .compiled import WIDTH
 from .search_spec import NAME as SEARCH_NAME
 from .search_spec import from_resolved_search, learned_row, parse_mcts, resolved_search, search_row, search_tree_size
@@ -49,6 +53,7 @@ from .search_spec import turn_tree_shape as search_turn_tree_shape
 
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
+EXPERT_NAME = "expert"     # the learned player shipped in strategies/data/expert.toml
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FILE_KEYS = {"weights", "description", "base", "plan"}
@@ -60,7 +65,7 @@ _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, 
 def known_names() -> str:
     """The built-in names, then any installed entry-point strategies."""
     extra = sorted(n for n in _entry_point_names() if n not in STRATEGY_IDS)
-    return ", ".join(sorted(list(STRATEGY_IDS) + [SEARCH_NAME]) + extra)
+    return ", ".join(sorted(list(STRATEGY_IDS) + [SEARCH_NAME, EXPERT_NAME]) + extra)
 
 
 def _entry_point_names() -> list[str]:
@@ -156,17 +161,6 @@ def _feature(spec: str, key) -> str:
     return name
 
 
-MAX_WEIGHT = 1_000_000.0
-WEIGHT_RANGE = (f"a weight is a number from {-MAX_WEIGHT:,.0f} to {MAX_WEIGHT:,.0f} (only the ratios of the "
-                "weights change play)")
-
-
-def weight_in_range(x: float) -> bool:
-    """Whether ``x`` is a weight the evaluation can add up: a position's value sums weight x
-    feature, and a weight near the float limit turns a sum into inf, then a difference of two into
-    NaN, with which the planner can find no best action."""
-    return math.isfinite(x) and -MAX_WEIGHT <= x <= MAX_WEIGHT
-
 
 def _number(spec: str, key: str, value, text: bool = True) -> float:
     """A weight: a number, or with ``text`` the text of one (an inline spec); ``WEIGHT_RANGE``."""
@@ -221,6 +215,8 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
                             f"(it has: {', '.join(sets) or 'none'})")
     entry = sets[set_name]
     where = f"weight file {path} [{set_name}]"
+    if is_learned_table(entry):
+        return learned_strategy(spec, f"{path}:{set_name}", _learned(spec, entry, where)), entry.get("description", "")
     unknown = sorted(set(entry) - _FILE_KEYS)
     if unknown:
         raise StrategyError(f"strategy {spec!r}: {where}: unknown key(s) {', '.join(unknown)} "
@@ -251,6 +247,24 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
     return _heuristic(spec, base, parsed, description, plan), description
 
 
+def _learned(spec: str, entry: dict, where: str) -> LearnedWeights:
+    def error(line):
+        return StrategyError(f"strategy {spec!r}: {line}")
+    return check_table(entry, where, error)
+
+
+def learned_strategy(spec: str, name: str, weights: LearnedWeights) -> Strategy:
+    """A turn planner valuing positions by the learned ``weights`` (its player counts')."""
+    return Strategy(name, PLANS[DEFAULT_PLAN], description=weights.description, learned=weights.weights)
+
+
+def _expert(spec: str, body: str | None) -> Strategy:
+    if body is not None:
+        raise StrategyError(f"strategy {spec!r}: {EXPERT_NAME} takes no options (its weights are learned; "
+                            f"train other ones with evora train and name their file: FILE.toml:{EXPERT_NAME})")
+    return learned_strategy(spec, EXPERT_NAME, shipped_expert(lambda line: StrategyError(f"strategy {spec!r}: {line}")))
+
+
 def parse_spec(text: str):
     """One spec -> a :class:`~strategies.builtin.Strategy` (compiled) or a
     :class:`~strategies.custom.CustomStrategy` (Python), named by its normalised spec."""
@@ -269,6 +283,8 @@ def parse_spec(text: str):
     base_text, body = _split_call(spec)
     if not base_text:
         raise StrategyError(f"strategy {spec!r}: no strategy name before '('")
+    if base_text.lower() == EXPERT_NAME:
+        return _expert(spec, body)
 
     if ":" in base_text:
         path, _, obj_name = base_text.rpartition(":")
@@ -286,6 +302,10 @@ def parse_spec(text: str):
                                 ".toml or .py")
         base, description = _weight_file(spec, path, obj_name)
         label = f"{path}:{obj_name}"
+        if base.is_learned:
+            if body is not None:
+                raise StrategyError(f"strategy {spec!r}: learned weights take no inline weights or plan")
+            return base
     else:
         base = _builtin(spec, base_text)
         if base is None:
@@ -382,6 +402,9 @@ def resolved(strategy) -> dict:
         return {"kind": "random"}
     if strategy.search:
         return resolved_search(strategy, resolved)
+    if strategy.is_learned:
+        return {"kind": "learned", "plan": strategy.plan,
+                "players": {str(n): list(w) for n, w in strategy.learned}}
     return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
 
@@ -404,6 +427,11 @@ def from_resolved(name: str, info: dict, run_code: bool = True):
             return Strategy(name, KIND_RANDOM)
         if kind == "mcts":
             return from_resolved_search(name, info, lambda n, i: from_resolved(n, i, run_code))
+        if kind == "learned":
+            players = {n: {"weights": w[:-1], "win": w[-1]} for n, w in info["players"].items()}
+            weights = _learned(name, {"format": LEARNED_FORMAT, "kind": "learned", "features": list(FEATURE_NAMES),
+                                      "players": players}, "its recorded learned weights")
+            return Strategy(name, PLANS[_plan(name, info["plan"])], learned=weights.weights)
         if kind == "heuristic":
             weights = info["weights"]
             unknown = sorted(set(weights) - set(FEATURES))
@@ -457,7 +485,8 @@ def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
     Python strategy's row is never read by compiled code)."""
     strategies = [as_strategy(x) for x in items]
     kinds = np.array([s.kind for s in strategies], dtype=np.int64)
-    rows = [list(s.weights) + search_row(s) + learned_row(s) if isinstance(s, Strategy) else [0.0] * WIDTH
+    n = len(strategies)
+    rows = [list(s.weights) + search_row(s) + learned_row(s, n) if isinstance(s, Strategy) else [0.0] * WIDTH
             for s in strategies]
     return kinds, np.array(rows, dtype=np.float64).reshape(len(strategies), WIDTH)
 

@@ -204,11 +204,18 @@ def search_row(strategy: Strategy) -> list[float]:
     return list(strategy.search) if strategy.search else [0.0] * NX
 
 
-def learned_row(strategy: Strategy) -> list[float]:
-    """The learned evaluation's columns of a seat's row of W: the flag, then its weights (zeros
-    for a hand-weighted strategy). A search player's are its rollout's."""
+def learned_row(strategy: Strategy, n: int) -> list[float]:
+    """The learned evaluation's columns of a seat's row of W at ``n`` players: the flag, then its
+    weights (zeros for a hand-weighted strategy). A search player's are its rollout's."""
     from .features import NL
-    return [1.0, *strategy.learned] if strategy.learned else [0.0] * (NL + 2)
+    if not strategy.learned:
+        return [0.0] * (NL + 2)
+    weights = strategy.learned_for(n)
+    if weights is None:
+        have = ", ".join(str(k) for k, _ in strategy.learned)
+        raise StrategyError(f"strategy {strategy.name!r} has no learned weights for {n} players (it has: {have}); "
+                            f"train them with evora train --players {n}")
+    return [1.0, *weights]
 
 
 def resolved_search(strategy: Strategy, resolved) -> dict:

@@ -441,9 +441,15 @@ def test_report_builds_with_every_section(real_runs, tmp_path):
     for key in ("test p4", '"seed": 3', "package_version", "rules_hash", "numpy", "pandas", "python"):
         assert key in runs_part
     assert html.count("<details><summary>") >= 2 and html.index("<details><summary>/") > html.index("id='runs'")
-    # a designer's first screen: the first player's rate, its range, the fair share, the players
-    assert re.search(r"The first player wins \d+\.\d% of 4-player games \(95% range \d+\.\d+–\d+\.\d+\) "
-                     r"instead of 25%", md)
+    # a designer's first screen: the seat furthest from a fair share first, named in words, its rate,
+    # its range, the fair share, the players; then why, and where the fixes are
+    lead = re.search(r"\*\*The (first|second|third|last) player wins \d+\.\d% of 4-player games \(95% range "
+                     r"\d+\.\d+–\d+\.\d+\) instead of 25%", md)
+    adv = pd.read_csv(out / "seat_advantage.csv").query("n_players == 4")
+    furthest = int(adv.loc[adv["diff"].abs().idxmax(), "seat"])
+    assert lead and ["first", "second", "third", "last"][furthest] == lead.group(1)
+    after = md[md.index(lead.group(0)):]
+    assert after.index("Why? ") < after.index("](#why-the-seats-win-what-they-win)") < after.index("###")
     assert "Measured among these bots, not people." in md and "Is it fair? Seat unfairness" in md
     assert "greedy (turn planner)" in md and "default rules" in md
     # the invented board: said in the header and in the space section
@@ -542,3 +548,25 @@ def test_the_main_job_plays_every_field_under_seat_rotation(tmp_path):
     assert (tmp_path / "rep" / "report.html").exists()
     adv = pd.read_csv(tmp_path / "rep" / "seat_advantage.csv")
     assert set(adv["n_players"]) == {2, 3, 4} and adv["seat_rotation"].all()
+
+
+def test_the_answer_leads_with_the_largest_seat_deviation_named_in_words():
+    """Issue 41: the answer led with the first seat even when the last deviated three times as much."""
+    from types import SimpleNamespace
+
+    from analysis.brief import answers
+
+    rates = [0.232, 0.232, 0.238, 0.298]
+    adv = pd.DataFrame({"n_players": 4, "seat": range(4), "win_rate": rates, "ci_lo": [r - 0.004 for r in rates],
+                        "ci_hi": [r + 0.004 for r in rates], "diff": [r - 0.25 for r in rates], "significant": True,
+                        "negligible": False, "mean_score": [86.4, 86.2, 86.4, 86.5], "games": 10_000})
+    tests = pd.DataFrame({"n_players": [4], "unfairness": [0.028], "unfairness_lo": [0.025], "unfairness_hi": [0.031],
+                          "significant": [True], "p": [1e-9], "negligible": [False]})
+    run = SimpleNamespace(manifest={"config": {"players": 4}})
+    a = answers(adv, tests, [run], {})[0]
+    assert a.lead.startswith("The last player wins 29.8% of 4-player games")
+    assert a.details[0].startswith("The first player wins 23.2%")
+    assert a.why.startswith("Why? ") and a.fix.startswith("What would fix it? evora explain RUN")
+    three = answers(adv.query("seat < 3").assign(n_players=3, diff=[0.02, -0.05, 0.03]), tests.assign(n_players=3),
+                    [SimpleNamespace(manifest={"config": {"players": 3}})], {})[0]
+    assert three.lead.startswith("The second player wins")

@@ -25,7 +25,7 @@ from evora_sim.position import position_state, scoring_table
 from evora_sim.replay import scoring_lines
 from evora_sim.rules import load_rules
 from strategies.builtin import BUILTINS, GREEDY, NAMES, RANDOM
-KNOWN = ", ".join(sorted(NAMES + ("mcts",)))
+KNOWN = ", ".join(sorted(NAMES + ("expert", "mcts")))
 from strategies.registry import StrategyError, parse_strategies
 from cli_results import ok
 

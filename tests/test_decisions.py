@@ -1418,3 +1418,126 @@ def test_p11_p12_played_games_keep_the_engine_state_valid(keys):
             assert check_state(state.arr, rules) + check_step(prev, state.arr, rules) == []
             assert state_problem(state.arr, rules) is None
         assert api.is_terminal(state)
+
+
+# =============================================================================================
+# V3-V5: mechanism switches (end.after_trigger, end.tie_break, setup.placement_order)
+# =============================================================================================
+def test_v3_v4_v5_switches_default_to_the_rulebook_and_leave_the_rules_hash_as_before():
+    from evora_sim.rules import SWITCHES
+
+    rules = load_rules()
+    assert [rules.data[k.split(".")[0]][k.split(".")[1]] for k in SWITCHES] == ["finish_round", "rulebook",
+                                                                               "seat_order"]
+    older = copy.deepcopy(rules.data)
+    del older["end"], older["setup"]                         # rules (and runs) from before the switches
+    assert validate(older).hash == rules.hash == "52475ee4d695f4ec"
+    hashes = {load_rules(overrides=[f"{k}={v}"]).hash for k, values in SWITCHES.items() for v in values[1:]}
+    assert len(hashes) == 4 and rules.hash not in hashes
+    for key in SWITCHES:
+        with pytest.raises(RulesError, match=f"'{key}' must be one of .*got 'nonsense'"):
+            load_rules(overrides=[f"{key}=nonsense"])
+
+
+def _trigger_in_first_round(trigger_seat, rules):
+    """A 4-player game under ``rules`` whose seat ``trigger_seat`` uses its last stone in round 1."""
+    state = setup_game(4, rules=rules)
+    for _ in range(trigger_seat):
+        quiet_turn(state)
+    pset(state, trigger_seat, L.P_STONES, 1)
+    begin_main(state, trigger_seat, next(y for y in (SP_ONE, SP_ONE_CENT) if site(state, y) == L.EMPTY))
+    act(state, L.A_SITE, L.A_COLUMN + 0)
+    assert state.get(L.G_END_TRIGGER) == L.END_OUT_OF_STONES and state.get(L.G_END_TURN) == trigger_seat
+    return state
+
+
+@pytest.mark.parametrize("trigger_seat", [0, 1, 3])
+def test_v3_finish_turn_ends_the_game_with_the_triggering_turn(trigger_seat):
+    plain = _trigger_in_first_round(trigger_seat, load_rules())
+    assert api.is_terminal(plain) == (trigger_seat == 3)    # the rulebook finishes the round
+    state = _trigger_in_first_round(trigger_seat, load_rules(overrides=["end.after_trigger=finish_turn"]))
+    assert api.is_terminal(state)                            # the turn had nothing left: it ended
+    assert [pget(state, p, L.P_TURNS) for p in range(4)] == [1 if p <= trigger_seat else 0 for p in range(4)]
+
+
+@pytest.mark.parametrize("trigger_seat", [0, 2, 3])
+def test_v3_one_more_turn_gives_every_seat_one_turn_after_the_trigger(trigger_seat):
+    state = _trigger_in_first_round(trigger_seat, load_rules(overrides=["end.after_trigger=one_more_turn"]))
+    order = []
+    while not api.is_terminal(state):
+        order.append(state.get(L.G_CUR))
+        quiet_turn(state)
+    assert order == [(trigger_seat + 1 + i) % 4 for i in range(4)]       # the triggering seat last
+    assert [pget(state, p, L.P_TURNS) for p in range(4)] == [2 if p <= trigger_seat else 1 for p in range(4)]
+
+
+def test_v3_round_limit_still_ends_at_once():
+    rules = load_rules(overrides=["end.after_trigger=one_more_turn", "limits.max_rounds=1"])
+    state = setup_game(4, rules=rules)
+    for _ in range(4):
+        quiet_turn(state)
+    assert api.is_terminal(state) and state.get(L.G_END_TRIGGER) == L.END_ROUND_LIMIT
+    assert state.get(L.G_END_SEAT) == -1 and state.get(L.G_END_TURN) == 3
+
+
+def test_v4_shared_victory_falls_to_each_tied_seat_by_lot():
+    """Seats 0 and 1 tie on VP; seat 1 has the fewer parts left. The rulebook gives seat 1 the
+    game; a shared victory gives it to either, by each game's own lot, about half each."""
+    pos = {"players": 3, "columns": [], "vp": [10, 10, 9], "parts_left": [4, 3, 0]}
+    assert api.final_scoring(position_state(pos))["winner"] == 1
+    rules = load_rules(overrides=["end.tie_break=shared"])
+    state = position_state(pos, rules)
+    winners = []
+    for seed in range(400):
+        s = state.arr.copy()
+        E.draw_lot(s, 3, seed)
+        E.final_scoring(s, rules.packed)
+        winners.append(int(s[L.G_WINNER]))
+        again = state.arr.copy()
+        E.draw_lot(again, 3, seed)
+        assert again[L.G_LOT] == s[L.G_LOT]                  # the game's own seed decides it
+    counts = Counter(winners)
+    assert set(counts) == {0, 1} and abs(counts[0] - 200) < 4 * 10     # 200 +- 4 standard deviations
+    assert api.new_game(load_rules(), 3, seed=5).arr[L.G_LOT] == 0    # without V4 no lot is drawn
+
+
+def test_v4_shared_victory_in_played_games_ranks_the_lot_winner_first(tmp_path):
+    from evora_sim.batch import play_game
+    from evora_sim.runner import simulate
+    from strategies.mcts import L_SCORE, R_WIN, WIDTH, seat_rewards
+
+    rules = load_rules(overrides=["end.tie_break=shared", "height_vp.1=0", "height_vp.2=0", "height_vp.3=0"])
+    run = simulate(2, 150, ["random"], seed=5, out=tmp_path / "r", jobs=1, rules=rules)
+    games, seats = run.table("games"), run.table("seats")
+    first = seats[seats["rank"] == 1].set_index("game_id")["seat"]
+    assert (first.loc[games["game_id"]].to_numpy() == games["winner_seat"].to_numpy()).all()
+    lot = games[games["decided_by"] == "lot"]
+    assert len(lot) >= 5 and set(games["decided_by"]) <= {"vp", "lot"}
+    assert 0.25 < (lot["winner_seat"] == 1).mean() < 0.75     # not the later seat every time (D18)
+    # the search player's win reward reads the same order
+    g = int(lot["game_id"].iloc[0])
+    final, _ = play_game(rules, 2, int(lot["seed"].iloc[0]), ["random"] * 2)
+    rew, tot = np.zeros(L.MAXP), np.zeros(L.MAXP)
+    seat_rewards(final, rules.packed, R_WIN, L_SCORE, np.zeros((1, WIDTH)), rew, tot)
+    assert int(np.argmax(rew[:2])) == int(games.set_index("game_id").loc[g, "winner_seat"])
+
+
+@pytest.mark.parametrize("n,order", [(4, [3, 2, 1, 0]), (3, [2, 1, 0]), (2, [1, 0, 1, 0])])
+def test_v5_reverse_placement_order_lets_the_last_seat_place_first(n, order):
+    from evora_sim.statecheck import state_problem
+
+    rules = load_rules(overrides=["setup.placement_order=reverse"])
+    state = api.new_game(rules, n_players=n, seed=3)
+    seen = []
+    for i, x in enumerate([5, 6, 12, 15][:len(order)]):
+        seen.append(state.get(L.G_CUR))
+        assert state_problem(state.arr, rules) is None        # a reversed setup is a valid state
+        act(state, L.A_SPACE + x)
+        p = order[i]
+        assert site(state, x) == p * 2 + i // n
+    assert seen == order
+    assert state.get(L.G_CUR) == 0 and state.get(L.G_ROUND) == 1   # the start player still moves first
+    assert state_problem(state.arr, rules) is None
+    plain = api.new_game(load_rules(), n_players=n, seed=3)
+    act(plain, L.A_SPACE + 5)
+    assert state_problem(plain.arr, rules) is not None       # seat order is not this variant's setup

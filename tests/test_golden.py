@@ -25,6 +25,12 @@ from script_modules import load_script
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN_DIR.glob("*.json"))
 RULES = load_rules()
+
+
+def _rules(rec: dict):
+    """The rules a golden game was played with: the shipped ones, with its mechanism switch set
+    (docs/RULES.md V3-V5) where the file records one."""
+    return load_rules(overrides=rec["set"]) if rec.get("set") else RULES
 REGEN = "If this change of behaviour is intended, regenerate on purpose with `python scripts/regen_golden.py` and review the diff of tests/golden/."
 
 
@@ -40,8 +46,9 @@ def _regen_script():
 def _hints(rec: dict) -> str:
     """Why a golden game may have changed: the rules data or the engine sources."""
     hints = []
-    if rec.get("rules_hash") != RULES.hash:
-        hints.append(f"the rules data changed since generation (rules hash {rec.get('rules_hash')} -> {RULES.hash})")
+    if rec.get("rules_hash") != _rules(rec).hash:
+        hints.append(f"the rules data changed since generation (rules hash {rec.get('rules_hash')} -> "
+                     f"{_rules(rec).hash})")
     try:
         now = _regen_script().sources_hash()
     except Exception:   # pragma: no cover - the hint is optional
@@ -58,7 +65,7 @@ def _sids(rec: dict) -> list:
 
 def _state_at(rec: dict, steps: int) -> api.State:
     """The api state after the first ``steps`` stored actions."""
-    state = api.new_game(RULES, rec["players"], rec["seed"])
+    state = api.new_game(_rules(rec), rec["players"], rec["seed"])
     for a in rec["log"][:steps]:
         api.apply_action(state, a)
     return state
@@ -88,6 +95,18 @@ def test_golden_files_cover_the_setups():
     planners = {s for r in recs for s in r["strategies"] if parse_spec(s).plan == "turn"}
     assert {"greedy", "balanced", "cards", "emperor"} <= planners, "too few turn planners in golden games"
     assert {r["players"] for r in recs if set(r["strategies"]) & planners} == {2, 3, 4}
+
+
+def test_golden_games_cover_every_mechanism_switch():
+    """Each value of a mechanism switch (V3-V5) other than the rulebook's has a golden game, and
+    the games of the default rules record no switch (so they prove default play unchanged)."""
+    from evora_sim.rules import SWITCHES
+
+    recs = [load(p) for p in FILES]
+    played = {s for r in recs for s in r.get("set", [])}
+    wanted = {f"{key}={v}" for key, values in SWITCHES.items() for v in values[1:]}
+    assert wanted <= played, f"no golden game for {sorted(wanted - played)}"
+    assert sum(1 for r in recs if not r.get("set")) >= 11
     for r in recs:
         assert len(r["log"]) == len(r["describe"]) == len(r["seats"]) == r["steps"], r["name"]
         assert len(r["strategies"]) == r["players"], r["name"]
@@ -96,7 +115,7 @@ def test_golden_files_cover_the_setups():
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_play_game_reproduces_golden(path):
     rec = load(path)
-    final, log = play_game(RULES, rec["players"], rec["seed"], _sids(rec))
+    final, log = play_game(_rules(rec), rec["players"], rec["seed"], _sids(rec))
     log = [int(a) for a in log]
     stored = rec["log"]
     if log != stored:
@@ -111,7 +130,7 @@ def test_play_game_reproduces_golden(path):
         pytest.fail(f"golden game {rec['name']} (players={rec['players']}, seed={rec['seed']}, "
                     f"strategies={','.join(rec['strategies'])}): the action log first differs at step {i} "
                     f"of {len(stored)} stored / {len(log)} now: {what}. {_hints(rec)}{REGEN}")
-    now = api.final_scoring(api.State(final, RULES, rec["seed"]))
+    now = api.final_scoring(api.State(final, _rules(rec), rec["seed"]))
     assert now == rec["final_scoring"], (
         f"golden game {rec['name']}: same action log, but the final scoring differs: "
         f"{_scoring_diff(rec['final_scoring'], now)}. {_hints(rec)}{REGEN}")
@@ -120,7 +139,7 @@ def test_play_game_reproduces_golden(path):
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_api_replay_reaches_golden_scoring(path):
     rec = load(path)
-    state = api.new_game(RULES, rec["players"], rec["seed"])
+    state = api.new_game(_rules(rec), rec["players"], rec["seed"])
     for i, a in enumerate(rec["log"]):
         where = (f"golden game {rec['name']} (players={rec['players']}, seed={rec['seed']}), step {i} "
                  f"of {rec['steps']}")

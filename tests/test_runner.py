@@ -42,10 +42,12 @@ REF = dict(players=4, games=300, strategies="greedy,random,random,random", seed=
            seat_rotation=False)
 
 GAMES_COLUMNS = ["game_id", "seed", "n_players", "rotation", "rounds", "turns", "end_trigger",
-                 "winner_seat", "lead_changes", "comeback", "winner_led_from", "decided_last_round"]
+                 "winner_seat", "lead_changes", "comeback", "winner_led_from", "decided_last_round",
+                 "trigger_seat", "trigger_turn", "leader_at_trigger", "decided_by"]
 SEATS_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", "vp_build", "vp_white",
                  "vp_empty_stack", "vp_cards", "vp_emperor", "vp_column_majority", "vp_height_1",
-                 "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals", "parts_left"]
+                 "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals", "parts_left",
+                 "score_at_trigger", "leader_before_final_turn"]
 CARDS_COLUMNS = ["game_id", "seat", "card", "plays", "vp", "temple_uses"]
 SPACES_COLUMNS = ["game_id", "seat", "space", "uses"]
 BREAKDOWN = SEATS_COLUMNS[6:17]

@@ -308,7 +308,7 @@ def test_entry_point_strategies(entry_point, cli):
     res = play_batch(RULES, 2, np.arange(4), ["cautious_ep", "random"])
     ref = play_batch(RULES, 2, np.arange(4), [CAUTIOUS, "random"])
     assert (res.seats == ref.seats).all()            # the same class, however it is named
-    assert "known strategies: balanced, blocker, builder, cardheights, cards, emperor, greedy, heights, " \
+    assert "known strategies: balanced, blocker, builder, cardheights, cards, emperor, expert, greedy, heights, " \
            "majority, mcts, random, cautious_ep" in str(pytest.raises(StrategyError, parse_spec, "nonesuch").value)
     out = ok(cli.invoke(main, ["strategies"]))
     assert "cautious_ep  = strategies.examples.cautious:Cautious" in out

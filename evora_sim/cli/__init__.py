@@ -7,9 +7,10 @@
 - ``skill``: skill (the findings against a ladder of players);
 - ``analyse``: report, compare;
 - ``rules``: rules (every rules key, its value and what it allows);
-- ``cardvalue``: card-value (each card's value by experiment).
+- ``cardvalue``: card-value (each card's value by experiment);
+- ``explain``: explain (why the seats win what they win, and what would fix it).
 """
-from . import analyse, cardvalue, experiments, play, rules, runs, skill, tuning  # noqa: F401  (each registers its commands)
+from . import analyse, cardvalue, experiments, explain, play, rules, runs, skill, tuning  # noqa: F401  (each registers its commands)
 from .group import UserError, main
 from ..fields import DEFAULT_FIELD
 from .runs import DEFAULT_GAMES

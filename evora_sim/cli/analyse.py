@@ -39,12 +39,13 @@ def check_report_dir(out, option="--out") -> None:
 
 
 def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0,
-                 backend="local", scheduler=None, ladder_dir=None, card_value=None):
+                 backend="local", scheduler=None, ladder_dir=None, card_value=None, explain=None):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection) and the card-value
-    folder if given, then build the report into ``out`` (with the Skill section of the ladder in
-    ``ladder_dir``, if given)."""
+    and explain folders if given, then build the report into ``out`` (with the Skill section of
+    the ladder in ``ladder_dir``, if given)."""
     from analysis.cardvalue import read_summary
+    from analysis.explain import read_summary as read_explain
     from analysis.skill import open_ladder
     from analysis.tables import open_runs
 
@@ -52,18 +53,25 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
 
     check_report_dir(out, option)
     check_backend(backend, scheduler)
-    experiment = None
-    if card_value is not None:
-        try:
-            experiment = read_summary(card_value)
-        except (ValueError, OSError) as exc:
-            raise UserError(f"--card-value {card_value}: {exc}") from None
+    experiment = _summary(read_summary, "--card-value", card_value)
+    explained = _summary(read_explain, "--explain", explain)
     try:
         runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
         ladder = open_ladder(ladder_dir) if ladder_dir is not None else None
     except RunError as exc:
         raise UserError(str(exc)) from None
-    return _build(runs, out, min_effect, backend, scheduler, ladder=ladder, card_value=experiment)
+    return _build(runs, out, min_effect, backend, scheduler, ladder=ladder, card_value=experiment,
+                  explained=explained)
+
+
+def _summary(read, option: str, folder):
+    """An experiment folder's summary read by ``read`` (None without one); one line if it has none."""
+    if folder is None:
+        return None
+    try:
+        return read(folder)
+    except (ValueError, OSError) as exc:
+        raise UserError(f"{option} {folder}: {exc}") from None
 
 
 def _build(runs, out, min_effect, backend, scheduler, **parts):
@@ -120,9 +128,12 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
 @click.option("--card-value", "card_value", metavar="DIR",
               help="An evora card-value folder: its tables (a card given, a card removed) join the report "
                    "after the observational card table.")
+@click.option("--explain", "explain", metavar="DIR",
+              help="An evora explain folder: its fixes (rule changes replayed on the run's seeds, ranked) join "
+                   "the section Why and the answer.")
 @min_effect_option
 @scan_options
-def report(runs, out, allow_partial, players, as_ladder, card_value, min_effect, backend, scheduler):
+def report(runs, out, allow_partial, players, as_ladder, card_value, explain, min_effect, backend, scheduler):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders.
     The runs are read once, block by block, so a run of any size is reported in bounded memory."""
     from pathlib import Path
@@ -130,9 +141,9 @@ def report(runs, out, allow_partial, players, as_ladder, card_value, min_effect,
     from ..ladder import PLAN_FILE
 
     if as_ladder or (len(runs) == 1 and (Path(runs[0]) / PLAN_FILE).is_file()):
-        if allow_partial or players or card_value:
-            raise UserError("a skill ladder is reported whole: --allow-partial, --players and --card-value do not "
-                            "apply to it")
+        if allow_partial or players or card_value or explain:
+            raise UserError("a skill ladder is reported whole: --allow-partial, --players, --card-value and --explain "
+                            "do not apply to it")
         source = list(runs) if as_ladder else runs[0]
         if as_ladder and len(runs) < 2:
             raise UserError(f"--ladder needs at least two run folders (rungs, weakest first), got {len(runs)}")
@@ -140,7 +151,7 @@ def report(runs, out, allow_partial, players, as_ladder, card_value, min_effect,
         click.echo(f"report: {path / 'report.html'}")
         return
     path = write_report(runs, out, allow_partial, players, min_effect=min_effect, backend=backend,
-                        scheduler=scheduler, card_value=card_value)
+                        scheduler=scheduler, card_value=card_value, explain=explain)
     click.echo(f"report: {path / 'report.html'}")
 
 

@@ -20,12 +20,15 @@ from ..runner import RunResult, simulate
 
 @dataclass(frozen=True)
 class Arm:
-    """One run to play: ``folder`` its run folder; ``strategies`` one spec per seat (rotation 0)."""
+    """One run to play: ``folder`` its run folder; ``strategies`` one spec (or strategy object)
+    per seat (rotation 0); ``seat_rotation``: every seed under every rotation (as an existing run
+    it is paired with may not be)."""
 
     folder: str
     players: int
-    strategies: tuple[str, ...]
+    strategies: tuple
     rules: Rules
+    seat_rotation: bool = True
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ class FirstSeeds:
     def table(self, name: str, columns: list[str] | None = None):
         cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
         df = self.run.table(name, cols)
-        df = df[df["game_id"].to_numpy() < self.seeds * int(self.manifest["config"]["players"])]
+        cfg = self.manifest["config"]
+        df = df[df["game_id"].to_numpy() < self.seeds * (int(cfg["players"]) if cfg["seat_rotation"] else 1)]
         return df.reset_index(drop=True) if columns is None else df[list(columns)].reset_index(drop=True)
 
 
@@ -78,8 +82,8 @@ def _played(folder: str) -> int:
 def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, command: str,
           progress=None) -> FirstSeeds:
     run = simulate(arm.players, max(seeds, _played(arm.folder)), list(arm.strategies), seed=run_seed,
-                   out=arm.folder, jobs=1, seat_rotation=True, rules=arm.rules, chunk_size=chunk, quiet=True,
-                   command=command, backend=backend.backend, scheduler=backend.scheduler, extend=True,
+                   out=arm.folder, jobs=1, seat_rotation=arm.seat_rotation, rules=arm.rules, chunk_size=chunk,
+                   quiet=True, command=command, backend=backend.backend, scheduler=backend.scheduler, extend=True,
                    progress=progress)
     return FirstSeeds(run, seeds)
 

@@ -1,0 +1,66 @@
+"""``evora explain RUN``: why the run's seats win what they win (each seat's deviation from a fair
+share split by where its games were decided) and what each rule change would do about it (the
+run's seeds replayed under every mechanism switch and a seat compensation, paired). Every argument
+is checked before anything is written; the experiment is :mod:`evora_sim.experiments.explain`, its
+statistics :mod:`analysis.explain`."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .group import JOBS_DEFAULT, UserError, check_out_arg, examples, main
+
+
+@main.command("explain", epilog=examples(
+    "evora explain runs/p4 --out runs/p4_why",
+    "evora explain runs/p4 --seeds 1000 --no-compensation --out runs/p4_why",
+    "evora explain runs/p4 --backend dask --scheduler tcp://HOST:8786 --out runs/p4_why"))
+@click.argument("run_dir", metavar="RUN")
+@click.option("--seeds", type=int, default=None, metavar="N",
+              help="Seeds of RUN replayed under each rule change (each under the run's seat rotations); "
+                   "default: its first 2,500, or all it has when fewer.")
+@click.option("--compensation/--no-compensation", default=True, show_default=True,
+              help="Also replay the seat compensation (starting VP per seat) that re-scoring RUN's games "
+                   "says would equalise the seats.")
+@click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True,
+              help="Processes playing the arms at once; -1 = every core.")
+@click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
+              help="The experiment folder (created, or resumed: run the same command again).")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="loky: processes on this machine; dask: a dask.distributed cluster.")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def explain(run_dir, seeds, compensation, out, quiet, **kw):
+    """Explain RUN's seat findings: each seat's deviation from a fair share split into the part won
+    in the final round after the end was triggered, the part won by each tie-break step and the
+    rest, with 95% intervals over seeds; then RUN's seeds replayed under every mechanism switch
+    (how the game ends once triggered, the tie-break, the setup order) and a seat compensation,
+    paired with RUN's games, ranked by the seat unfairness they leave. Writes DIR/summary: the
+    tables (CSV, which evora report --explain DIR reads) and report.md."""
+    from pathlib import Path
+
+    from strategies.registry import StrategyError
+
+    from ..experiments.explain import explain_doc, open_plan, run_explain
+    from ..experiments.search import check_search_folder
+    from ..rules import RulesError
+    from ..runner import RunError
+    from .tuning import _backend, _interrupted
+
+    try:
+        plan = open_plan(run_dir, seeds, compensation)
+        check_search_folder(Path(out), explain_doc(plan))
+    except (StrategyError, RunError, RulesError) as exc:
+        raise UserError(str(exc)) from None
+    backend = _backend(kw)
+    command = "evora " + " ".join(sys.argv[1:])
+    try:
+        result = run_explain(plan, out, backend=backend, command=command,
+                             notice=None if quiet else (lambda line: click.echo(line, err=True)))
+    except (RunError, StrategyError, RulesError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        _interrupted(out)
+    click.echo("\n".join(result["lines"]))
+    click.echo(f"explain summary: {result['summary'] / 'report.md'}")

@@ -1,0 +1,317 @@
+"""``evora explain RUN``: why the run's seats win what they win, and what each rule change would do.
+
+Reads the run folder RUN (an ordinary ``evora simulate`` run) and plays, as arms on its own seeds
+(:mod:`.arms`: the run's seed, its strategies as recorded, its seat rotation, its first
+``seeds`` seeds), the run's rules with one change each:
+
+- ``arms/<key>=<value>/``: every value of every mechanism switch (docs/RULES.md V3-V5) other than
+  the run's own: how the game ends once triggered, the tie-break after VP, the setup order;
+- ``arms/compensation/``: the starting VP per seat (V1, V2) that re-scoring the run's games says
+  would equalise the seats (:func:`analysis.compensation.step`), estimated on the run's seeds past
+  the replayed ones where it has more (so the arm is not judged on the games that chose it);
+- ``baseline/``: only for a run played before the game loop recorded where games are decided
+  (its games are replayed to get those facts, and paired with the arms instead of the run's).
+
+Each arm's game of a seed and rotation is paired with the run's game of the same seed and
+rotation (common random numbers); the statistics are :mod:`analysis.explain`. ``summary/`` holds
+the tables (CSV; what the report's "Why" part reads, :func:`analysis.explain.read_summary`) and
+``report.md``.
+Playing the same command again finishes an interrupted experiment (the arms are resumable runs).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import layout as L
+from ..fsutil import atomic_folder
+from ..manifest import RunError
+from ..rules import SWITCHES, Rules, start_vp_text, switch_value, validate
+from ..runner import RunResult, open_run
+from .arms import Arm, Backend, play_arms
+from .search import SUMMARY_KIND, _open_folder
+from .space import variant
+
+KIND = "explain"
+CHUNK = 1000                    # seeds per chunk of an arm: the unit of resuming
+MIN_SEEDS = 10
+DEFAULT_SEEDS = 2500            # seeds replayed per arm by default (docs/explain.md: the intervals they gave)
+SWITCH_LABELS = {
+    "end.after_trigger=finish_round": "finish the round (rulebook)",
+    "end.after_trigger=finish_turn": "end at once (with the triggering turn)",
+    "end.after_trigger=one_more_turn": "one more turn for every player",
+    "end.tie_break=rulebook": "tie-break by the rulebook",
+    "end.tie_break=shared": "shared victory on a tie",
+    "setup.placement_order=seat_order": "setup in seat order (rulebook)",
+    "setup.placement_order=reverse": "last seat places first",
+}
+COMPENSATION = "compensation"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What decides an explanation's games: the run (its folder, configuration and rules), the
+    seeds replayed, whether a seat compensation is among the fixes."""
+
+    run: RunResult
+    rules: Rules
+    seeds: int
+    compensation: bool
+
+    @property
+    def config(self) -> dict:
+        return self.run.manifest["config"]
+
+    @property
+    def players(self) -> int:
+        return int(self.config["players"])
+
+    @property
+    def rotations(self) -> int:
+        return self.players if self.config["seat_rotation"] else 1
+
+
+def open_plan(run_path, seeds: int | None, compensation: bool = True) -> Plan:
+    """The plan for the run folder ``run_path``: every input checked (RunError, one line)."""
+    from ..manifest import MANIFEST
+
+    path = Path(run_path)
+    if not (path / MANIFEST).is_file():
+        raise RunError(f"RUN {run_path} is not a run folder (no {MANIFEST}); give the folder of an evora simulate run")
+    run = open_run(path)
+    cfg = run.manifest["config"]
+    rules = validate(run.manifest["rules"])
+    if rules.hash != cfg["rules_hash"]:
+        raise RunError(f"run {run_path}: its manifest's rules do not have the rules hash it records "
+                       f"({rules.hash} against {cfg['rules_hash']}); the folder was changed")
+    present = _leading_seeds(run)
+    if present < MIN_SEEDS:
+        raise RunError(f"run {run_path} has {present:,} finished seeds from its first on; explain needs at least "
+                       f"{MIN_SEEDS} (finish the run: run its command again)")
+    if seeds is None:
+        seeds = min(present, DEFAULT_SEEDS)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or not MIN_SEEDS <= seeds <= present:
+        raise RunError(f"--seeds must be a whole number from {MIN_SEEDS} to the {present:,} finished seeds of run "
+                       f"{run_path} (from its first on), got {seeds!r}")
+    return Plan(run, rules, seeds, compensation)
+
+
+def _leading_seeds(run: RunResult) -> int:
+    """Seeds of the run finished from its first on (the arms replay a prefix of them)."""
+    cfg = run.manifest["config"]
+    done = set(run.done_chunks())
+    k = 0
+    while k in done:
+        k += 1
+    return min(cfg["games"], k * cfg["chunk_size"])
+
+
+def explain_doc(plan: Plan) -> dict:
+    cfg = plan.config
+    return {"format": "evora-sim search", "version": 1, "kind": KIND,
+            "config": {"run": str(Path(plan.run.out).absolute()), "run_config": cfg, "seeds": plan.seeds,
+                       "compensation": plan.compensation}}
+
+
+def _strategies(plan: Plan) -> tuple:
+    """The run's strategies of rotation 0 as it recorded them (a custom Python strategy is never
+    run from a folder: refused, one line)."""
+    from strategies.registry import from_resolved
+
+    cfg = plan.config
+    info = cfg.get("resolved_strategies") or {}
+    missing = [name for name in cfg["strategies"] if name not in info]
+    if missing:
+        raise RunError(f"run {plan.run.out} records no description of strategy {missing[0]!r}, so its games "
+                       "cannot be replayed; play the run again with this version")
+    return tuple(from_resolved(name, info[name], run_code=False) for name in cfg["strategies"])
+
+
+def switch_sets(rules: Rules) -> list[str]:
+    """Every ``KEY=VALUE`` of a mechanism switch other than the rules' own value."""
+    return [f"{key}={v}" for key, values in SWITCHES.items() for v in values if v != switch_value(rules, key)]
+
+
+GAME_COLUMNS = ("winner_seat", "turns", "lead_changes", "decided_by", "leader_at_trigger", "trigger_seat")
+SEAT_COLUMNS = ("seat", "score", "leader_before_final_turn", *L.MAJORITY_NAMES)
+
+
+def _games(run, seeds: int, rotations: int, seats: bool = False) -> pd.DataFrame:
+    """The first ``seeds`` seeds' games (or seat rows) of a run, by game id: the columns the
+    explanation reads that the run holds, from the blocks that hold those seeds only."""
+    from analysis.scan import has_column
+
+    name = "seats" if seats else "games"
+    cols = ["game_id"] + [c for c in (SEAT_COLUMNS if seats else GAME_COLUMNS) if has_column(run, name, c)]
+    cut, frames = seeds * rotations, []
+    for block in run.iter_table(name, cols):
+        ids = block["game_id"].to_numpy()
+        frames.append(block[ids < cut])
+        if len(ids) and ids.max() >= cut - 1:
+            break
+    df = pd.concat(frames, ignore_index=True)
+    return df.sort_values(["game_id", "seat"] if seats else "game_id").reset_index(drop=True)
+
+
+def compensation_values(plan: Plan) -> tuple[np.ndarray | None, str]:
+    """The starting VP the compensation arm plays (half VP steps), estimated by re-scoring the
+    run's games past the replayed seeds (all of them when it has no others), and how."""
+    from analysis.compensation import games_from_seats, step
+
+    if plan.rules.shared_victory:
+        return None, "no compensation: the run's rules share tied victories (V4), which re-scoring does not model"
+    n, rot = plan.players, plan.rotations
+    seats = plan.run.table("seats", ["game_id", "seat", "score", "parts_left"])
+    later = seats[seats["game_id"].to_numpy() >= plan.seeds * rot]
+    fresh = len(later) >= MIN_SEEDS * rot * n
+    played = np.asarray(plan.rules.data["players"]["start_vp"][:n], dtype=float)
+    _, values = step(games_from_seats(later if fresh else seats, n, plan.rules.half_points(n), rot), played)
+    where = ("estimated on the run's seeds past the replayed ones" if fresh else
+             "estimated on the replayed seeds themselves (the run has no others), so it is judged on the games "
+             "that chose it: optimistic")
+    return values, where
+
+
+def arms_of(plan: Plan, out: Path) -> tuple[list[Arm], list[tuple[str, str]], str]:
+    """The arms (the baseline replay first when the run lacks the facts), their (label, change),
+    and how the compensation was found."""
+    from analysis.scan import has_facts
+
+    n, strategies, rotated = plan.players, _strategies(plan), bool(plan.config["seat_rotation"])
+    arms, labels = [], []
+    if not has_facts(plan.run):
+        arms.append(Arm(str(out / "baseline"), n, strategies, plan.rules, rotated))
+        labels.append(("baseline", "the run's rules, replayed"))
+    for change in switch_sets(plan.rules):
+        arms.append(Arm(str(out / "arms" / change), n, strategies, variant(plan.rules, [change]), rotated))
+        labels.append((SWITCH_LABELS[change], change))
+    note = ""
+    if plan.compensation:
+        values, note = compensation_values(plan)
+        if values is not None:
+            change = f"players.start_vp={start_vp_text(values)}"
+            arms.append(Arm(str(out / "arms" / COMPENSATION), n, strategies, variant(plan.rules, [change]), rotated))
+            labels.append(("seat compensation (starting VP)", change))
+    return arms, labels, note
+
+
+def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str = "", notice=None) -> dict:
+    """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print."""
+    from analysis import explain as X
+
+    out = Path(out)
+    doc = explain_doc(plan)
+    _open_folder(out, doc)
+    arms, labels, comp_note = arms_of(plan, out)
+    n, rot, k = plan.players, plan.rotations, plan.seeds
+    if notice is not None:
+        notice(f"explain: {len(arms)} arms of {k:,} seeds x {rot} rotations ({len(arms) * k * rot:,} games) into {out}")
+    runs = [r.run for r in play_arms(arms, k, int(plan.config["seed"]), min(CHUNK, k), backend, command)]
+    replayed = labels and labels[0][0] == "baseline"
+    base_run = runs[0] if replayed else plan.run
+    if replayed:
+        runs, labels = runs[1:], labels[1:]
+    base_games, base_seats = _games(base_run, k, rot), _games(base_run, k, rot, seats=True)
+    try:
+        if replayed:
+            parts = X.seed_parts(base_games, base_seats, n, rot)
+            decomposed = f"the run's first {k:,} seeds replayed (the run was played before these facts were recorded)"
+        else:
+            parts = _run_parts(plan.run, n, rot)
+            decomposed = f"all {parts.seeds:,} finished seeds of the run"
+    except ValueError as exc:                  # a table changed by hand: named, one line
+        raise RunError(f"run {plan.run.out}: {exc}") from None
+    table = X.parts_table(parts)
+    base = X.Arm("the run's rules", "", X.seed_wins(base_games, n, rot),
+                 X.game_measures(base_games, base_seats, n, rot))
+    cf = [X.Arm(label, change, X.seed_wins(_games(r, k, rot), n, rot),
+                X.game_measures(_games(r, k, rot), _games(r, k, rot, seats=True), n, rot))
+          for (label, change), r in zip(labels, runs)]
+    result = X.counterfactuals(base, cf, rot)
+    lines = summary_lines(plan, table, parts, result, decomposed, comp_note)
+    summary = _write(out, doc, command, plan, table, parts, result, lines, decomposed, comp_note)
+    return {"parts": table, "turns": parts.turns, **result, "lines": lines, "summary": summary}
+
+
+def _run_parts(run, n: int, rot: int):
+    """The decomposition's statistics of every finished game of the run, block by block."""
+    from analysis import explain as X
+
+    parts = X.SeatParts(n)
+    games = run.iter_table("games", ["game_id", *X.GAME_FACTS])
+    seats = run.iter_table("seats", ["game_id", "seat", *X.SEAT_FACTS])
+    for g, s in zip(games, seats):
+        parts.merge(X.seed_parts(g, s, n, rot))
+    return parts
+
+
+def _signed(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = " points") -> str:
+    from analysis.numbers import ranged
+
+    return ranged(v, lo, hi, scale=scale, unit=unit, signed=True)
+
+
+def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: str) -> list[str]:
+    from analysis import explain as X
+    from analysis.numbers import ranged
+
+    n = plan.players
+    seat = X.largest_seat(table)
+    lines = [f"Why the seats win what they win ({n} players, {', '.join(plan.config['strategies'])}; from {decomposed}):",
+             "  " + X.why_sentence(table, seat, n, parts.turns)]
+    for p in range(n):
+        if p != seat:
+            lines.append("  " + X.why_sentence(table, p, n, parts.turns))
+    fair = result["fairness"]
+    lines.append(f"Fixes ranked by the seat unfairness they leave (the same {plan.seeds:,} seeds replayed under each, "
+                 "paired with the run's games; * = its change significant after Holm over the changes):")
+    for r in fair.itertuples():
+        shown = ranged(r.unfairness, r.lo, r.hi, unit=" points")
+        change = "" if r.arm == "the run's rules" else (
+            f", change {_signed(r.change_ms, r.change_lo, r.change_hi, 1e4, ' points²')}{' *' if r.significant else ''}")
+        lines.append(f"  {r.rank}. {r.arm}: {shown}{change}")
+    seats_t = result["seats"]
+    if len(seats_t):
+        lines.append(f"Change of {X.seat_words(seat, n)}'s win rate under each (95% interval; * = significant after "
+                     "Holm over every change and seat):")
+        for r in seats_t[seats_t["seat"] == seat].itertuples():
+            lines.append(f"  {r.arm}: {_signed(r.change, r.lo, r.hi)}{' *' if r.significant else ''}")
+    if comp_note:
+        lines.append(f"Seat compensation: {comp_note}.")
+    return lines
+
+
+def _write(out: Path, doc, command, plan, table, parts, result, lines, decomposed, comp_note) -> Path:
+    from analysis import explain as X
+
+    final = out / "summary"
+    fair = result["fairness"]
+    with atomic_folder(final, SUMMARY_KIND) as tmp:
+        table.to_csv(tmp / "decomposition.csv", index=False)
+        pd.DataFrame([{"winner_seat": w, "turn_of_seat": t, "games": int(parts.turns[w, t])}
+                      for w in range(plan.players) for t in range(plan.players)]).to_csv(
+            tmp / "final_round_turns.csv", index=False)
+        result["seats"].to_csv(tmp / "counterfactual_seats.csv", index=False)
+        fair.to_csv(tmp / "fixes.csv", index=False)
+        result["measures"].to_csv(tmp / "side_effects.csv", index=False)
+        pd.DataFrame([{"players": plan.players, "seeds_replayed": plan.seeds, "decomposed": decomposed,
+                       "largest_seat": X.largest_seat(table), "compensation_note": comp_note}]).to_csv(
+            tmp / "about.csv", index=False)
+        md = ["## Why: where the seats' edges come from, and what would fix them", "",
+              f"Command: `{command}`" if command else "", "", *lines, "", X.METHOD, "",
+              "### The decomposition (points of win rate, 95% interval over seeds)", "",
+              X.shown_parts(table).to_markdown(index=False), "",
+              "### The fixes, ranked by the seat unfairness they leave", "",
+              X.shown_fixes(fair).to_markdown(index=False), "",
+              "### What else each changes (paired with the run's games)", "",
+              X.shown_measures(result["measures"]).to_markdown(index=False), "",
+              "```json", json.dumps({k: v for k, v in doc["config"].items() if k != "run_config"}, indent=1), "```", ""]
+        (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
+    return final
+
+
+__all__ = ["Plan", "open_plan", "run_explain", "switch_sets"]
