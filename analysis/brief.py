@@ -19,8 +19,8 @@ import pandas as pd
 
 from . import names
 from .cardvalue import NOT_EXERCISED
-from .numbers import p_cell, points, ranged
-from .stats import MIN_EFFECT
+from .numbers import PP, p_cell, pp, ranged
+from .stats import FEW_CARD_PLAYS, MIN_EFFECT
 
 RECONSTRUCTION = ("The Construction Site layout is a reconstruction (decision D1): the published "
                   "board's layout is not in the rulebook text, so these 16 spaces satisfy its "
@@ -86,18 +86,34 @@ def _seat_sentence(row, n: int, min_effect: float) -> str:
     text = f"{who} wins {rate} of {n}-player games (95% range {rng[:-1]}) instead of {100 * fair:.3g}%"
     if not row["significant"]:
         return text + ": no clear difference from a fair share."
-    size = f"{100 * row['diff']:+.1f} points{_vp_words(vp)}"
-    small = f" (below the {points(min_effect)} that matters)" if row["negligible"] else ""
+    size = f"{100 * row['diff']:+.1f}{PP}{_vp_words(vp)}"
+    small = f" (below the {pp(min_effect)} that matters)" if row["negligible"] else ""
     return f"{text}: {size}{small}."
 
 
+def hardly_any_cards(cards: pd.DataFrame | None, n: int) -> str | None:
+    """The sentence saying that the players of ``n``-player games hardly play cards (fewer than
+    ``FEW_CARD_PLAYS`` plays a game, instant tiles included), or None: then a card finding says
+    little about the cards, and the designer must hear it where the answer is."""
+    if cards is None or cards.empty or "per_game" not in cards:
+        return None
+    plays = float(cards.loc[cards["n_players"] == n, "per_game"].sum())
+    if plays >= FEW_CARD_PLAYS:
+        return None
+    return (f"These players hardly play cards at {n} players ({plays:.2f} card plays a game, instant tiles "
+            "included): the card findings say little about the cards; measure them with players that use them "
+            "(--strategies with cards, or evora card-value).")
+
+
 def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
-            min_effect: float = MIN_EFFECT, why: dict | None = None, explained: dict | None = None) -> list[Answer]:
+            min_effect: float = MIN_EFFECT, cards: pd.DataFrame | None = None, why: dict | None = None,
+            explained: dict | None = None) -> list[Answer]:
     """The first screen of each player count: the seat that deviates most from a fair share first,
     named in words, then the first player (where it is another and its deviation significant), how
-    fair the seats are as a whole and with which players. ``why``: per player count the
-    decomposition of the seats' deviations (``analysis.tables.why``); ``explained``: an ``evora
-    explain`` result (``analysis.explain.read_summary``), whose best fix is quoted."""
+    fair the seats are as a whole and with which players. ``cards``: the card table, to say when the
+    players hardly play cards; ``why``: per player count the decomposition of the seats' deviations
+    (``analysis.tables.why``); ``explained``: an ``evora explain`` result
+    (``analysis.explain.read_summary``), whose best fix is quoted."""
     out = []
     counts = sorted({int(r.manifest["config"]["players"]) for r in runs})
     for n in counts:
@@ -113,15 +129,18 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
         if int(worst["seat"]) != 0 and first["significant"]:
             details.append(_seat_sentence(first, n, min_effect))
         if np.isfinite(t["unfairness_lo"]):
-            fair = ranged(t["unfairness"], t["unfairness_lo"], t["unfairness_hi"], unit=" points")
+            fair = ranged(t["unfairness"], t["unfairness_lo"], t["unfairness_hi"], unit=PP)
             if not t["significant"]:
                 verdict = (f"consistent with fair seats ({p_text_words(t['p'])}): any unfairness is at most "
-                           f"{100 * t['unfairness_hi']:.2g} points")
+                           f"{100 * t['unfairness_hi']:.2g}{PP}")
             else:
                 verdict = (f"the seats are not all fair ({p_text_words(t['p'])})"
-                           + (f", but by less than the {points(min_effect)} that matters" if t["negligible"] else ""))
+                           + (f", but by less than the {pp(min_effect)} that matters" if t["negligible"] else ""))
             details.append(f"Is it fair? Seat unfairness, the typical seat's distance from a fair share: "
                            f"{fair}; {verdict}.")
+        few = hardly_any_cards(cards, n)
+        if few:
+            details.append(few)
         details.append(f"{BOTS} {int(first['games']):,} games per seat; seeds are the independent units.")
         seat = int(worst["seat"])
         out.append(Answer(n, _seat_sentence(worst, n, min_effect), details, why=_why(why, n, seat),
@@ -201,7 +220,7 @@ def _card_item(r, n: int, exp_n, given: dict, field_: str) -> str:
     verb = "play it" if r["kind"] == "card" else "use it"
     board = "; reconstructed board" if r["kind"] == "space" else ""
     small = ", negligible" if r["negligible"] else ""
-    seen = (f"seats that {verb} win {ranged(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit=' points', signed=True)} "
+    seen = (f"seats that {verb} win {ranged(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit=PP, signed=True)} "
             f"({p_text_words(r['p_adj_holm'])}{small}{board}")
     g = given.get(r["code"]) if r["kind"] == "card" and n == exp_n else None
     if g is None:
@@ -209,7 +228,7 @@ def _card_item(r, n: int, exp_n, given: dict, field_: str) -> str:
     if not bool(g.get("exercised", True)) or not np.isfinite(g["change"]):
         return (f"{r['label']}: {seen}; an association, not the card's effect; in the experiment "
                 f"(evora card-value{field_}) {NOT_EXERCISED})")
-    caused = ranged(g["change"], g["lo"], g["hi"], unit=" points", signed=True)
+    caused = ranged(g["change"], g["lo"], g["hi"], unit=PP, signed=True)
     return (f"{r['label']}: holding one more from the start changes the holder's win rate by {caused} "
             f"(experiment: evora card-value{field_}; {p_text_words(g['p_holm'])}); {seen}; an association)")
 
@@ -236,7 +255,7 @@ def run_header(runs, rules: dict) -> tuple[str, list[tuple[str, str]]]:
     player count the strategies (with their plans), the games and the seating."""
     diffs = names.rules_differences(rules)
     strategies = list(dict.fromkeys(s for r in runs for s in r.manifest["config"]["strategies"]))
-    title = f"Évora balance report: {names.variant_title(rules)}; {', '.join(strategies)}"
+    title = f"Évora balance report: {names.variant_title(rules)}; {', '.join(map(names.short_strategy, strategies))}"
     if diffs:
         rules_text = "; ".join(f"{k} = {names.value_text(v)} (default {names.value_text(d)})" for k, d, v in diffs)
     else:

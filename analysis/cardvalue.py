@@ -164,22 +164,42 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
     from .names import card_title
     from .plots import COLOURS, tight_layout
 
+    import textwrap
+
+    from .plots import shared_limits, unjudged_label
+
     cards = list(given["card"])
     y = np.arange(len(cards))
     panels = 2 if removed is not None else 1
-    fig, axes = plt.subplots(1, panels, figsize=(6.2 * panels, 0.32 * len(cards) + 1.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, panels, figsize=(6.2 * panels, 0.32 * len(cards) + 2.0), sharey=True, sharex=True,
+                             squeeze=False)
     ax = axes[0][0]
     obs = observed.set_index("card").reindex(cards)
-    for off, (v, lo, hi, name, colour) in enumerate([
-            (given["change"], given["lo"], given["hi"], "given at the start (causal)", COLOURS[0]),
-            (obs["adj_diff"], obs["adj_lo"], obs["adj_hi"], "played vs. not, adjusted (association)", "#8c8c8c")]):
-        v, lo, hi = (100 * np.asarray(x, dtype=float) for x in (v, lo, hi))
-        ax.errorbar(v, y + (-0.15 if off == 0 else 0.15), xerr=np.clip([v - lo, hi - v], 0, None), fmt="o", ms=3.5,
-                    color=colour, ecolor=colour, capsize=2, label=name)
+    # a card no game exercised, or observed too rarely to judge, is named and not drawn (never at 0)
+    given_off = np.array([not bool(r.get("exercised", True)) for _, r in given.iterrows()])
+    obs_off = np.array([bool(r.get("too_rare", False)) if not pd.isna(r.get("too_rare", False)) else True
+                        for _, r in obs.iterrows()])
+    drawn = []
+    for off, (v, lo, hi, hide, name, colour) in enumerate([
+            (given["change"], given["lo"], given["hi"], given_off, "given at the start (causal)", COLOURS[0]),
+            (obs["adj_diff"], obs["adj_lo"], obs["adj_hi"], obs_off, "played vs. not, adjusted (association)",
+             "#8c8c8c")]):
+        v, lo, hi = (np.where(hide, np.nan, 100 * np.asarray(x, dtype=float)) for x in (v, lo, hi))
+        drawn += [lo, hi]
+        ax.errorbar(v, y + (-0.15 if off == 0 else 0.15), xerr=np.clip(np.nan_to_num([v - lo, hi - v]), 0, None),
+                    fmt="o", ms=3.5, color=colour, ecolor=colour, capsize=2, label=name)
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_yticks(y, [card_title(c) for c in cards])
+    labels = []
+    for c, (_, g), (_, o) in zip(cards, given.iterrows(), obs.iterrows()):
+        name = card_title(c)
+        if not bool(g.get("exercised", True)):
+            name += " (given copy not exercised)"
+        elif not pd.isna(o.get("too_rare", np.nan)) and bool(o.get("too_rare")):
+            name = unjudged_label(name, o)
+        labels.append(name)
+    ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("change in win rate (points; 95%, seeds as units)")
+    ax.set_xlabel(textwrap.fill("change in win rate (percentage points; 95%, seeds as units)", 44))
     ax.set_title("Holding one more of the card")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8)
@@ -189,13 +209,15 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
         for k, name in enumerate(names):
             d = removed[removed["position"] == k].set_index("card").reindex(cards)
             v, lo, hi = (100 * d[c].to_numpy(float) for c in ("change", "lo", "hi"))
-            bx.errorbar(v, y + (k - (len(names) - 1) / 2) * 0.16, xerr=np.clip([v - lo, hi - v], 0, None), fmt="o",
-                        ms=3, color=COLOURS[k % len(COLOURS)], capsize=1.5, label=f"{k}: {name}")
+            drawn += [lo, hi]
+            bx.errorbar(v, y + (k - (len(names) - 1) / 2) * 0.16, xerr=np.clip(np.nan_to_num([v - lo, hi - v]), 0, None),
+                        fmt="o", ms=3, color=COLOURS[k % len(COLOURS)], capsize=1.5, label=f"{k}: {name}")
         bx.axvline(0, color="black", linewidth=0.8)
-        bx.set_xlabel("change in the strategy's win rate without the card (points; 95%)")
+        bx.set_xlabel(textwrap.fill("change in the strategy's win rate without the card (percentage points; 95%)", 44))
         bx.set_title("The card taken out of the game")
         bx.grid(axis="x", alpha=0.3)
         bx.legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
+    ax.set_xlim(*shared_limits(*drawn))
     tight_layout(fig)
     return fig
 
@@ -257,7 +279,7 @@ def shown_given(given: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "Card": [card_title(c) for c in given["card"]],
-        "Change in the given seat's win rate": [change_cell(r, " points") for r in given.itertuples()],
+        "Change in the given seat's win rate": [change_cell(r, numbers.PP) for r in given.itertuples()],
         "Win rate given / without": [f"{100 * r.rate_given:.1f}% / {100 * r.rate_without:.1f}%" for r in given.itertuples()],
         "Games changed": [f"{100 * x:.0f}%" for x in given["discordance"]],
         "Paired games (seeds)": [f"{int(r.games):,} ({int(r.seeds):,})" for r in given.itertuples()],
@@ -282,8 +304,8 @@ def shown_fairness(fair: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "Card": [card_title(c) for c in fair["card"]],
-        "Seat unfairness with / without (points)": [f"{100 * r.unfairness_with:.2f} / {100 * r.unfairness_without:.2f}"
-                                                     for r in fair.itertuples()],
-        "Change in its mean square (points²)": [numbers.bracket(r.mean_square_change, r.lo, r.hi, 1e4, "", signed=True)
-                                                for r in fair.itertuples()],
+        "Seat unfairness with / without (pp)": [f"{100 * r.unfairness_with:.2f} / {100 * r.unfairness_without:.2f}"
+                                                 for r in fair.itertuples()],
+        "Change without the card (pp; tested on the mean square)": [
+            f"{100 * (r.unfairness_without - r.unfairness_with):+.2f}" for r in fair.itertuples()],
         "p (Holm)": [numbers.p_cell(p) for p in fair["p_holm"]]})

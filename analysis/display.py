@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import names
-from .numbers import p_cell, ranged
+from .numbers import PP, p_cell, ranged
 
 PLAYERS = "Players"
 
@@ -19,7 +19,7 @@ def _rate(r, v="win_rate", lo="ci_lo", hi="ci_hi") -> str:
 
 
 def _points(r, v, lo, hi) -> str:
-    return ranged(r[v], r[lo], r[hi], unit=" points", signed=True)
+    return ranged(r[v], r[lo], r[hi], unit=PP, signed=True)
 
 
 def _mean(r, v, lo, hi, unit="") -> str:
@@ -28,6 +28,10 @@ def _mean(r, v, lo, hi, unit="") -> str:
 
 def _pct(v, digits=1) -> str:
     return "" if not np.isfinite(v) else f"{100 * v:.{digits}f}%"
+
+
+def too_rare(uses) -> str:
+    return f"too rare to judge ({int(uses):,} plays)"
 
 
 def _verdict(r, p="p_holm") -> str:
@@ -45,7 +49,7 @@ def seats(adv: pd.DataFrame) -> pd.DataFrame:
         PLAYERS: int(r["n_players"]), "Seat": f"{int(r['seat'])}" + (" (first)" if r["seat"] == 0 else ""),
         "Games": f"{int(r['games']):,}", "Win rate (95% range)": _rate(r), "Fair share": _pct(r["fair_share"]),
         "Difference": ranged(r["diff"], r["ci_lo"] - r["fair_share"], r["ci_hi"] - r["fair_share"],
-                             unit=" points", signed=True),
+                             unit=PP, signed=True),
         "p (Holm)": p_cell(r["p_holm"]), "Verdict": _verdict(r),
         "Mean score (VP)": _mean(r, "mean_score", "score_lo", "score_hi"),
         "Mean margin (VP)": _mean(r, "mean_margin", "margin_lo", "margin_hi"),
@@ -56,8 +60,8 @@ def fairness(tests: pd.DataFrame) -> pd.DataFrame:
     return _frame([{
         PLAYERS: int(r["n_players"]), "Seeds": f"{int(r['seeds']):,}",
         "Seat unfairness (95% range)": ranged(r["unfairness"], r["unfairness_lo"], r["unfairness_hi"],
-                                              unit=" points"),
-        "Largest seat deviation": f"{100 * r['max_deviation']:.2f} points",
+                                              unit=PP),
+        "Largest seat deviation": f"{100 * r['max_deviation']:.2f}{PP}",
         "p (all seats fair)": p_cell(r["p"]),
         "Verdict": ("consistent with fair seats" if not r["significant"] else
                     "not all fair, negligibly" if r["negligible"] else "not all fair"),
@@ -96,10 +100,11 @@ def exposure(t: pd.DataFrame, what: str) -> pd.DataFrame:
                "Per game": f"{r['per_game']:.2f}", "Seat-games using it": _pct(r["share_used"])}
         if "vp_per_play" in t.columns:
             row["VP per play"] = "" if not np.isfinite(r["vp_per_play"]) else f"{r['vp_per_play']:.1f}"
+        rare = bool(r.get("too_rare", False))
         row.update({
             "Win rate used / not": f"{_pct(r['win_used'])} / {_pct(r['win_not'])}",
-            "Adjusted difference (95% range)": _points(r, "adj_diff", "adj_lo", "adj_hi"),
-            "p (Holm)": p_cell(r["p_adj_holm"]), "Verdict": _verdict(r),
+            "Adjusted difference (95% range)": "" if rare else _points(r, "adj_diff", "adj_lo", "adj_hi"),
+            "p (Holm)": p_cell(r["p_adj_holm"]), "Verdict": too_rare(r["times"]) if rare else _verdict(r),
         })
         rows.append(row)
     return _frame(rows)

@@ -431,3 +431,19 @@ def fairness_power(deviations, seed_cov, seeds: int, alpha: float = ALPHA) -> fl
     crit = stats.f.isf(alpha, k, df2)
     # scipy's ncf gives nonsense at a noncentrality of exactly 0: the central F there
     return float(stats.ncf.sf(crit, k, df2, lam) if lam > 0 else stats.f.sf(crit, k, df2))
+
+
+def change_words(a: tuple[float, float, float], b: tuple[float, float, float], mean_square_change: float,
+                 p: float, alpha: float = ALPHA, base: str = "A", test: str = "paired by seed") -> str:
+    """B's seat unfairness against ``base``'s (A), both as (value, lo, hi) in percentage points,
+    and what the test of the change says. The test is on the mean square (its estimate is
+    unbiased there), but a designer reads the unfairness itself: the difference of the two in pp,
+    never a squared unit (the mean square's change stays in the CSV tables)."""
+    from .stats import p_exact
+
+    if p < alpha:
+        verdict = f"fairer than {base}" if mean_square_change < 0 else f"less fair than {base}"
+    else:
+        verdict = f"not clearly fairer than {base}"
+    return (f"seat unfairness {b[0]:.2f} pp [{b[1]:.2f}, {b[2]:.2f}] against {base}'s {a[0]:.2f} pp "
+            f"[{a[1]:.2f}, {a[2]:.2f}] ({b[0] - a[0]:+.2f} pp; {test}, p {p_exact(p)}): {verdict}")

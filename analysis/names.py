@@ -4,60 +4,8 @@ the report shows these names.
 """
 from __future__ import annotations
 
-from evora_sim import layout as L
-
-# the rulebook's "Card Effects" and "instant bonus tiles", by internal code
-CARD_TITLES = {
-    "gov_column": "Governor: score one column",
-    "gov_workers": "Governor: 5 VP per majority worker",
-    "gov_height": "Governor: score a height majority",
-    "emp_place": "Emperor: place an Emperor tile",
-    "emp_flip": "Emperor: flip an Emperor tile",
-    "emp_temple": "Emperor: use a card in the Temple",
-    "arch_stone_white": "Architect: stone and white stone",
-    "arch_stone": "Architect: 1 stone",
-    "arch_two_stones": "Architect: 2 stones on one space",
-    "cent_swap": "Centurion: swap with a worker",
-    "cent_any": "Centurion: to any empty space",
-    "cent_move": "Centurion: move it",
-    "tile_capital_two_stones": "Instant tile: capital and 2 stones",
-    "tile_flip_both": "Instant tile: flip both Emperor tiles",
-    "tile_two_capitals": "Instant tile: 2 capitals",
-    "tile_three_stones": "Instant tile: 3 stones",
-}
-assert set(CARD_TITLES) == set(L.EFFECT_NAMES + L.ITILE_NAMES)
-
-# the Construction Site actions as the rulebook words them
-ACTION_TITLES = {
-    "build_two_stones": "2 stones",
-    "build_one_stone": "1 stone",
-    "build_capital": "1 capital",
-    "build_stone_and_white": "stone + white stone",
-    "build_capital_and_white": "capital + white stone",
-    "build_stone_then_white": "stone then white, same space",
-    "emperor_tile": "place an Emperor tile",
-    "draw2": "draw 2 cards",
-    "centurion": "use the Centurion",
-    "temple": "use a card in the Temple",
-}
-# the colours of the spaces and cards (the rulebook's purple is the Emperor's)
-COLOUR_TITLES = {"governor": "Governor", "emperor": "Emperor (purple)", "architect": "Architect",
-                 "centurion": "Centurion"}
-
-
-def card_title(code: str) -> str:
-    return CARD_TITLES.get(code, code)
-
-
-def space_title(index: int, space: dict) -> str:
-    """'Space 5 (Governor): use a card in the Temple: Governor or Architect'."""
-    action = ACTION_TITLES.get(space.get("action"), str(space.get("action")))
-    extra = space.get("stacks") or space.get("types")
-    if extra:
-        joiner = " + " if space.get("action") == "draw2" else " or "
-        action += ": " + joiner.join(str(t).capitalize() for t in extra)
-    colour = str(space.get("colour", "?")).capitalize()
-    return f"Space {index} ({colour}): {action}"
+from evora_sim.names import (ACTION_TITLES, CARD_TITLES, COLOUR_TITLES, card_title,  # noqa: F401  (one place)
+                             space_title)
 
 
 def space_titles(rules: dict) -> list[str]:
@@ -65,6 +13,25 @@ def space_titles(rules: dict) -> list[str]:
 
 
 PLAN_TITLES = {"turn": "turn planner", "action": "one decision at a time"}
+SHORT = 32           # characters: a strategy's spec longer than this is named briefly in a title
+
+
+def short_strategy(name: str) -> str:
+    """A strategy as a title names it: its spec when short; else its base name and what tells it
+    apart (a search player's iterations; a custom file by its file name). The full spec is in the
+    report's header table."""
+    import re
+
+    if len(name) <= SHORT:
+        return name
+    head, _, rest = name.partition("(")
+    if ":" in head:                                   # FILE.py:NAME or FILE.toml:NAME, by an absolute path
+        path, _, obj = head.rpartition(":")
+        head = f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{obj}"
+        if not rest:
+            return head
+    found = re.search(r"iterations=(\d+)", rest)
+    return f"{head}(iterations={found.group(1)}, ...)" if found else f"{head}(...)"
 
 
 def strategy_title(name: str, info: dict | None) -> str:

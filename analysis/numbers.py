@@ -5,28 +5,29 @@ from __future__ import annotations
 
 import math
 
-POINT_KINDS = ("rate", "share", "unfairness")      # written in points of win rate (x 100)
+POINT_KINDS = ("rate", "share", "unfairness")      # written in percentage points of win rate (x 100)
+PP = " pp"          # percentage points of a rate (win rate, share); "VP" is the game's score: never mixed
 
 
 def in_points(kind: str) -> bool:
-    """A metric of this kind (rate, share, the seat unfairness) is written in points (x 100)."""
+    """A metric of this kind (rate, share, the seat unfairness) is written in pp (x 100)."""
     return kind in POINT_KINDS
 
 
 def units(kind: str, change: bool = False) -> tuple[float, str]:
-    """(scale, unit) a metric of ``kind`` is written in; ``change``: its difference between runs
-    (rates in points; the seat unfairness's change in mean square in points squared)."""
+    """(scale, unit) a metric of ``kind`` is written in; ``change``: its difference between runs.
+    Rates and shares in % and their changes in pp; the seat unfairness and its change in pp
+    (the change shown is that of the unfairness itself: a designer never reads a squared unit)."""
     if kind in ("rate", "share"):
-        return (100.0, " points") if change else (100.0, "%")
+        return (100.0, PP) if change else (100.0, "%")
     if kind == "unfairness":
-        return (1e4, " points²") if change else (100.0, " points")
+        return 100.0, PP
     return 1.0, ""
 
 
-def points(rate: float) -> str:
-    """A difference in win rate in words: 0.01 -> '1 point', 0.025 -> '2.5 points'."""
-    x = 100 * rate
-    return f"{x:g} point" + ("" if x == 1 else "s")
+def pp(rate: float) -> str:
+    """A difference in win rate in words: 0.01 -> '1 pp', 0.025 -> '2.5 pp'."""
+    return f"{100 * rate:g}{PP}"
 
 
 def decimals(half: float, least: int = 1, most: int = 6) -> int:
@@ -45,8 +46,8 @@ def _symmetric(v: float, lo: float, hi: float, scale: float) -> bool:
 
 def estimate(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
              signed: bool = False) -> str:
-    """'26.37% ± 0.09%' or '-0.83 ± 0.10 points' for a symmetric interval (symmetric at the
-    digits shown), '1.06 points (95% CI 0.98 to 1.14)' otherwise; 'n/a' without an estimate."""
+    """'26.37% ± 0.09%' or '-0.83 ± 0.10 pp' for a symmetric interval (symmetric at the
+    digits shown), '1.06 pp (95% CI 0.98 to 1.14)' otherwise; 'n/a' without an estimate."""
     if not math.isfinite(v):
         return "n/a"
     sign = "+" if signed else ""

@@ -112,35 +112,63 @@ def score_breakdown(vp: pd.DataFrame):
         ax.set_title(f"{n} players")
         ax.tick_params(axis="x", rotation=30)
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title="category")
-    fig.suptitle("Where the points come from: mean VP by scoring category and strategy")
+    fig.suptitle("Where the VP come from: mean VP by scoring category and strategy")
     tight_layout(fig)
     return fig
 
 
+def unjudged_label(label: str, row) -> str | None:
+    """The y label of a row drawn without an estimate, or None for a row that is drawn: a card
+    or space too rare to judge, or an experiment's card that no game exercised. Such a row is
+    never drawn at 0, which would read as "worthless"."""
+    if bool(row.get("too_rare", False)):
+        return f"{label} (too rare to judge: {int(row['times']):,} plays)"
+    if not bool(row.get("exercised", True)):
+        return f"{label} (not exercised)"
+    return None
+
+
+def shared_limits(*arrays) -> tuple[float, float]:
+    """One x range for every panel of a forest plot (so a dot's place means the same in each),
+    around 0 and every finite interval end, never narrower than +-2 pp."""
+    values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays] + [np.zeros(1)])
+    values = values[np.isfinite(values)]
+    lo, hi = min(float(values.min()), -2.0), max(float(values.max()), 2.0)
+    pad = 0.05 * (hi - lo)
+    return lo - pad, hi + pad
+
+
 def forest(table: pd.DataFrame, label: str, title: str):
     """Win-rate difference (used vs. not used, percentage points) of each card or space, raw
-    and adjusted for strategy and seat, with 95% intervals, one panel per player count."""
+    and adjusted for strategy and seat, with 95% intervals, one panel per player count, on one
+    shared x range and under one x title. A card or space too rare to judge is named, not drawn."""
     counts = sorted(table["n_players"].unique())
     labels = list(dict.fromkeys(table[label]))
-    fig, axes = _panels(counts, width=4.0, height=0.28 * len(labels) + 1.6, sharey=True)
+    fig, axes = _panels(counts, width=6.4, height=0.28 * len(labels) + 1.9, sharey=False)
     y = np.arange(len(labels))
+    drawn = table[~table.get("too_rare", pd.Series(False, index=table.index)).astype(bool)]
+    limits = shared_limits(*(100 * drawn[c].to_numpy(float) for c in ("diff_lo", "diff_hi", "adj_lo", "adj_hi")))
     for ax, n in zip(axes, counts):
         d = table[table["n_players"] == n].set_index(label).reindex(labels)
+        names = [x if pd.isna(r["n_players"]) else (unjudged_label(x, r) or x) for x, r in d.iterrows()]
+        skip = np.array([pd.isna(r["n_players"]) or unjudged_label(x, r) is not None for x, r in d.iterrows()])
         for off, (col, lo, hi, name, colour) in enumerate([
                 ("diff", "diff_lo", "diff_hi", "raw (used vs. not)", "#8c8c8c"),
                 ("adj_diff", "adj_lo", "adj_hi", "adjusted for strategy and seat", COLOURS[0])]):
-            v = 100 * d[col].to_numpy(float)
-            err = np.clip(np.vstack([v - 100 * d[lo].to_numpy(float), 100 * d[hi].to_numpy(float) - v]), 0, None)
+            v, vlo, vhi = (np.where(skip, np.nan, 100 * d[c].to_numpy(float)) for c in (col, lo, hi))
+            err = np.clip(np.nan_to_num(np.vstack([v - vlo, vhi - v])), 0, None)
             ax.errorbar(v, y + (0.18 if off == 0 else -0.18), xerr=err, fmt="o", ms=3.5,
                         color=colour, ecolor=colour, capsize=2, label=name)
         ax.axvline(0, color="black", linewidth=0.8)
-        ax.set_yticks(y, labels)
-        ax.invert_yaxis()
-        ax.set_xlabel("win rate when used minus not used (points; 95%, seeds as clusters)")
+        ax.set_yticks(y, names, fontsize=8)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_xlim(*limits)
+        ax.xaxis.set_major_locator(plt.MaxNLocator(nbins=6))
         ax.set_title(f"{n} players")
         ax.grid(axis="x", alpha=0.3)
-    axes[0].legend(loc="lower left", bbox_to_anchor=(0, 1.06), fontsize=8, ncol=2)
+    axes[0].legend(loc="lower left", bbox_to_anchor=(0, 1.02), fontsize=8, ncol=2)
     fig.suptitle(title)
+    fig.supxlabel("win rate when used minus not used (percentage points; 95%, seeds as clusters)", fontsize=9)
     tight_layout(fig)
     return fig
 
@@ -261,7 +289,7 @@ def _note_panel(ax, text: str, title: str):
 
 
 def seat_deviation(adv: pd.DataFrame, held: dict[int, str]):
-    """Each seat's win rate minus the fair share (points) with its 95% interval, one panel per
+    """Each seat's win rate minus the fair share (pp) with its 95% interval, one panel per
     player count: the effect itself, on an axis that always shows 0 (fair) and the interval.
     ``held``: player counts whose seat finding is held back, with the reason shown instead."""
     counts = sorted(set(adv["n_players"].unique()) | set(held))
@@ -280,14 +308,14 @@ def seat_deviation(adv: pd.DataFrame, held: dict[int, str]):
         y = d["seat"].to_numpy()
         v = 100 * d["diff"].to_numpy()
         lo, hi = 100 * (d["ci_lo"].to_numpy() - 1 / n), 100 * (d["ci_hi"].to_numpy() - 1 / n)
-        ax.axvspan(-1, 1, color="#eeeeee", zorder=0, label="within 1 point")
+        ax.axvspan(-1, 1, color="#eeeeee", zorder=0, label="within 1 pp")
         ax.axvline(0, color="black", linewidth=0.9)
         ax.errorbar(v, y, xerr=np.clip(np.vstack([v - lo, hi - v]), 0, None), fmt="o", ms=6,
                     color=COLOURS[0], ecolor=COLOURS[0], capsize=3, elinewidth=1.5)
         ax.set_yticks(y, [f"seat {s}" + (" (first)" if s == 0 else "") for s in y])
         ax.invert_yaxis()
         ax.set_xlim(-lim, lim)
-        ax.set_xlabel(f"win rate minus fair share {100 / n:.1f}% (points)")
+        ax.set_xlabel(f"win rate minus fair share {100 / n:.1f}% (percentage points)")
         ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games)")
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("How far each seat is from a fair share (95% ranges; 0 = fair)")
@@ -316,7 +344,7 @@ def strongest(rows: pd.DataFrame):
         ax.set_yticks(y, [textwrap.fill(str(x), 26) for x in d["label"]], fontsize=8)
         ax.set_ylim(len(d) - 0.5, -0.5)
         ax.set_xlim(-lim, lim)
-        ax.set_xlabel("win rate when used minus not (points, adjusted)")
+        ax.set_xlabel("win rate when used minus not (percentage points, adjusted)")
         ax.set_title(f"{n} players")
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("Strongest card and space findings (associations, not causes; 95% ranges)")
@@ -367,7 +395,7 @@ def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[s
             ax.axhline(scale * v.null, color=COLOURS[3], linestyle="--", linewidth=0.9)
         ax.set_xticks(range(len(rung_names)), x_labels)
         ax.set_title(textwrap.fill(f"{v.label}: {v.verdict}", 40), fontsize=8)
-        ax.set_ylabel("rounds" if v.kind == "mean" else ("points" if v.kind in ("unfairness", "rate change") else "%"),
+        ax.set_ylabel("rounds" if v.kind == "mean" else ("pp" if v.kind in ("unfairness", "rate change") else "%"),
                       fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(figs):]:

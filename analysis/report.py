@@ -156,7 +156,7 @@ def tension_findings(t: pd.DataFrame) -> list[str]:
 
 
 def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
-    negligible_note = (f" 'negligible': below {numbers.points(min_effect)} of win rate, the smallest "
+    negligible_note = (f" 'negligible': below {numbers.pp(min_effect)} of win rate, the smallest "
                        "difference that matters (evora report --min-effect), even when significant.")
     note = ("Each seat's win rate with its 95% range against the fair share 1/n. With seat rotation a "
             "seed's games share their card stacks, so the seed is the independent unit (ranges "
@@ -206,11 +206,11 @@ def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> S
     by_strategy = experiment["given_by_strategy"]
     if by_strategy is not None:
         tables.append(Table("card_value_given_by_strategy", by_strategy, CV.shown_by_strategy(by_strategy), caption=(
-            "The given card's change by the strategy that held it (points; a quarter of the games each, so "
+            "The given card's change by the strategy that held it (pp; a quarter of the games each, so "
             "wider ranges; Holm over every card and strategy).")))
     if removed is not None:
         tables += [Table("card_value_removed", removed, CV.shown_by_strategy(removed), caption=(
-                       "Change in each strategy's win rate when the card is taken out of the game (points)."),
+                       "Change in each strategy's win rate when the card is taken out of the game (pp)."),
                          folded=False),
                    Table("card_value_removed_fairness", fair, CV.shown_fairness(fair))]
     return Section("Card value by experiment", note, tables,
@@ -302,7 +302,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                            f"(level {1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
     title, header = brief.run_header(runs, rules)
     why = T.why(data)
-    answers = brief.answers(adv, tests, runs, held, min_effect, why if why else None, explained)
+    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained)
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
     fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
@@ -390,7 +390,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
             "Run until sure",
             "Runs played with --until-ci: the headline metrics with the ranges their stopping keeps valid, "
             "at level 1 - 0.05/K over the K planned looks: cluster-robust (seed = cluster) t intervals, and "
-            "the Feldman-Cousins interval for the seat unfairness (points). The other sections show plain "
+            "the Feldman-Cousins interval for the seat unfairness (pp). The other sections show plain "
             "95% ranges.",
             [Table("until_sure", sure, display.until_sure(sure))]))
     from strategies.errors import StrategyError

@@ -191,7 +191,7 @@ def fairness_confirmation(base: dict, finalists: list[dict], labels: list[str], 
             games = games_by_n[n]
             wins = seat_wins(games, n)
             f = seat_fairness(wins, alpha=a)
-            row = {"arm": arm, "values": label, "measure": "seat unfairness (points)", "players": n,
+            row = {"arm": arm, "values": label, "measure": "seat unfairness (pp)", "players": n,
                    "seeds": f.seeds, "games": f.games, "value": 100 * f.rms, "lo": 100 * f.rms_lo,
                    "hi": 100 * f.rms_hi, "level": 1 - a, "diff": 0.0, "diff_lo": 0.0, "diff_hi": 0.0,
                    "p": np.nan, "headline": True}
@@ -284,10 +284,12 @@ def _shown(confirmation: pd.DataFrame, kind: str) -> pd.DataFrame:
     scale, unit = (100.0, "%") if kind == "tune" else (1.0, "")
     out["value [interval]"] = [numbers.bracket(r.value, r.lo, r.hi, scale, unit) for r in out.itertuples()]
     if "diff" in out:
-        dscale, dunit = (100.0, " pp") if kind == "tune" else (1.0, " pt²")
+        base = {r.players: r.value for r in out.itertuples() if r.arm == "baseline"}
         out["change from baseline [interval]"] = [
             "" if r.arm == "baseline" or not np.isfinite(r.diff) else
-            numbers.bracket(r.diff, r.diff_lo, r.diff_hi, dscale, dunit, signed=True) for r in out.itertuples()]
+            numbers.bracket(r.diff, r.diff_lo, r.diff_hi, 100.0, numbers.PP, signed=True) if kind == "tune" else
+            # the seat unfairness: its own change in pp (its test, on the mean square, is the p-value)
+            f"{r.value - base.get(r.players, np.nan):+.2f}{numbers.PP}" for r in out.itertuples()]
     out["level"] = [f"{100 * v:.4g}%" for v in out["level"]]
     keep = [c for c in ("arm", "players", "measure", "value [interval]", "change from baseline [interval]",
                         "p_holm", "level", "seeds", "games", "objective", "chosen", "values") if c in out]

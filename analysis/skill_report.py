@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .numbers import p_cell, ranged
+from .numbers import PP, p_cell, ranged
 from .sections import Section, Table
 from .skill import QUIET, VERDICTS, Ladder, figure_table, rung_ratings, verdicts
 from .stats import ALPHA
@@ -25,16 +25,16 @@ def _cell(kind: str, v, lo, hi) -> str:
     if kind == "mean":
         return ranged(v, lo, hi, scale=1.0, unit=" rounds")
     if kind == "unfairness":
-        return ranged(v, lo, hi, unit=" points")
+        return ranged(v, lo, hi, unit=PP)
     if kind == "rate change":
-        return ranged(v, lo, hi, unit=" points", signed=True)
+        return ranged(v, lo, hi, unit=PP, signed=True)
     return ranged(v, lo, hi)
 
 
 def _slope(kind: str, slope: float) -> str:
     if not np.isfinite(slope):
         return ""
-    return f"{slope:+.2f} rounds" if kind == "mean" else f"{100 * slope:+.2f} points"
+    return f"{slope:+.2f} rounds" if kind == "mean" else f"{100 * slope:+.2f}{PP}"
 
 
 def rung_names(labels) -> list[str]:
@@ -133,7 +133,7 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
     names = rung_names(ladder.labels)
     seat_rows = table[table["figure"].str.startswith("seat ")]
     half = 100 * float(np.median((seat_rows["hi"] - seat_rows["lo"]) / 2))
-    precision = (f"At {seeds:,} seeds a rung, a seat's win rate is known to about ±{half:.1f} points (the "
+    precision = (f"At {seeds:,} seeds a rung, a seat's win rate is known to about ±{half:.1f}{PP} (the "
                  "median half-width of the seats' 95% ranges); more --games or a larger --budget narrow it.")
     note = ("Every headline figure measured at each rung of a skill ladder: the same seeds (the same deals) "
             "played with every seat filled by the rung's players, weakest first. 'Trend per rung' is the "

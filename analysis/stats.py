@@ -21,7 +21,11 @@ import numpy as np
 from scipy import special, stats
 
 ALPHA = 0.05
-MIN_EFFECT = 0.01                   # smallest difference in win rate that matters (1 point)
+MIN_EFFECT = 0.01                   # smallest difference in win rate that matters (1 pp)
+MIN_USES = 100                      # seat-games that used a card or space before it is judged: fewer know a
+                                    # win rate to no better than about +-10 pp (1.96 x 0.5 / sqrt(100))
+FEW_CARD_PLAYS = 1.0                # card plays a game (instant tiles included) below which the players
+                                    # "hardly play cards", and the report's answer says so
 Z95 = float(stats.norm.ppf(0.975))
 ELO = 400.0 / np.log(10.0)          # natural-log strength -> Elo points
 
@@ -403,8 +407,10 @@ def logistic_effect(cells, exposure: str, covariates: list[str], clusters=None) 
         cluster_wins, cluster_n = clusters
         cov = cluster_robust_cov(X, fitted, cov, np.asarray(cluster_wins)[:, keep], np.asarray(cluster_n)[:, keep])
     b, se = float(beta[1]), float(np.sqrt(cov[1, 1]))
-    if not np.isfinite(se) or abs(b) > 15 or se > 50:
-        return nan                 # (quasi-)separation in a small sample: no finite estimate
+    if not np.isfinite(se) or se <= 0 or abs(b) > 15 or se > 50:
+        # (quasi-)separation in a small sample, or a cluster-robust variance of 0 (a handful of
+        # seeds that all agree): no finite estimate, and no test
+        return nan
     # average marginal effect over all rows (cells weighted by their size)
     w = n / n.sum()
     X1, X0 = X.copy(), X.copy()

@@ -159,7 +159,7 @@ def plot(df: pd.DataFrame, keys: list[str]):
         _keep_span(ax, sub, group, pct)
         ax.set_title(title)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel(("points" if group == "fairness" else "%") if pct else
+        ax.set_ylabel(("pp" if group == "fairness" else "%") if pct else
                       ("rounds" if group == "length" else "VP"))
         if labels is not None:
             ax.set_xticks(range(len(labels)))
@@ -197,12 +197,18 @@ def _fmt(df: pd.DataFrame) -> pd.DataFrame:
     show = df.drop(columns=["kind", "index", "sequential", "level", "value", "lo", "hi", "diff",
                             "diff_lo", "diff_hi", "baseline", "current_in_sweep"], errors="ignore")
     value, change = [], []
-    for r in df.itertuples():
+    is_base = df["baseline"] if "baseline" in df else df["index"] == 0
+    base_value = dict(zip(df.loc[is_base, "metric"], df.loc[is_base, "value"]))
+    for r, base in zip(df.itertuples(), is_base):
         scale, unit = numbers.units(r.kind)
         value.append(numbers.bracket(r.value, r.lo, r.hi, scale, unit))
         scale, unit = numbers.units(r.kind, change=True)
-        change.append("baseline" if getattr(r, "baseline", r.index == 0) else
-                      numbers.bracket(r.diff, r.diff_lo, r.diff_hi, scale, unit, signed=True))
+        if base:
+            change.append("baseline")
+        elif r.kind == "unfairness":          # its test is on the mean square; shown as the unfairness's own change
+            change.append(f"{scale * (r.value - base_value.get(r.metric, np.nan)):+.2f}{unit} (tested on the mean square)")
+        else:
+            change.append(numbers.bracket(r.diff, r.diff_lo, r.diff_hi, scale, unit, signed=True))
     show.insert(show.columns.get_loc("metric") + 1, "value [interval]", value)
     show.insert(show.columns.get_loc("value [interval]") + 1, "change from the current rule [interval]", change)
     show["p_holm"] = [("" if not np.isfinite(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")) for p in df["p_holm"]]
@@ -213,14 +219,14 @@ def method_note(df: pd.DataFrame, min_effect: float) -> str:
     level = 100 * float(df["level"].iloc[0])
     return (f"Every combination plays the same game seeds (common random numbers). Intervals are "
             f"{level:.4g}%: cluster-robust (seed = cluster) t intervals for rates and means; for the "
-            "seat unfairness (root mean square of the seats' deviations from the fair share, points) "
+            "seat unfairness (root mean square of the seats' deviations from the fair share, pp) "
             "the Feldman-Cousins interval of analysis/fairness.py, valid at and near a fair game. "
             "'change' is the difference from the combination holding the current rule's value (the "
             "shipped rules, or the sweep's --rules and --set; the first combination when none "
             "does, as the table says), paired by seed (the seat "
-            "unfairness: the change in its square, points squared); p_holm is Holm-adjusted over "
+            "unfairness: its change in pp, tested on its mean square); p_holm is Holm-adjusted over "
             "the metrics of that comparison; 'moved' means p_holm < 0.05, 'negligible' a rate that "
-            f"moved by less than {numbers.points(min_effect)} (--min-effect).")
+            f"moved by less than {numbers.pp(min_effect)} (--min-effect).")
 
 
 def write_summary(out: str | Path, df: pd.DataFrame | None = None, min_effect: float = MIN_EFFECT) -> Path:

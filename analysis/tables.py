@@ -24,7 +24,7 @@ from .aggregate import (CARD_NAMES, CATEGORIES, HEIGHT_KEYS, MAJORITY_CATEGORIES
                         TENSION_COLUMNS, CountStats, SeatBlock, UseRows, score_margin)
 from .fairness import seat_fairness
 from .scan import AnalysisError, Scan, scan  # noqa: F401  (AnalysisError: the analysis' one-line error)
-from .stats import (ALPHA, ELO, MIN_EFFECT, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
+from .stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
                     clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
                     newcombe_diff_clustered, quantiles_from_counts, wilson)
 
@@ -330,8 +330,13 @@ def exposure_table(data: Scan, table: str, labels: list[str], what: str = "card"
                         "diff": d, "diff_lo": dlo, "diff_hi": dhi, "design_effect": deff, "p_raw": p_raw,
                         **adj})
             block.append(row)
-        ph = holm([r["p_adj"] for r in block])
-        for r, p in zip(block, ph):
+        # too rare to judge (fewer than MIN_USES seat-games used it): no verdict, and not among
+        # Holm's tests; an estimate from a handful of plays is noise, not a finding
+        judged = [r for r in block if r["seat_games_used"] >= MIN_USES]
+        for r in block:
+            r.update(too_rare=r["seat_games_used"] < MIN_USES, p_adj_holm=np.nan, significant=False,
+                     negligible=False)
+        for r, p in zip(judged, holm([r["p_adj"] for r in judged])):
             r["p_adj_holm"] = p
             r["significant"] = bool(np.isfinite(p) and p < ALPHA)
             r["negligible"] = bool(negligible(r["adj_diff"], min_effect)) if np.isfinite(r["adj_diff"]) else False

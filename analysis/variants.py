@@ -255,9 +255,14 @@ def _fmt_value(v: float, kind: str) -> str:
     return f"{scale * v:.1f}{unit}" if kind in ("rate", "share") else f"{scale * v:.2f}{unit}"
 
 
-def _fmt_diff(d: float, lo: float, hi: float, kind: str) -> str:
-    scale, unit = numbers.units(kind, change=True)
-    return numbers.estimate(d, lo, hi, scale, unit, signed=True)
+def _fmt_diff(r) -> str:
+    """B - A with its interval; the seat unfairness's change as B's unfairness minus A's, in pp
+    (its test is on the mean square, whose squared unit no designer reads: no interval here,
+    each side has its own)."""
+    scale, unit = numbers.units(r.kind, change=True)
+    if r.kind == "unfairness":
+        return f"{scale * (r.b - r.a):+.2f}{unit} (tested on the mean square)"
+    return numbers.estimate(r.diff, r.lo, r.hi, scale, unit, signed=True)
 
 
 def setup_differences(manifest_a: dict, manifest_b: dict) -> list[str]:
@@ -294,13 +299,13 @@ def compare_lines(table: pd.DataFrame, info: dict, name_a: str, name_b: str) -> 
     lines += [f"Differences B - A with {level:g}% intervals; {how}.",
               f"'moved': Holm-adjusted p < {info.get('alpha', ALPHA):g} over the {len(table)} metrics "
               f"(the intervals are each metric's own); 'negligible': a rate that moved by less than "
-              f"{numbers.points(info.get('min_effect', MIN_EFFECT))} (--min-effect).",
-              f"{UNFAIRNESS}: root mean square of the seats' deviations from the fair share; its change "
-              "is that of the mean square (points squared; negative: B is fairer).", ""]
+              f"{numbers.pp(info.get('min_effect', MIN_EFFECT))} (--min-effect).",
+              f"{UNFAIRNESS}: root mean square of the seats' deviations from the fair share, in pp; its "
+              "change is B's minus A's (negative: B is fairer), tested on the mean square.", ""]
     width = max(len(m) for m in table["metric"])
     for r, moved in zip(table.itertuples(), verdicts(table)):
         lines.append(f"{r.metric.ljust(width)}  {_fmt_value(r.a, r.kind):>11} -> {_fmt_value(r.b, r.kind):>11}  "
-                     f"{_fmt_diff(r.diff, r.lo, r.hi, r.kind)}  ({moved}, {p_words(r.p_holm)})")
+                     f"{_fmt_diff(r)}  ({moved}, {p_words(r.p_holm)})")
     return lines
 
 
@@ -311,7 +316,7 @@ def p_words(p: float) -> str:
 def compare_plot(table: pd.DataFrame):
     """Before and after: each rate metric of a :func:`compare` table (one panel per player
     count; ``n_players`` column) as A then B (%), and beside it the change B - A with its 95%
-    range (points). The means (score, length) and the seat unfairness stay in the table."""
+    range (pp). The means (score, length) and the seat unfairness stay in the table."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -343,7 +348,7 @@ def compare_plot(table: pd.DataFrame):
                            color=colours[i], capsize=3)
         right.axvline(0, color="black", linewidth=0.8)
         right.set_yticks(y, [""] * len(d))
-        right.set_xlabel("change B - A (points, 95% range; red: moved)")
+        right.set_xlabel("change B - A (percentage points, 95% range; red: moved)")
         lim = max(1.0, float(np.nanmax(np.abs(np.concatenate([lo, hi])))) * 1.1) if len(d) else 1.0
         right.set_xlim(-lim, lim)
         for ax in (left, right):

@@ -5,7 +5,8 @@
 the compiled functions of :mod:`evora_sim.engine`; nothing here re-implements one. The readers
 ``score_now``, ``column_holders``, ``column_leader``, ``column_parts``, ``in_effect``,
 ``action_kind``, ``action_column`` and ``distinct_actions`` are what a custom Python strategy
-(:mod:`strategies.custom`) needs to judge a position.
+(:mod:`strategies.custom`) needs to judge a position. ``choose(spec, state, seed)`` (and the
+:class:`Bot` object around it) asks any strategy for its decision at a position.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from numba import njit
 
 from . import engine as E
 from . import layout as L
+from .names import PHASE_TITLES, effect_title, tile_title, type_title
 from .rules import Rules, gift_seat_problem, load_rules
 
 
@@ -291,7 +293,7 @@ def decision_name(state: State) -> str:
                 L.F_TEMPLE: "Temple card", L.F_CENT: "Centurion", L.F_GOV_COLUMN: "Governor column",
                 L.F_GOV_HEIGHT: "Governor height", L.F_DISCARD: "pay a card for a tile",
                 L.F_DRAW: "draw"}.get(kind, "frame")
-    return L.PHASE_NAMES[state.get(L.G_PHASE)]
+    return PHASE_TITLES[L.PHASE_NAMES[state.get(L.G_PHASE)]]
 
 
 def describe_action(state: State, action: int) -> str:
@@ -307,18 +309,18 @@ def describe_action(state: State, action: int) -> str:
         return "skip (nothing more fits)"
     if L.A_STACK <= a < L.A_HEIGHT:
         verb = "use Temple card of" if decision_name(state) == "Temple card" else "draw from"
-        return f"{verb} {L.TYPE_NAMES[a - L.A_STACK]} stack"
+        return f"{verb} {type_title(a - L.A_STACK)} stack"
     if L.A_HEIGHT <= a < L.A_WORKER:
         h = a - L.A_HEIGHT + 1
         return "capitals" if h == 5 else f"height {h}"
     if L.A_WORKER <= a < L.A_PLAY:
         return f"worker {a - L.A_WORKER}"
     if L.A_PLAY <= a < L.A_TILE:
-        return f"play {L.EFFECT_NAMES[a - L.A_PLAY]}"
+        return f"play {effect_title(a - L.A_PLAY)}"
     if L.A_TILE <= a < L.A_DISCARD:
-        return f"pay 3 cards for {L.ITILE_NAMES[a - L.A_TILE]}"
+        return f"pay 3 cards for {tile_title(a - L.A_TILE)}"
     if L.A_DISCARD <= a < L.A_SITE:
-        return f"pay {L.EFFECT_NAMES[a - L.A_DISCARD]}"
+        return f"pay {effect_title(a - L.A_DISCARD)}"
     if a == L.A_SITE:
         return "use the site action"
     if a == L.A_END:
@@ -328,3 +330,80 @@ def describe_action(state: State, action: int) -> str:
     if L.A_EMPTILE <= a < L.N_ACTIONS:
         return f"Emperor tile {a - L.A_EMPTILE}"
     return f"action {a}"
+
+
+# ---------------------------------------------------------------------------------------------
+# asking a player: any strategy spec's decision at a given position
+# ---------------------------------------------------------------------------------------------
+def choose(spec, state: State, seed: int = 0) -> int:
+    """The action the strategy ``spec`` takes at this decision of ``state`` (which is not
+    changed), so a player can be probed position by position: ``choose("cardheights", state)``.
+
+    ``spec`` is anything ``--strategies`` takes for one seat (a built-in, ``NAME(weights)``,
+    ``mcts(...)``, ``FILE.toml:NAME``, ``FILE.py:NAME``) or a strategy object. Its random
+    choices (ties, ``random``, a search's samples) draw from ``seed``, so the same call gives
+    the same answer. A decision with one legal action asks nobody (P5) and returns it. Built-in
+    players decide in the compiled engine, exactly as in a game; a game's own decisions may
+    still differ from this one where its random stream, shaped by the decisions before,
+    breaks a tie otherwise. Raises ValueError at the end of the game, and StrategyError if the
+    strategy answers with an action that is not legal."""
+    from strategies.custom import is_custom
+    from strategies.errors import StrategyError
+    from strategies.registry import as_strategy
+
+    legal = legal_actions(state)
+    if not legal:
+        raise ValueError("the game is over: there is no decision to make")
+    if len(legal) == 1:
+        return legal[0]
+    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+    strategy = as_strategy(spec)
+    seat = current_player(state)
+    if is_custom(strategy):
+        a = strategy.new_player()(state.clone(), list(legal), np.random.default_rng([int(seed), seat]))
+    elif not strategy.kind:                                     # random: no evaluation
+        a = legal[int(np.random.default_rng(int(seed)).integers(len(legal)))]
+    else:
+        a = _compiled_choice(strategy, state, legal, int(seed))
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or int(a) not in legal:
+        raise StrategyError(f"strategy {strategy.name!r} chose {a!r} at {decision_name(state)!r}, which is not "
+                            f"legal; legal: {legal}")
+    return int(a)
+
+
+def _compiled_choice(strategy, state: State, legal: list[int], seed: int) -> int:
+    """A built-in's decision through the game loop's own dispatch (``strategies.decide``), in
+    fresh buffers (nothing kept from another position)."""
+    from strategies.decide import choose as decide
+    from strategies.registry import seat_arrays
+
+    from .gameloop import buffers
+
+    kinds, W = seat_arrays([strategy] * state.n_players)
+    _, _, rs, work, _ = buffers(state.n_players, [strategy])
+    rs[0] = np.uint64(seed)
+    seat = state.arr[L.G_CUR].astype(np.int32)          # typed as the game loop types it: no new compile
+    moves = np.array(legal, dtype=np.int32)
+    return int(decide(kinds[seat], W, seat, state.arr.copy(), state.rules.packed, moves, len(moves), rs, work))
+
+
+class Bot:
+    """A player as an object, in the manner of OpenSpiel's bots: ``step(state)`` returns the
+    action ``spec`` takes there (:func:`choose`), each call with its own seed drawn from
+    ``seed``, so a sequence of calls is reproducible.
+
+    >>> bot = Bot("greedy", seed=3)
+    >>> state = new_game(n_players=2, seed=1)
+    >>> bot.step(state) in legal_actions(state)
+    True
+    """
+
+    def __init__(self, spec, seed: int = 0):
+        from strategies.registry import as_strategy
+
+        self.strategy = as_strategy(spec)
+        self.rng = np.random.default_rng(int(seed))
+
+    def step(self, state: State) -> int:
+        return choose(self.strategy, state, int(self.rng.integers(2**63)))

@@ -30,7 +30,7 @@ MCTS_BUDGET = 100            # k of the default ladder's search rungs, mcts(k) a
 DEFAULT_BUDGET = 15.0        # minutes
 MIN_SEEDS = 40               # the fewest seeds a rung plays when sized by the budget
 MIN_DUEL_SEEDS = 20          # per pair of rungs
-PILOT_SEEDS = 2
+PILOT_SEEDS = 1            # a rung's pilot: one seed (every rotation of it)
 DUEL_SHARE = 0.4             # of the playing time, spent on the duels
 EFFICIENCY = 0.85            # of the cores, kept busy by the runner (chunks end unevenly)
 RESERVE = 75.0               # seconds of the budget kept for the report
@@ -269,33 +269,111 @@ def same_design(old: dict, players: int, rungs: list, seed: int, rules_hash: str
 # sizing by a timed pilot
 # ---------------------------------------------------------------------------------------------
 def _cpu_per_seed(players: int, spec, seed: int, rules, seeds: int = PILOT_SEEDS) -> float:
-    """CPU seconds one seed (every seat rotation of it) takes, from a short in-process run after
-    one warm-up game (which loads the compiled engine)."""
+    """CPU seconds one seed (every seat rotation of it) takes, from a short in-process run (the
+    compiled driver already loaded: :func:`pilot` plays one warm-up game first)."""
     from .runner import make_config, play_chunk
 
-    warm = make_config(players, 1, spec, seed, None, 1, rules)
-    play_chunk(warm, rules, 0)
     config = make_config(players, seeds, spec, seed + 1, None, seeds, rules)
     t0 = time.process_time()
     play_chunk(config, rules, 0)
     return (time.process_time() - t0) / seeds
 
 
-def pilot(players: int, rungs: list, rules, seed: int, on_step=None) -> dict:
-    """CPU seconds per seed of each rung (at ``players``) and of each pair of members a duel
-    plays (at 2 players), keyed as in the plan: ``r1``, ... and ``A|B``."""
-    out = {}
-    for i, r in enumerate(rungs):
-        if on_step:
-            on_step(f"timing rung {i + 1} of {len(rungs)}: {r}")
-        out[f"r{i + 1}"] = _cpu_per_seed(players, r, seed, rules)
+class PilotOverrun(RunError):
+    """The timing pilot used up its share of the budget before it had timed every step."""
+
+    def __init__(self, done: int, total: int):
+        super().__init__(f"the timing pilot ran out of its share of the budget after {done} of {total} steps")
+        self.done, self.total = done, total
+
+
+def duel_members(rungs: list, players: int) -> list[str]:
+    """Every strategy a duel of the ladder seats, once each (in the order the duels meet them)."""
+    names = []
     for d in duel_plan(rungs, players, 1):
-        key = "|".join(d.field)
-        if key not in out:
-            if on_step:
-                on_step(f"timing duel {d.field[0]} vs {d.field[1]}")
-            out[key] = _cpu_per_seed(2, d.field, seed, rules)
+        names += [x for x in d.field if x not in names]
+    return names
+
+
+def pilot(players: int, rungs: list, rules, seed: int, on_step=None, deadline: float | None = None,
+          clock=time.monotonic, timer=_cpu_per_seed) -> dict:
+    """CPU seconds per seed of each rung (at ``players``) and of each pair of members a duel
+    plays (at 2 players), keyed as in the plan: ``r1``, ... and ``A|B``. Small and bounded: one
+    seed a rung, and one 2-player game of each duel member against itself (a duel seed, both
+    seat orders of A against B, costs about one such game of A plus one of B), after one warm-up
+    game that loads the compiled driver. Past ``deadline`` (a time of ``clock``) it stops with
+    :class:`PilotOverrun`, so the pilot never takes more than its share of the budget."""
+    from .warmup import compile_now
+
+    compile_now()                              # loads the compiled driver into this process
+    members = duel_members(rungs, players)
+    steps = [(f"r{i + 1}", players, r, f"rung {i + 1} of {len(rungs)}: {r}") for i, r in enumerate(rungs)]
+    steps += [(m, 2, m, f"duel player {j + 1} of {len(members)}: {m}") for j, m in enumerate(members)]
+    timed = {}
+    for k, (key, n, spec, what) in enumerate(steps):
+        if deadline is not None and clock() > deadline:
+            raise PilotOverrun(k, len(steps))
+        if on_step:
+            on_step(f"timing {what}")
+        timed[key] = timer(n, spec, seed, rules)
+    out = {f"r{i + 1}": timed[f"r{i + 1}"] for i in range(len(rungs))}
+    for d in duel_plan(rungs, players, 1):
+        out["|".join(d.field)] = timed[d.field[0]] + timed[d.field[1]]
     return out
+
+
+MCTS_FLOOR = 0.0025          # CPU seconds per iteration per search seat in a game: the README's 2.7 s for a
+                             # 4-player game at 1,000 iterations (the machine's normal speed), rounded down
+PILOT_SHARE = 0.25           # of the budget, the most the timing pilot may take
+
+
+def _floor_per_game(spec: str) -> float:
+    """A lower bound on the CPU seconds one seat of ``spec`` costs a game: a search player's
+    iterations times ``MCTS_FLOOR``; nothing for the others (far cheaper, and not bounded here)."""
+    from strategies.registry import parse_spec
+
+    strategy = parse_spec(spec)
+    return float(strategy.search[0]) * MCTS_FLOOR if getattr(strategy, "search", ()) else 0.0
+
+
+def floor_costs(players: int, rungs: list) -> tuple[dict, float]:
+    """Before any game: lower bounds on the pilot's costs (keyed as :func:`pilot`'s) and on the
+    pilot's own CPU seconds. A rung's seed is one game a seat for every member seat (under
+    every rotation for a mixed rung); a duel seed two games, one seat each."""
+    costs, pilot_cpu = {}, 0.0
+    for i, r in enumerate(rungs):
+        members = [m.name for m in rung_members(r, players)]
+        seats = members if len(members) > 1 else members * players
+        rotations = players if len(set(seats)) > 1 else 1
+        costs[f"r{i + 1}"] = rotations * sum(_floor_per_game(m) for m in seats)
+        pilot_cpu += costs[f"r{i + 1}"]
+    for m in duel_members(rungs, players):
+        pilot_cpu += 2 * _floor_per_game(m)
+    for d in duel_plan(rungs, players, 1):
+        costs["|".join(d.field)] = 2 * (_floor_per_game(d.field[0]) + _floor_per_game(d.field[1]))
+    return costs, pilot_cpu
+
+
+def smallest_budget(players: int, rungs: list, cores: int) -> float:
+    """A lower bound, known before any game, on the minutes a ladder sized by its budget needs:
+    the smallest ladder (``MIN_SEEDS`` a rung, ``MIN_DUEL_SEEDS`` a duel pair) at the search
+    players' floor cost, and a budget of which the pilot takes at most ``PILOT_SHARE``."""
+    costs, pilot_cpu = floor_costs(players, rungs)
+    _, need = _ladder_cost(costs, rungs, players, cores)
+    pilot_minutes = pilot_cpu / 60 / PILOT_SHARE
+    return max(need / 60 + pilot_cpu / 60, pilot_minutes)
+
+
+def _ladder_cost(costs: dict, rungs: list, players: int, cores: int) -> tuple[tuple[float, float], float]:
+    """((CPU seconds a seed of every rung, of every duel pair), wall seconds of the smallest
+    ladder, the report's reserve included)."""
+    rung_cost = sum(costs[f"r{i + 1}"] for i in range(len(rungs)))
+    pairs = {}
+    for d in duel_plan(rungs, players, 1):
+        pairs.setdefault((d.a, d.b), []).append(costs["|".join(d.field)])
+    duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
+    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE
+    return (rung_cost, duel_cost), need
 
 
 def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int,
@@ -304,18 +382,12 @@ def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores
     once ``spent`` (the pilot's minutes) is taken from them (``DUEL_SHARE`` of it on the duels),
     and the minutes they are expected to take, the pilot's included; RunError naming the budget
     when even the smallest ladder does not fit."""
-    rung_cost = sum(costs[f"r{i + 1}"] for i in range(len(rungs)))
-    duels = duel_plan(rungs, players, 1)
-    pairs = {}
-    for d in duels:
-        pairs.setdefault((d.a, d.b), []).append(costs["|".join(d.field)])
-    duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
+    (rung_cost, duel_cost), need = _ladder_cost(costs, rungs, players, cores)
     cpu = max(0.0, (minutes - spent) * 60 - RESERVE) * cores * EFFICIENCY
     seeds = int(cpu * (1 - DUEL_SHARE) / rung_cost) if rung_cost > 0 else 10**6
     duel_seeds = int(cpu * DUEL_SHARE / duel_cost) if duel_cost > 0 else 10**6
-    need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE + spent * 60
     if seeds < MIN_SEEDS or duel_seeds < MIN_DUEL_SEEDS:
-        need = max(1, round(need / 60))
+        need = max(1, math.ceil((need + spent * 60) / 60))
         raise RunError(f"--budget {minutes:g} minutes is too short for this ladder on {cores} core"
                        f"{'s' if cores > 1 else ''}: it needs about {need} minute{'s' if need > 1 else ''} for "
                        f"{MIN_SEEDS} seeds a rung and {MIN_DUEL_SEEDS} a duel; give a larger --budget, fewer or "

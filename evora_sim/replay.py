@@ -16,6 +16,7 @@ from . import api
 from . import batch, gameloop
 from . import engine as E
 from . import layout as L
+from .names import END_TITLES, effect_title, tile_title, type_title
 from .position import scoring_table
 from .rules import Rules
 from .savegame import GAME_SIZE
@@ -114,7 +115,7 @@ def _hand(k: int) -> str:
 
 
 def _cards(effects: list[int]) -> str:
-    return ", ".join(L.EFFECT_NAMES[e] for e in effects)
+    return ", ".join(effect_title(e) for e in effects)
 
 
 def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> list[str]:
@@ -144,15 +145,15 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
         left = int(a[L.STACK_LEN + t]) - top1
         for i in range(top0, top1):
             e = int(a[L.STACK_CARDS + t * L.MAXSTACK + i])
-            out.append(f"seat {p} draws {L.EFFECT_NAMES[e]} from the {L.TYPE_NAMES[t]} stack "
+            out.append(f"seat {p} draws {effect_title(e)} from the {type_title(t)} stack "
                        f"({left} left)")
     sb0 = L.STATS + p * L.SSTRIDE
     for e in range(L.NEFF):
         if a[sb0 + L.S_TEMPLE_USES + e] > b[sb0 + L.S_TEMPLE_USES + e]:
-            out.append(f"seat {p} uses the Temple card {L.EFFECT_NAMES[e]}")
+            out.append(f"seat {p} uses the Temple card {effect_title(e)}")
     for t in range(L.NITILE):
         if a[L.ITILE_AVAIL + t] < b[L.ITILE_AVAIL + t]:       # a bit cleared (P11: the Temple's or its own)
-            out.append(f"seat {p} takes the instant tile {L.ITILE_NAMES[t]}")
+            out.append(f"seat {p} takes the instant tile {tile_title(t)}")
     end_of_turn = []          # drawn cards join the hand when the turn ends: said after the turn's events
     for q in range(n):
         gone, joined = [], []
@@ -248,13 +249,12 @@ def end_trigger_text(rules: Rules, s: np.ndarray) -> str:
     trig = int(s[L.G_END_TRIGGER])
     seat = int(s[L.G_END_SEAT])
     if trig == L.END_TEMPLE_FULL:
-        return f"temple_full (every column space holds 4 stones; the last part was placed by seat {seat})"
+        return f"{END_TITLES['temple_full']} (every column space holds 4 stones; the last part was placed by seat {seat})"
     if trig == L.END_OUT_OF_STONES:
-        return f"out_of_stones (seat {seat} placed its last stone)"
+        return f"{END_TITLES['out_of_stones']} (seat {seat})"
     if trig == L.END_ROUND_LIMIT:
-        return (f"round_limit (round {int(rules.packed[L.R_MAX_ROUNDS])} reached; a simulation "
-                f"safeguard, not a rule)")
-    return L.END_NAMES[trig] if 0 <= trig < len(L.END_NAMES) else f"end trigger {trig}"
+        return f"round limit (round {int(rules.packed[L.R_MAX_ROUNDS])} reached; a simulation safeguard, not a rule)"
+    return END_TITLES[L.END_NAMES[trig]] if 0 <= trig < len(L.END_NAMES) else f"end trigger {trig}"
 
 
 # ---------------------------------------------------------------------------------------------

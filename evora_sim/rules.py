@@ -262,10 +262,10 @@ class Rules:
         return int(self.packed[L.R_NSPACES])
 
     def space_name(self, s: int) -> str:
-        sp = self.data["board"]["spaces"][s]
-        extra = sp.get("stacks") or sp.get("types")
-        suffix = f"({'+'.join(extra)})" if extra else ""
-        return f"{s}:{sp['colour']}/{sp['action']}{suffix}"
+        """Space ``s`` as a sentence names it, in the rulebook's words (``names.space_words``)."""
+        from .names import space_words
+
+        return space_words(s, self.data["board"]["spaces"][s])
 
     def to_json(self) -> str:
         return json.dumps(self.data, sort_keys=True, ensure_ascii=False)

@@ -18,7 +18,7 @@ import shutil
 import sys
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,9 @@ import pandas as pd
 from . import __version__
 from .batch import play_batch
 from .fsutil import check_out_path, write_bytes_atomic
+from .progress import Chunks
+from .progress import bar as progress_bar
+from .warmup import ensure_compiled
 from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES, VERSION, RunError,  # noqa: F401
                        RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
                        read_manifest, record_done, record_unrecorded, write_manifest)
@@ -92,17 +95,24 @@ class RunConfig:
 
 
 def play_chunk(config: RunConfig, rules: Rules, k: int,
-               decision_timeout: float | None = None) -> dict[str, pd.DataFrame]:
-    """Play chunk ``k`` (every rotation of its seeds) and return its four tables."""
+               decision_timeout: float | None = None, on_games=None) -> dict[str, pd.DataFrame]:
+    """Play chunk ``k`` (every rotation of its seeds) and return its four tables. The seeds are
+    played in slices (:func:`evora_sim.progress.slices`; the same games as in one call), and
+    ``on_games(k, n)`` is told after each, so progress moves within a chunk."""
+    from .progress import slices
+
     start, stop = config.chunk_range(k)
     seeds = game_seeds(config.seed, start, stop)
     parts = []
     for r in range(config.rotations):
-        res = play_batch(rules, config.players, seeds, config.seat_strategies(r),
-                         decision_timeout=decision_timeout, record_actions=config.record_actions)
-        game_ids = np.arange(start, stop, dtype=np.int64) * config.rotations + r
-        parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players),
-                                  rules.shared_victory))
+        for a, b in slices(len(seeds)) if on_games is not None else [(0, len(seeds))]:
+            res = play_batch(rules, config.players, seeds[a:b], config.seat_strategies(r),
+                             decision_timeout=decision_timeout, record_actions=config.record_actions)
+            game_ids = np.arange(start + a, start + b, dtype=np.int64) * config.rotations + r
+            parts.append(batch_tables(res, game_ids, r, config.seat_names(r), rules.half_points(config.players),
+                                      rules.shared_victory))
+            if on_games is not None:
+                on_games(k, b - a)
     return concat_tables(parts)
 
 
@@ -125,12 +135,13 @@ def write_chunk(out: Path, k: int, tables: dict[str, pd.DataFrame]) -> tuple[int
 
 
 def play_and_write(config: RunConfig, rules: Rules, out: str, k: int, parent: int | None = None,
-                   decision_timeout: float | None = None) -> tuple[int, int, dict]:
+                   decision_timeout: float | None = None, on_games=None) -> tuple[int, int, dict]:
     """Worker task for the local backend: play chunk ``k``, write it, report (k, games, files).
-    ``parent``: the run's process; a worker process exits once it is gone."""
+    ``parent``: the run's process; a worker process exits once it is gone. ``on_games``: told
+    of the games as they are played (a :class:`evora_sim.progress.Relay`'s sender)."""
     if parent is not None and parent != os.getpid():
         watch_parent(parent)
-    return (k, *write_chunk(Path(out), k, play_chunk(config, rules, k, decision_timeout)))
+    return (k, *write_chunk(Path(out), k, play_chunk(config, rules, k, decision_timeout, on_games)))
 
 
 _WATCHED: set[int] = set()
@@ -431,79 +442,26 @@ def open_run(out: str | Path) -> RunResult:
 # ---------------------------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------------------------
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def close(self):
-        pass
-
-
-PROGRESS_SECONDS = 15.0       # off a terminal: a progress line at most this often (10-30 s asked)
-
-
-class _Lines:
-    """Progress off a terminal (nohup, a pipe, CI): one line on stderr at most every
-    PROGRESS_SECONDS, with games done, games/s and the time left; a log stays readable and a
-    long run does not look hung."""
-
-    def __init__(self, total: int, done: int):
-        self.total, self.done, self.start_done = total, done, done
-        self.start = self.last = time.monotonic()
-
-    def update(self, n):
-        self.done += n
-        now = time.monotonic()
-        if now - self.last < PROGRESS_SECONDS or self.done >= self.total:
-            return
-        self.last = now
-        rate = (self.done - self.start_done) / max(now - self.start, 1e-9)
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
-        print(f"evora: {self.done:,} of {self.total:,} games ({100 * self.done / self.total:.0f}%), "
-              f"{rate:,.0f} games/s, about {_duration(left)} left", file=sys.stderr, flush=True)
-
-    def close(self):
-        pass
-
-
-def _duration(seconds: float) -> str:
-    if not seconds == seconds:                # nan
-        return "an unknown time"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def _progress(total_games: int, done_games: int, quiet: bool):
-    """tqdm's bar (games done, games/s, time left) on a terminal; off a terminal a line every
-    PROGRESS_SECONDS; nothing if quiet."""
-    if quiet:
-        return _NoBar()
-    if not sys.stderr.isatty():
-        return _Lines(total_games, done_games)
-    try:
-        from tqdm import tqdm
-    except ImportError:                      # tqdm is optional: no bar without it
-        return _NoBar()
-    return tqdm(total=total_games, initial=done_games, unit="game", unit_scale=True,
-                disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True, smoothing=0.1)
-
-
-def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None):
+def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None, on_games=None):
+    """Play ``todo``'s chunks here (``jobs`` 1) or in loky's processes; ``on_games(k, n)``, if
+    given, hears of the games as they are played (from the workers through a Relay)."""
     from joblib import Parallel, delayed
+
+    from .progress import Relay
 
     if jobs == 1:
         for k in todo:
-            on_done(*play_and_write(config, rules, str(out), k, decision_timeout=decision_timeout))
+            on_done(*play_and_write(config, rules, str(out), k, decision_timeout=decision_timeout,
+                                    on_games=on_games))
         return
     parallel = Parallel(n_jobs=min(jobs, len(todo)) or 1, backend="loky", return_as="generator_unordered",
                         pre_dispatch="2*n_jobs")
     me = os.getpid()
-    for k, n, files in parallel(delayed(play_and_write)(config, rules, str(out), k, me, decision_timeout)
-                                for k in todo):
-        on_done(k, n, files)
+    with Relay(on_games) if on_games is not None else nullcontext() as relay:
+        send = relay.send if relay is not None else None
+        for k, n, files in parallel(delayed(play_and_write)(config, rules, str(out), k, me, decision_timeout, send)
+                                    for k in todo):
+            on_done(k, n, files)
 
 
 def _probe_scheduler(address: str, seconds: float) -> None:
@@ -746,7 +704,7 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
              quiet: bool = True, command: str = "",
              scheduler_timeout: str | float = "10s", extend: bool = False,
              decision_timeout: float | None = None, notice=None, compact: bool | None = None,
-             record_actions: bool = False) -> RunResult:
+             record_actions: bool = False, progress=None) -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
     ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all.
@@ -758,7 +716,10 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     ``compact``: pack the finished chunks into parts at the end (:mod:`evora_sim.compact`); None
     (the default) does so for a finished run whose chunk files hold ``AUTO_COMPACT_GAMES`` games.
     ``record_actions``: the games table also holds each game's actions (column ``actions``), so
-    its positions can be replayed (``evora train`` learns from them)."""
+    its positions can be replayed (``evora train`` learns from them).
+    ``progress``: an object whose ``update(n)`` is told of the games as they are played (several
+    runs sharing one bar: :func:`evora_sim.experiments.arms.play_arms`); default: this run's own
+    bar or lines (:mod:`evora_sim.progress`), none when ``quiet``."""
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
     config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules,
@@ -786,22 +747,29 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
             total = config.games * config.rotations
             done_games = total - sum(
                 (config.chunk_range(k)[1] - config.chunk_range(k)[0]) * config.rotations for k in todo)
-            bar = _progress(total, done_games, quiet)
+            if todo and client is None:
+                # the compile, if the cache lacks it, is said and done here, before the bar starts
+                ensure_compiled(None if quiet and progress is None else notice)
+            bar = progress if progress is not None else progress_bar(total, done_games, quiet)
+            counted = Chunks(bar)
 
             def on_done(k, n, files):
                 record_done(out, manifest, k, files)
-                bar.update(n)
+                counted.chunk(k, n)
 
             try:
                 if client is not None:
                     _run_dask(config, rules, out, todo, client, on_done, decision_timeout)
                 else:
-                    _run_local(config, rules, out, todo, jobs, on_done, decision_timeout)
+                    live = progress is not None or not quiet
+                    _run_local(config, rules, out, todo, jobs, on_done, decision_timeout,
+                               counted.games if live else None)
             except OSError as exc:
                 raise RunFailed(f"the run stopped: {exc}; the finished chunks are kept in {out}: run the "
                                 "same command again to play only the missing ones") from exc
             finally:
-                bar.close()
+                if progress is None:
+                    bar.close()
     finally:
         if client is not None:
             client.close()

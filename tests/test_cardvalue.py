@@ -237,6 +237,19 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == stamps
 
 
+def test_card_value_prints_the_rulebooks_names_and_pp(small):
+    """Issue 44: card-value printed internal codes (`cent_any`, `emp_flip`) and "points" for
+    percentage points. Its lines name every card as the rulebook does and write rates in pp."""
+    from evora_sim.layout import CARD_NAMES
+    from evora_sim.names import card_title
+
+    _, first = small
+    for code in CARD_NAMES:
+        assert code not in first, code
+        assert card_title(code) in first, code
+    assert " pp" in first and "points" not in first
+
+
 def test_report_shows_the_experiment_after_the_observational_card_table(small, tmp_path):
     from click.testing import CliRunner
 

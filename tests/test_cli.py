@@ -158,9 +158,12 @@ def test_replay_is_deterministic_and_ends_with_the_scoring_table(runner):
     assert lines[-1].startswith("Winner: seat ")
     assert f"{len(log)} decisions" in first
 
-    # the end trigger is named where it fires and in the summary
-    trigger = L.END_NAMES[int(final[L.G_END_TRIGGER])]
-    assert trigger in ("temple_full", "out_of_stones")
+    # the end trigger is named where it fires and in the summary, as the rulebook words it
+    from evora_sim.names import END_TITLES
+
+    code = L.END_NAMES[int(final[L.G_END_TRIGGER])]
+    assert code in ("temple_full", "out_of_stones")
+    trigger = END_TITLES[code]
     fired = [line for line in lines if "END TRIGGER:" in line]
     assert len(fired) == 1 and trigger in fired[0]
     assert any(line.startswith("Game over after round ") and f"end trigger {trigger}" in line
@@ -186,10 +189,25 @@ def test_replay_keeps_events_in_order_says_when_a_site_action_does_nothing_and_s
     assert any("does nothing: nothing it offers can be done now" in t for t in texts)
 
 
+def test_replay_names_things_as_the_rulebook_does(runner):
+    """Issue 44: replay printed internal codes (`cent_any`, `tile_flip_both`, `build_two_stones`,
+    `[choose_worker]`). Its log names cards, tiles, spaces, decisions and end triggers in the
+    rulebook's words; the codes stay in the CSV tables only."""
+    from evora_sim import layout as L
+    from evora_sim.names import CARD_TITLES
+
+    texts = "\n".join(ok(runner.invoke(main, ["replay", "-n", str(n), "--seed", str(seed), "--strategies", "cards"]))
+                      for n, seed in ((2, 3), (4, 5), (3, 8)))
+    codes = [*L.CARD_NAMES, *L.SITE_ACTIONS, "choose_worker", "temple_full", "out_of_stones"]
+    assert not [c for c in codes if c in texts]
+    assert any(title in texts for title in CARD_TITLES.values())
+    assert "(Governor: " in texts or "(Architect: " in texts        # a space by its colour and action
+
+
 def test_replay_single_strategy_name_fills_every_seat(runner):
     out = ok(runner.invoke(main, ["replay", "-n", "2", "--seed", "3", "--strategies", "greedy"]))
     assert "Seats: 0 greedy, 1 greedy" in out
-    assert "[choose_worker]" in out          # D5: two players choose which worker moves
+    assert "[choose a worker]" in out        # D5: two players choose which worker moves
     assert out.splitlines()[-1].startswith("Winner: seat ")
 
 

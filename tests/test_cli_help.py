@@ -45,6 +45,21 @@ def test_rules_lists_every_key_with_its_value_and_what_it_allows():
     assert "evora: error:" in one_error_line(CliRunner().invoke(main, ["rules", "--set", "white_stone.vp=x"]))
 
 
+def test_rules_says_what_every_key_means_in_the_rulebooks_words():
+    """Issue 44: `evora rules` gave each key's range, not what it means. Every key (board spaces
+    by their pattern) has a meaning under it, quoting the rulebook where the rulebook says it."""
+    from evora_sim.cli.rules import meaning_pattern, meanings
+    from evora_sim.rules import rule_keys
+
+    words = meanings()
+    missing = sorted({meaning_pattern(k, words) for k in rule_keys()} - set(words))
+    assert not missing, missing
+    text = ok(CliRunner().invoke(main, ["rules", "--grep", "white_stone.vp"]))
+    assert "you always receive 2 VP instead of the normal victory points for that height" in text
+    text = ok(CliRunner().invoke(main, ["rules", "--grep", "temple.columns"]))
+    assert text.count("Available column spaces in the Temple") == 1      # said once for the three keys
+
+
 def test_games_counts_games_seeds_counts_seeds_and_a_mixed_field_rotates(tmp_path):
     cli = CliRunner()
     base = ["simulate", "-n", "4", "--strategies", "greedy(plan=action),random,random,random", "--jobs", "1", "-q"]

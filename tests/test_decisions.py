@@ -1228,7 +1228,7 @@ def test_v2_two_half_points_tied_fall_to_d18(left, winner):
 
 def test_v2_whole_values_keep_their_hash_and_play_as_before(tmp_path):
     # the hashes of before half points existed: the goldens' default rules and the planted
-    # variant of reports/issue13_search
+    # variant of reports/tune_balance_compensation
     assert load_rules().hash == "52475ee4d695f4ec"
     assert load_rules(overrides=["players.start_vp=0,0,0,8"]).hash == "bb37829d5deb27f3"
     written = tmp_path / "whole.toml"

@@ -121,7 +121,7 @@ def test_the_first_screen_names_card_findings_as_associations_and_quotes_an_expe
     nan = float("nan")
     bare = brief.strongest_lines(_strongest_rows(), [4])[0]
     emperor, tile, space = bare.removeprefix("4 players: ").split("); ")
-    assert emperor.startswith("Emperor: place an Emperor tile: seats that play it win +47.8 points")
+    assert emperor.startswith("Emperor: place an Emperor tile: seats that play it win +47.8 pp")
     assert "an association, not the card's effect" in emperor and "an association, not the card's effect" in tile
     assert "an association, not the space's effect" in space
     given = pd.DataFrame([
@@ -131,9 +131,9 @@ def test_the_first_screen_names_card_findings_as_associations_and_quotes_an_expe
     experiment = {"given": given, "config": {"players": 4, "field": field}}
     line = brief.strongest_lines(_strongest_rows(), [4], experiment, {4: sorted(field)})[0]
     assert ("Emperor: place an Emperor tile: holding one more from the start changes the holder's win rate by "
-            "+12.3 points (11.5 to 13.1) (experiment: evora card-value; p < 0.001); seats that play it win "
-            "+47.8 points (46.3 to 49.3) (p < 0.001; an association)") in line
-    assert ("Instant tile: flip both: seats that play it win +10.0 points (8.0 to 12.0) (p < 0.001; an association, "
+            "+12.3 pp (11.5 to 13.1) (experiment: evora card-value; p < 0.001); seats that play it win "
+            "+47.8 pp (46.3 to 49.3) (p < 0.001; an association)") in line
+    assert ("Instant tile: flip both: seats that play it win +10.0 pp (8.0 to 12.0) (p < 0.001; an association, "
             "not the card's effect; in the experiment (evora card-value) not exercised: no game differed)") in line
     other = brief.strongest_lines(_strongest_rows(), [4], experiment, {4: ["balanced", "cards", "emperor", "greedy"]})
     assert "(experiment: evora card-value, with its own field: balanced, greedy, blocker, cards; p < 0.001)" in other[0]

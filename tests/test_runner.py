@@ -348,7 +348,7 @@ def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
            "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     done = 0
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 900          # a bound, not a timing: a cold compile may come first
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             done = sum(v == "done" for v in R.read_manifest(out)["chunks"].values())
@@ -563,12 +563,80 @@ def test_cli_quiet_prints_only_the_summary(tmp_path, cli):
     assert open_run(out).n_games == 20
 
 
+LINE_30 = re.compile(r"evora: [\d,]+ of 30 games \(\d+%\), [\d,]+ games/s, about .+ left")
+
+
 def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
-    monkeypatch.setattr(R, "PROGRESS_SECONDS", 0.0)          # a line at every chunk but the last
+    from evora_sim import progress
+
+    monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)     # a line at every slice but the last
     stream = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stream)
     simulate(**{**REF, "games": 30, "chunk_size": 10}, out=tmp_path / "run", quiet=False)
     monkeypatch.undo()
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 2 and all(re.fullmatch(r"evora: \d+ of 30 games \(\d+%\), [\d,]+ games/s, about .+ left", x)
-                                   for x in lines), lines
+    assert lines and all(LINE_30.fullmatch(x) for x in lines), lines
+
+
+def test_progress_moves_within_a_chunk(tmp_path, monkeypatch):
+    """Issue 44: the bar moved only when a 5,000-seed chunk ended. One chunk of 30 seeds must
+    report its games slice by slice, in one process and from loky's workers alike, never
+    counting a game twice."""
+    class Count:
+        def __init__(self):
+            self.steps = []
+
+        def update(self, n):
+            self.steps.append(n)
+
+    for jobs in (1, 2):
+        seen = Count()
+        simulate(**{**REF, "games": 30, "chunk_size": 30, "jobs": jobs}, out=tmp_path / f"run{jobs}",
+                 progress=seen)
+        moved = [n for n in seen.steps if n]
+        assert sum(seen.steps) == 30 and len(moved) > 1, (jobs, seen.steps)
+
+
+def test_a_chunk_played_in_slices_holds_the_games_of_one_call(tmp_path):
+    from evora_sim.runner import make_config, play_chunk
+
+    rules = load_rules()
+    config = make_config(3, 7, "greedy,random,balanced", 11, None, 7, rules)
+    whole = play_chunk(config, rules, 0)
+    sliced = play_chunk(config, rules, 0, on_games=lambda k, n: None)
+    for name in whole:
+        pd.testing.assert_frame_equal(whole[name].reset_index(drop=True), sliced[name].reset_index(drop=True))
+
+
+def test_progress_lines_come_at_the_interval_of_the_clock_given():
+    """Off a terminal: a line once the clock has moved by the interval, none before; no sleep."""
+    from evora_sim.progress import Lines
+
+    now = [0.0]
+    stream = io.StringIO()
+    lines = Lines(100, 0, interval=15, clock=lambda: now[0], stream=stream)
+    for t in (5, 10, 16, 20, 31, 32):
+        now[0] = t
+        lines.update(10)
+    printed = stream.getvalue().splitlines()
+    assert len(printed) == 2 and printed[0].startswith("evora: 30 of 100 games (30%)"), printed
+    assert printed[1].startswith("evora: 50 of 100 games"), printed
+
+
+def test_a_cold_compile_is_announced_before_the_bar(tmp_path, monkeypatch):
+    """Issue 44: a cold first run showed a bar stuck at 0% for minutes while numba compiled. The
+    compile is now said first and done before the bar starts (the cache is faked cold)."""
+    from evora_sim import warmup
+
+    events = []
+    monkeypatch.setattr(warmup, "compiled", lambda: False)
+    monkeypatch.setattr(warmup, "compile_now", lambda: events.append("compiled"))
+
+    class Watch:
+        def update(self, n):
+            events.append("games")
+
+    simulate(**{**REF, "games": 8, "chunk_size": 8}, out=tmp_path / "run", progress=Watch(),
+             notice=lambda line: events.append(line))
+    assert events[0] == warmup.NOTICE and "first run only" in events[0] and events[1] == "compiled", events
+    assert set(events[2:]) == {"games"}

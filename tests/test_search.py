@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from cli_results import one_error_line
 from evora_sim.cli import main
 from evora_sim.experiments.arms import Backend
 from evora_sim.experiments.balance import BalanceProblem
@@ -46,7 +47,10 @@ def test_rounds_halve_the_candidates_and_double_the_seeds():
 
 
 def _tune_problem():
-    return TuneProblem("balanced", "self", 2, load_rules(), params=["cards=0..6", "column=0..3"])
+    """A base that hoards cards and barely builds, against itself: tuning its card weight down
+    finds a clearly better player even on the few seeds of a test (a recommendation is written
+    only for a finalist that beats the baseline)."""
+    return TuneProblem("builder(cards=100)", "self", 2, load_rules(), params=["cards=0..1", "column=0..3"])
 
 
 def test_an_interrupted_search_resumes_to_the_same_result(tmp_path):
@@ -83,7 +87,7 @@ def test_the_result_is_a_weight_set_the_registry_reads(tmp_path):
     result = run_search(problem, small(1, 2), tmp_path / "s")
     path = tmp_path / "s" / "summary" / "strategy.toml"
     entry = tomllib.loads(path.read_text())[problem.name]
-    assert entry["base"] == "balanced"
+    assert "base" not in entry and entry["weights"]["cards"] <= 1     # not a plain built-in: every weight
     tuned = parse_spec(f"{path}:{problem.name}")
     assert tuned.weights == parse_spec(problem.spec(result.chosen)).weights
     conf = pd.read_csv(tmp_path / "s" / "summary" / "confirmation.csv")
@@ -105,6 +109,46 @@ def test_a_search_on_dask_equals_the_local_one(tmp_path):
         assert filecmp.cmp(tmp_path / "local" / "summary" / name, tmp_path / "dask" / "summary" / name, shallow=False)
 
 
+class _Games:
+    """A run whose games table is given: the candidate sits at seat ``rotation`` (2 players)."""
+
+    def __init__(self, candidate_won):
+        won = np.asarray(candidate_won, dtype=bool)
+        rotation = np.arange(len(won)) % 2
+        self.games = pd.DataFrame({"game_id": np.arange(len(won)), "rotation": rotation,
+                                   "winner_seat": np.where(won, rotation, 1 - rotation),
+                                   "rounds": 10, "end_trigger": "temple_full"})
+
+    def table(self, name, columns=None):
+        return self.games if columns is None else self.games[columns]
+
+
+def test_tune_keeps_the_baseline_when_no_finalist_beats_it(tmp_path):
+    """Issue 44: `evora tune` printed "Chosen: finalist 1 ... worse than the baseline: -10.3 points"
+    and still wrote strategy.toml with "Use it". A finalist that does not beat the baseline on
+    the fresh seeds is not recommended: the lines say so, nothing is chosen, no weight set."""
+    problem = _tune_problem()
+    rng = np.random.default_rng(3)
+    base = _Games(rng.random(400) < 0.5)
+    worse = _Games(rng.random(400) < 0.3)
+    level = _Games(rng.random(400) < 0.5)
+    for finalist in (worse, level):
+        table, chosen, lines = problem.confirm([base], [({"cards": 0.5, "column": 1.0}, [finalist])], 0.05)
+        text = "\n".join(lines)
+        assert chosen is None and not table["chosen"].any(), text
+        assert "Keep the baseline" in text and "no weight set is written" in text and "Chosen" not in text
+        assert "pp" in text and "points" not in text
+    from evora_sim.experiments.search import SearchResult, search_doc, write_summary
+
+    trial = {"round": 0, "slot": 0, "state": "complete", "values": {"cards": 0.5, "column": 1.0}, "rung": 0,
+             "seeds": 6, "score": 0.3, "round_winner": True}
+    result = SearchResult(tmp_path, [trial], table, None, lines)
+    write_summary(problem, small(1, 2), result, search_doc(problem, small(1, 2)), "evora tune ...")
+    assert not (tmp_path / "summary" / "strategy.toml").exists()
+    report = (tmp_path / "summary" / "report.md").read_text()
+    assert "Use it" not in report and "Keep the baseline" in report
+
+
 def test_balance_writes_a_rules_file_that_gives_the_chosen_variant(tmp_path):
     problem = BalanceProblem([2], {2: "balanced,cards"}, ["temple.columns.2=9..11", "majority.column_vp=4,5"],
                              targets=["length=10..14"], penalty=0.25)
@@ -114,7 +158,7 @@ def test_balance_writes_a_rules_file_that_gives_the_chosen_variant(tmp_path):
     trials = pd.read_csv(tmp_path / "b" / "summary" / "candidates.csv")
     assert {"temple.columns.2", "majority.column_vp", "unfairness_p2", "length_p2", "score"} <= set(trials)
     conf = pd.read_csv(tmp_path / "b" / "summary" / "confirmation.csv")
-    assert set(conf["measure"]) == {"seat unfairness (points)", "length (target 10..14)"}
+    assert set(conf["measure"]) == {"seat unfairness (pp)", "length (target 10..14)"}
 
 
 def test_partial_rules_files_read_back_to_the_same_rules(tmp_path):
@@ -129,7 +173,7 @@ def test_partial_rules_files_read_back_to_the_same_rules(tmp_path):
 def test_compensation_recovers_a_planted_edge_through_the_command(tmp_path):
     out = tmp_path / "c"
     res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--set", "players.start_vp=0,30",
-                                    "--budget", "1200", "--iterations", "1", "--confirm-seeds", "40", "--out", str(out),
+                                    "--budget", "5000", "--iterations", "1", "--confirm-seeds", "40", "--out", str(out),
                                     "--quiet"])
     assert res.exit_code == 0, res.output
     est = pd.read_csv(out / "summary" / "compensation.csv")
@@ -138,6 +182,59 @@ def test_compensation_recovers_a_planted_edge_through_the_command(tmp_path):
     assert est.loc[1, "lo"] < est.loc[1, "start_vp_over_seat0"] < est.loc[1, "hi"]
     assert abs(est.loc[1, "start_vp_over_seat0"]) < 6               # what is left: the seats' own edge
     assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(est["played_vp"])
+
+
+def test_compensation_refuses_a_budget_too_small_to_converge(tmp_path):
+    """Issue 44: `--budget 1000` at 4 players was accepted; its iterations swung by whole VP
+    (2,0,2,0 -> 1.5,0,2,0 -> 4.5,4.5,2,0). It is refused before any game, naming what is enough."""
+    out = tmp_path / "c"
+    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "4", "--budget", "1000",
+                                    "--confirm-seeds", "10", "--out", str(out), "--quiet"])
+    line = one_error_line(res)
+    assert "--budget 1,000 is too small" in line and "converge" in line and "give --budget 40,000" in line, line
+    assert not out.exists()
+
+
+def _confirmation(rates_lo_hi, players=2):
+    rows = []
+    for arm in ("baseline", "compensated"):
+        for k, (v, lo, hi) in enumerate(rates_lo_hi):
+            rows.append({"arm": arm, "seat": k, "measure": "win rate", "value": v, "lo": lo, "hi": hi,
+                         "level": 0.975, "contains_fair_share": bool(lo <= 1 / players <= hi), "seeds": 500,
+                         "games": 1000})
+    return pd.DataFrame(rows)
+
+
+def test_an_unconfirmed_compensation_is_written_as_best_found_not_as_equalising(tmp_path):
+    """Issue 44: the rules file was headed "starting VP that equalise the seats" although the
+    confirmation excluded the fair share for seat 1. Only a confirmation in which every seat's
+    interval holds the fair share may say "equalise"; otherwise "best found, not confirmed"."""
+    from analysis.fairness import compare_fairness
+    from evora_sim.experiments import compensation as C
+
+    rules = load_rules(overrides=["players.start_vp=0,2.5"])
+    estimates = pd.DataFrame([{"seat": k, "start_vp_over_seat0": [0, 2.4][k], "lo": [0, 1.9][k], "hi": [0, 2.9][k],
+                               "level": 0.95, "seeds": 500, "played_vp": [0, 2.5][k], "base_start_vp": 0,
+                               "change_from_base": [0, 2.5][k]} for k in range(2)])
+    rng = np.random.default_rng(1)
+    wins = rng.binomial(2, 0.5, size=(500, 1)).astype(float)
+    cmp = compare_fairness(np.hstack([wins, 2 - wins]), np.hstack([2 - wins, wins]), paired=True)
+    for rates, confirmed in (([(0.56, 0.52, 0.60), (0.44, 0.40, 0.48)], False),
+                             ([(0.51, 0.47, 0.55), (0.49, 0.45, 0.53)], True)):
+        conf = _confirmation(rates)
+        lines = C._lines(2, estimates.to_dict("records"), conf, cmp, np.array([0, 2.5]), [0, 0])
+        folder = tmp_path / ("yes" if confirmed else "no")
+        C._write(folder, {"config": {}}, "evora balance --compensation", pd.DataFrame([{"iteration": 0}]), estimates,
+                 conf, lines, rules, np.array([0, 2.5]), 2, 0)
+        header = " ".join(x for x in (folder / "summary" / "rules.toml").read_text().splitlines() if x.startswith("#"))
+        text = "\n".join(lines) + header
+        if confirmed:
+            assert "equalise the seats" in header and "Confirmed" in text
+        else:
+            assert "equalise" not in header and "best found, not confirmed" in header.lower(), header
+            assert "Best found, not confirmed" in text and "seats 0, 1" in text
+            assert "Use it" not in (folder / "summary" / "report.md").read_text()
+        assert "squared" not in text and "points" not in text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,13 +388,13 @@ def test_compensation_final_run_through_the_command(tmp_path):
 
     out = tmp_path / "c"
     res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--set", "players.start_vp=0,30",
-                                    "--budget", "1600", "--iterations", "2", "--final-seeds", "200",
+                                    "--budget", "15000", "--iterations", "2", "--final-seeds", "2500",
                                     "--confirm-seeds", "40", "--out", str(out), "--quiet"])
     assert res.exit_code == 0, res.output
     hist = pd.read_csv(out / "summary" / "candidates.csv")
     assert list(hist["stage"]) == ["iterate"] * (len(hist) - 1) + ["final"]
-    assert (hist.loc[hist["stage"] == "iterate", "seeds"] == (1600 - 2 * 200) // (2 * 2)).all()
-    assert hist["seeds"].iloc[-1] == 200
+    assert (hist.loc[hist["stage"] == "iterate", "seeds"] == (15000 - 2 * 2500) // (2 * 2)).all()
+    assert hist["seeds"].iloc[-1] == 2500
     seeds = {read_manifest(p)["config"]["seed"] for p in [*(out / "iterations").iterdir(), out / "confirm" / "compensated"]}
     assert len(seeds) == len(hist) + 1                                     # every run on seeds of its own
     played = np.array([float(v) for v in hist["start_vp"].iloc[-1].split(",")])
@@ -305,5 +402,5 @@ def test_compensation_final_run_through_the_command(tmp_path):
     seats = pd.read_parquet(out / "iterations" / "final" / "seats")
     _, pick = step(games_from_seats(seats, 2, rules.half_points(2)), played)
     est = pd.read_csv(out / "summary" / "compensation.csv")
-    assert list(est["played_vp"]) == list(pick) and (est["seeds"] == 200).all()
+    assert list(est["played_vp"]) == list(pick) and (est["seeds"] == 2500).all()
     assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(pick)

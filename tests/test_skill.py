@@ -402,3 +402,60 @@ def test_rules_without_two_players_are_refused_before_any_game(tmp_path):
                                        "--report-dir", str(tmp_path / "r")])
     assert "2-player duels" in one_error_line(result)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# a budget that cannot work is refused before any game; the pilot fits inside the budget
+# ---------------------------------------------------------------------------------------------
+def test_a_budget_too_short_is_refused_before_any_game_with_the_smallest_that_would(tmp_path, monkeypatch):
+    """Issue 44: `evora skill -n 4 --budget 5` spent 11 minutes in its timing pilot, then failed
+    writing nothing. The default 4-player ladder's search rungs alone cannot fit in 5 minutes on
+    2 cores: that is said before any game (every way to play one fails the test here), with
+    the smallest budget that would do."""
+    import evora_sim.batch as batch
+    import evora_sim.runner as runner
+    from evora_sim import warmup
+
+    def no_game(*a, **k):
+        pytest.fail("a game was played")
+
+    for module, name in ((runner, "play_chunk"), (batch, "play_batch"), (warmup, "compile_now")):
+        monkeypatch.setattr(module, name, no_game)
+    monkeypatch.setattr(runner, "cores", lambda: 2)
+    result = CliRunner().invoke(main, ["skill", "-n", "4", "--budget", "5", "--out", str(tmp_path / "sk"),
+                                       "--report-dir", str(tmp_path / "rep")])
+    line = one_error_line(result)
+    assert "--budget 5 minutes is too short" in line, line
+    need = int(line.split("give --budget ")[1].split()[0])
+    assert need > 5
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_pilot_stops_at_its_deadline_and_times_each_duel_player_once():
+    """The pilot is bounded: past its deadline (an injected clock: no sleeping) it stops with the
+    steps it had timed. A duel pair's cost comes from its two players' own games."""
+    import evora_sim.ladder as ladder
+    from evora_sim import warmup
+    from evora_sim.rules import load_rules
+
+    rungs = ["random", "greedy(plan=action)", "balanced"]
+    now, calls = [0.0], []
+
+    def timer(n, spec, seed, rules):
+        calls.append((n, spec))
+        now[0] += 10.0                      # every step "takes" 10 s of the clock
+        return {"random": 1.0, "greedy(plan=action)": 2.0, "balanced": 4.0}[spec]
+
+    real = warmup.compile_now
+    warmup.compile_now = lambda: None
+    try:
+        costs = ladder.pilot(2, rungs, load_rules(), 1, clock=lambda: now[0], timer=timer)
+        assert len(calls) == 3 + 3                     # a seed a rung, a game a duel player: not one per pair
+        assert costs["random|balanced"] == 5.0 and costs["greedy(plan=action)|balanced"] == 6.0
+        calls.clear()
+        now[0] = 0.0
+        with pytest.raises(ladder.PilotOverrun) as stop:
+            ladder.pilot(2, rungs, load_rules(), 1, deadline=25.0, clock=lambda: now[0], timer=timer)
+        assert len(calls) == 3 and (stop.value.done, stop.value.total) == (3, 6)
+    finally:
+        warmup.compile_now = real

@@ -222,7 +222,9 @@ def test_compare_pairs_runs_on_the_same_seeds(cli, pair_runs, tmp_path):
     # the CLI prints it and writes CSV
     out = tmp_path / "cmp.csv"
     text = ok(cli.invoke(main, ["compare", str(pair_runs / "base"), str(pair_runs / "white6"), "--out", str(out)]))
-    assert "paired by seed" in text and "mean score" in text and "points" in text and "Holm" in text
+    assert "paired by seed" in text and "mean score" in text and " pp" in text and "Holm" in text
+    # issue 44: one vocabulary, pp for rates and VP for score, and never a squared unit
+    assert "points" not in text and "²" not in text and "squared" not in text
     assert "± 0.00" not in text
     assert "What differs: rules white_stone.vp: 2 -> 6" in text     # names the variant, nothing else
     csv = pd.read_csv(out)

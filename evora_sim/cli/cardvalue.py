@@ -12,7 +12,7 @@ from .group import (JOBS_DEFAULT, SET_HELP, STRATEGIES_HELP, UserError, check_ou
                     check_seed_arg, examples, load_rules_arg, main)
 
 # Games per card: with these, --players 4 on the default field finishes within 10 minutes on 2
-# cores with every interval within +-1 point (measured: reports/issue14_card_value).
+# cores with every interval within +-1 point (measured: reports/card_value_4p).
 DEFAULT_GAMES = 14_400
 DEFAULT_REMOVE_GAMES = 12_000
 

@@ -168,7 +168,7 @@ STRATEGIES_HELP = ("One strategy per seat, comma-separated, or one for every sea
 
 def _check_min_effect(ctx, param, value):
     if value is not None and not (0 <= value < 100):
-        raise UserError(f"--min-effect must be a number of points from 0 to 100, got {value}")
+        raise UserError(f"--min-effect must be a number of percentage points from 0 to 100, got {value}")
     return value
 
 
@@ -176,8 +176,8 @@ def min_effect_option(f):
     """--min-effect POINTS: the smallest difference in win rate that matters to the designer;
     smaller findings are called negligible even when significant."""
     return click.option("--min-effect", "min_effect", type=float, default=1.0, show_default=True,
-                        metavar="POINTS", callback=_check_min_effect,
-                        help="Smallest difference in win rate that matters, in points: smaller "
+                        metavar="PP", callback=_check_min_effect,
+                        help="Smallest difference in win rate that matters, in percentage points: smaller "
                              "findings are marked negligible even when significant.")(f)
 
 

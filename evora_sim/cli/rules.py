@@ -7,9 +7,26 @@ import click
 from .group import examples, load_rules_arg, main, set_option
 
 
+def meaning_pattern(key: str, words: dict) -> str:
+    """The pattern of ``meanings.toml`` a key falls under: numbers as N, then heights as h."""
+    import re
+
+    key = re.sub(r"\.\d+(?=\.|$)", ".N", key)
+    return key if key in words else re.sub(r"\.(h[1-4]|capitals)$", ".h", key)
+
+
+def meanings() -> dict[str, str]:
+    """What each rules key means, in the rulebook's words (``evora_sim/data/meanings.toml``)."""
+    import tomllib
+    from importlib.resources import files
+
+    return tomllib.loads(files("evora_sim").joinpath("data/meanings.toml").read_text(encoding="utf-8"))
+
+
 def rules_lines(rules, grep: str | None = None) -> list[str]:
     """One line per key: KEY, its value in these rules (marked * where it differs from the
-    shipped rules), what it allows."""
+    shipped rules), what it allows; under it, what the key means in the rulebook's words (once
+    for the keys one pattern covers, such as every board space's colour)."""
     from analysis.names import flatten, value_text
 
     from ..rules import allowed, load_rules, rule_keys
@@ -29,8 +46,14 @@ def rules_lines(rules, grep: str | None = None) -> list[str]:
         return [f"no rules key contains {grep!r}"]
     kw = max(len(r[0]) for r in rows)
     vw = max(len(r[1]) for r in rows)
-    lines = [f"{'KEY'.ljust(kw)}  {'  VALUE'.ljust(vw)}  ALLOWS"]
-    lines += [f"{k.ljust(kw)}  {v.ljust(vw)}  {a}" for k, v, a in rows]
+    words, said = meanings(), set()
+    lines = [f"{'KEY'.ljust(kw)}  {'  VALUE'.ljust(vw)}  ALLOWS", "    what it means (the rulebook's words)"]
+    for k, v, a in rows:
+        lines.append(f"{k.ljust(kw)}  {v.ljust(vw)}  {a}")
+        pattern = meaning_pattern(k, words)
+        if pattern not in said:
+            said.add(pattern)
+            lines.append(f"    {words.get(pattern, '(no description)')}")
     lines += ["", "* differs from the shipped rules. Change a value with --set KEY=VALUE (simulate, sweep, "
               "run, replay, duel, score) or a --rules FILE (a partial rules.toml; [[board.spaces]] "
               "replaces the whole Construction Site)."]

@@ -100,7 +100,7 @@ def until_ci_options(f):
                      help="Keep adding games (doubling from --games) until the half-width of the "
                           "--ci-metrics' 95% intervals, Bonferroni-adjusted over the planned looks "
                           "(so they stay valid under this stopping), is below WIDTH (percentage "
-                          "points for rates, shares and the seat unfairness; VP or rounds for "
+                          "pp for rates, shares and the seat unfairness; VP or rounds for "
                           "means), or --max-games. Report and sweep show these adjusted intervals."),
         click.option("--max-games", type=int, default=None, metavar="N",
                      help="With --until-ci: the most games to play (seeds with --seeds; default 32 x "
@@ -193,7 +193,7 @@ SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder
     "evora run --set white_stone.vp=6 --out runs/white6 --report-dir reports/white6"))
 @click.option("--games", type=int, default=DEFAULT_GAMES, show_default=True, metavar="N",
               help="Games per player count, rounded up to whole seeds x seat rotations (48,000 "
-                   "keeps every seat's win-rate interval within +-0.5 point).")
+                   "keeps every seat's win-rate interval within +-0.5 pp).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed.")
 @jobs_option
 @click.option("--seat-rotation/--no-seat-rotation", "seat_rotation", default=True, show_default=True,

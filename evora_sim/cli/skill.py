@@ -36,8 +36,10 @@ def check_ladder_folder(out: Path) -> dict | None:
 def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):
     """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
     a timed pilot that fits ``budget`` minutes."""
-    from ..ladder import (PLAN_FILE, Plan, check_duels, default_duel_seeds, duel_plan, load_plan, pilot,
-                          same_design, size_to_budget)
+    from ..ladder import (MIN_DUEL_SEEDS, MIN_SEEDS, PILOT_SHARE, PLAN_FILE, Plan, PilotOverrun, check_duels,
+                          default_duel_seeds, duel_plan, load_plan, pilot, same_design, size_to_budget,
+                          smallest_budget)
+    from ..warmup import ensure_compiled
     from ..runner import check_jobs
 
     if old is not None:
@@ -58,10 +60,26 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
     costs = {}
     if games is None or duel_games is None:
         say = (lambda line: click.echo(line, err=True)) if not quiet else None
+        floor = smallest_budget(players, rungs, cores)
+        if budget < floor:
+            need = math.ceil(floor)
+            raise UserError(f"--budget {budget:g} minutes is too short for this ladder on {cores} core"
+                            f"{'s' if cores > 1 else ''}: its search players alone need at least {need} minutes for "
+                            f"the smallest ladder ({MIN_SEEDS} seeds a rung, {MIN_DUEL_SEEDS} a duel pair) and the "
+                            f"timing pilot; give --budget {need} or more, fewer or cheaper rungs, or --games")
+        ensure_compiled(say)                                       # a one-time compile is not the ladder's
         if say:
-            say(f"sizing the ladder to --budget {budget:g} minutes: a short timed pilot of each rung and duel")
+            say(f"sizing the ladder to --budget {budget:g} minutes: a short timed pilot (one seed a rung, one "
+                f"game a duel player; at most {PILOT_SHARE:.0%} of the budget)")
         started = time.monotonic()
-        costs = pilot(players, rungs, rules, seed, on_step=say)
+        try:
+            costs = pilot(players, rungs, rules, seed, on_step=say, deadline=started + PILOT_SHARE * budget * 60)
+        except PilotOverrun as exc:
+            took = (time.monotonic() - started) / 60
+            need = math.ceil(took * exc.total / max(exc.done, 1) / PILOT_SHARE)
+            raise UserError(f"--budget {budget:g} minutes is too short for this ladder: the timing pilot took "
+                            f"{took:.1f} minutes, more than its {PILOT_SHARE:.0%} of the budget, and had timed "
+                            f"{exc.done} of its {exc.total} steps; give --budget {need} or more, or --games") from None
         spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
         seeds, duel_seeds, expected = size_to_budget(costs, rungs, players, budget, cores, spent)
     seeds = games if games is not None else seeds

@@ -203,13 +203,14 @@ def field_names(spec: str, n: int) -> list[str]:
                    "the values of a list-valued key, as in sweep).")
 @click.option("--target", "targets", multiple=True, metavar="NAME[=LO..HI][:W]",
               help="Besides seat fairness (always): length=LO..HI (rounds), spread=LO..HI (the strategies' "
-                   "spread, points), trigger.NAME=LO..HI (share of games ending by NAME, points).")
+                   "spread, pp), trigger.NAME=LO..HI (share of games ending by NAME, in %).")
 @click.option("--players", "-n", "players_text", default="4", show_default=True, metavar="N[,N...]",
               help="Player counts; the variant must be fair at all of them at once.")
 @click.option("--strategies", "specs", multiple=True, metavar="A,B,...",
               help=STRATEGIES_HELP + " Repeatable, one field per player count (default: the main job's fields).")
 @click.option("--penalty", type=float, default=0.25, show_default=True, metavar="P",
-              help="Cost of each key changed from the base rules, in points squared of seat unfairness.")
+              help="Cost of each key changed from the base rules, on the objective's scale (the seat unfairness "
+                   "squared: 0.25 weighs as much as an unfairness of 0.5 pp).")
 @click.option("--compensation", is_flag=True,
               help="Estimate instead the starting VP per seat (players.start_vp) that equalise win rates.")
 @click.option("--iterations", type=int, default=4, show_default=True, metavar="K",
@@ -239,7 +240,7 @@ def balance(params, targets, players_text, specs, penalty, compensation, iterati
     if final_seeds:
         raise UserError(f"--final-seeds {final_seeds} is for --compensation only: add --compensation or drop it")
     if not (math.isfinite(penalty) and penalty >= 0):
-        raise UserError(f"--penalty must be a number of points squared, 0 or more, got {penalty}")
+        raise UserError(f"--penalty must be a number, 0 or more (the objective's scale), got {penalty}")
     settings = _settings(kw, BALANCE_DEFAULTS)
     try:
         problem = BalanceProblem(counts, fields, params, targets, penalty, kw["rules_path"], kw["overrides"])

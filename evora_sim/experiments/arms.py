@@ -79,37 +79,55 @@ def _played(folder: str) -> int:
     return int(read_manifest(path)["config"]["games"]) if (path / MANIFEST).is_file() else 0
 
 
-def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, command: str) -> FirstSeeds:
+def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, command: str,
+          progress=None) -> FirstSeeds:
     run = simulate(arm.players, max(seeds, _played(arm.folder)), list(arm.strategies), seed=run_seed,
-                   out=arm.folder, jobs=1, seat_rotation=arm.seat_rotation, rules=arm.rules, chunk_size=chunk, quiet=True,
-                   command=command, backend=backend.backend, scheduler=backend.scheduler, extend=True)
+                   out=arm.folder, jobs=1, seat_rotation=arm.seat_rotation, rules=arm.rules, chunk_size=chunk,
+                   quiet=True, command=command, backend=backend.backend, scheduler=backend.scheduler, extend=True,
+                   progress=progress)
     return FirstSeeds(run, seeds)
 
 
 def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int, backend: Backend,
-              command: str = "") -> list[FirstSeeds]:
+              command: str = "", quiet: bool = True) -> list[FirstSeeds]:
     """Play (or finish, or grow to ``seeds``) every arm on game seeds ``0 .. seeds - 1`` of
     ``run_seed``, each under every seat rotation, in chunks of ``chunk`` seeds; the runs (their
     first ``seeds`` seeds) in the order of ``arms``. ``seeds`` may give each arm its own count
     (a list, one per arm: the shorter arms play the first seeds of the longer). Arms sharing a
-    folder are played once (to the most seeds asked of it)."""
+    folder are played once (to the most seeds asked of it). Unless ``quiet``, one bar (or
+    progress lines off a terminal) counts the games of every arm as they are played."""
+    from contextlib import nullcontext
+
+    from ..progress import Locked, Relay, Sent, bar
+
     sizes = [seeds] * len(arms) if isinstance(seeds, int) else list(seeds)
     most: dict[str, int] = {}
     for a, k in zip(arms, sizes):
         most[a.folder] = max(k, most.get(a.folder, 0))
     unique = list({a.folder: a for a in arms}.values())
-    if backend.backend == "dask":
-        from concurrent.futures import ThreadPoolExecutor
+    total = sum(most[a.folder] * a.players for a in unique)
+    done = sum(min(_played(a.folder), most[a.folder]) * a.players for a in unique)
+    shown = bar(total, done, quiet)
+    try:
+        if backend.backend == "dask":
+            from concurrent.futures import ThreadPoolExecutor
 
-        # each arm's chunks go to the cluster; the threads only wait and write the tables
-        with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
-            done = list(pool.map(lambda a: _play(a, most[a.folder], run_seed, chunk, backend, command), unique))
-    elif backend.jobs > 1 and len(unique) > 1:
-        from joblib import Parallel, delayed
+            # each arm's chunks go to the cluster; the threads only wait and write the tables
+            with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
+                done_runs = list(pool.map(lambda a: _play(a, most[a.folder], run_seed, chunk, backend, command,
+                                                          None if quiet else Locked(shown)), unique))
+        elif backend.jobs > 1 and len(unique) > 1:
+            from joblib import Parallel, delayed
 
-        done = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
-            delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command) for a in unique)
-    else:
-        done = [_play(a, most[a.folder], run_seed, chunk, backend, command) for a in unique]
-    by_folder = {str(Path(a.folder)): r for a, r in zip(unique, done)}
+            with Relay(lambda key, n: shown.update(n)) if not quiet else nullcontext() as relay:
+                done_runs = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
+                    delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command,
+                                   Sent(relay.send) if relay is not None else None) for a in unique)
+        else:
+            done_runs = [_play(a, most[a.folder], run_seed, chunk, backend, command, None if quiet else shown)
+                         for a in unique]
+    finally:
+        shown.close()
+    by_folder = {str(Path(a.folder)): r for a, r in zip(unique, done_runs)}
     return [FirstSeeds(by_folder[str(Path(a.folder))].run, k) for a, k in zip(arms, sizes)]
+

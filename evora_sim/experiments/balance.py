@@ -27,8 +27,8 @@ from .search import Problem
 from .space import base_rules, changed_keys, rules_dims, rules_sets, variant
 
 TARGET_FORMS = ("fairness (always on), length=LO..HI (mean rounds), spread=LO..HI (the strategies' "
-                "RMS deviation from the fair share, points), trigger.NAME=LO..HI (share of games ending "
-                f"by NAME, points; NAME: {', '.join(END_NAMES[1:])}); add :WEIGHT after a range")
+                "RMS deviation from the fair share, pp), trigger.NAME=LO..HI (share of games ending "
+                f"by NAME, %; NAME: {', '.join(END_NAMES[1:])}); add :WEIGHT after a range")
 _TARGET = re.compile(r"^([a-z_.]+)=\s*([0-9.]+)\s*\.\.\s*([0-9.]+)\s*(?::\s*([0-9.eE+-]+))?$")
 
 
@@ -53,7 +53,7 @@ def parse_target(text: str, fields: dict[int, list[str]]) -> tuple[str, float, f
     if not (lo <= hi) or not weight > 0:
         raise RulesError(f"--target {text}: give LO <= HI and a positive WEIGHT")
     if name.startswith("trigger.") and hi > 100:
-        raise RulesError(f"--target {text}: a share is in points, 0 to 100")
+        raise RulesError(f"--target {text}: a share is in %, 0 to 100")
     if name == "spread":
         for n, field in fields.items():
             if len(set(field)) != n:
@@ -124,8 +124,8 @@ class BalanceProblem(Problem):
         return " ".join(f"{k}={values[k]}" for k in changed) or "(no change)"
 
     def confirm(self, baseline_runs, finalists, alpha):
+        from analysis.fairness import change_words
         from analysis.search import fairness_confirmation, games_of
-        from analysis.stats import p_exact
 
         base = {n: games_of(r) for n, r in zip(self.counts, baseline_runs)}
         fins = [{n: games_of(r) for n, r in zip(self.counts, runs)} for _, runs in finalists]
@@ -134,25 +134,25 @@ class BalanceProblem(Problem):
         labels = ["base rules"] + [self.label(v) for v, _ in finalists]
         table, chosen = fairness_confirmation(base, fins, labels, alpha, objectives, self.targets)
         lines = []
-        if chosen is not None:
-            lines.append(f"Chosen: finalist {chosen + 1}, {labels[chosen + 1]} (lowest confirmed objective, "
-                         f"{objectives[chosen + 1]:.3g} against the base rules' {objectives[0]:.3g}).")
-            if objectives[chosen + 1] >= objectives[0]:
-                lines.append("No finalist did better than the base rules on the confirmation: keep the base "
-                             "rules (the rules file holds the chosen finalist for the record).")
-            arm = f"finalist {chosen + 1}"
-            rows = table[(table["arm"].isin(["baseline", arm])) & table["headline"]]
-            for n in self.counts:
-                b = rows[(rows["arm"] == "baseline") & (rows["players"] == n)].iloc[0]
-                c = rows[(rows["arm"] == arm) & (rows["players"] == n)].iloc[0]
-                fairer = c.p_holm < alpha and c["diff"] < 0
-                lines.append(
-                    f"{n} players: seat unfairness {c.value:.2f} points [{c.lo:.2f}, {c.hi:.2f}] against the base "
-                    f"rules' {b.value:.2f} [{b.lo:.2f}, {b.hi:.2f}]; change in its mean square "
-                    f"{c['diff']:+.2f} points squared [{c.diff_lo:+.2f}, {c.diff_hi:+.2f}], paired by seed, "
-                    f"Holm p {p_exact(c.p_holm)}: "
-                    + ("fairer than the base rules" if fairer else
-                       "less fair than the base rules" if c.p_holm < alpha else "not clearly fairer"))
+        if chosen is None:
+            return table, None, lines
+        better = objectives[chosen + 1] < objectives[0]
+        lines.append(f"{'Chosen' if better else 'Best'}: finalist {chosen + 1}, {labels[chosen + 1]} (lowest "
+                     f"confirmed objective, {objectives[chosen + 1]:.3g} against the base rules' "
+                     f"{objectives[0]:.3g}; lower is better).")
+        arm = f"finalist {chosen + 1}"
+        rows = table[(table["arm"].isin(["baseline", arm])) & table["headline"]]
+        for n in self.counts:
+            b = rows[(rows["arm"] == "baseline") & (rows["players"] == n)].iloc[0]
+            c = rows[(rows["arm"] == arm) & (rows["players"] == n)].iloc[0]
+            lines.append(f"{n} players: " + change_words((b.value, b.lo, b.hi), (c.value, c.lo, c.hi), c["diff"],
+                                                         c.p_holm, alpha, "the base rules", "paired by seed, Holm"))
+        if not better:
+            # a recommendation must beat what the user already has: otherwise keep the base rules
+            table["chosen"] = False
+            lines.append("No finalist did better than the base rules on the confirmation: keep the base rules "
+                         "(no rules file is written).")
+            return table, None, lines
         return table, chosen, lines
 
     def write_result(self, values: dict, folder: Path) -> list[str]:

@@ -136,7 +136,7 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
     arms, seeds = arms_of(plan, base, out, rules_path, overrides)
     if notice is not None:
         notice(f"card-value: {len(arms)} arms, {plan.total_games():,} games in all, into {out}")
-    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command)
+    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command, quiet=notice is None)
     n = plan.players
     base_run, rest = runs[0], runs[1:]
     base_winners = _winners(base_run, n)
@@ -188,35 +188,38 @@ def widest_half(table: pd.DataFrame) -> float:
 
 def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows) -> list[str]:
     from analysis.cardvalue import NOT_EXERCISED
+    from analysis.names import card_title
 
     n = plan.players
     g = given.iloc[0]
     lines = [f"Card value by experiment at {n} players ({', '.join(plan.field)}): each card given to one seat "
              f"at the start, against the same games without it; {int(g['seeds']):,} seeds x {n} seats x {n} "
              f"rotations = {int(g['games']):,} paired games a card.",
-             "Change in the given seat's win rate, points (95% interval; * = significant after Holm over the "
+             "Change in the given seat's win rate, pp (95% interval; * = significant after Holm over the "
              f"{int(given['exercised'].sum())} cards exercised):"]
     for r in given.sort_values("change", ascending=False).itertuples():
         if not r.exercised:
-            lines.append(f"  {r.card:24s} {NOT_EXERCISED} (the given copy was never the one taken)")
+            lines.append(f"  {card_title(r.card):38s} {NOT_EXERCISED} (the given copy was never the one taken)")
             continue
-        lines.append(f"  {r.card:24s} {_points(r.change)} [{_points(r.lo)}, {_points(r.hi)}]"
+        lines.append(f"  {card_title(r.card):38s} {_points(r.change)} [{_points(r.lo)}, {_points(r.hi)}]"
                      f"{' *' if r.significant else ''}")
-    lines.append(f"Widest half-width: {100 * widest_half(given):.2f} points.")
+    lines.append(f"Widest half-width: {100 * widest_half(given):.2f} pp.")
     if strategy_rows is not None:
         s = strategy_rows
         half = widest_half(s)
         sig = s[s["significant"]]
         lines.append(f"Each card removed: {int(s['seeds'].iloc[0]):,} seeds x {n} rotations a card; each strategy's "
-                     f"change in win rate (widest half-width {100 * half:.2f} points); "
+                     f"change in win rate (widest half-width {100 * half:.2f} pp); "
                      + (f"{len(sig)} of {int(s['exercised'].sum())} significant after Holm: "
-                        + "; ".join(f"{r.card} -> {r.strategy} {_points(r.change)}" for r in sig.itertuples())
+                        + "; ".join(f"{card_title(r.card)} -> {r.strategy} {_points(r.change)} pp"
+                                    for r in sig.itertuples())
                         if len(sig) else f"none of the {int(s['exercised'].sum())} is significant after Holm.")
                      + (f" {int((~s['exercised']).sum())} not exercised (no game differed)."
                         if not s["exercised"].all() else ""))
         fsig = fairness_rows[fairness_rows["significant"]]
         lines.append("Seat fairness when a card is removed: "
-                     + (", ".join(f"{r.card} {1e4 * r.mean_square_change:+.2f} points squared" for r in fsig.itertuples())
+                     + (", ".join(f"{card_title(r.card)}: seat unfairness {100 * r.unfairness_with:.2f} -> "
+                                  f"{100 * r.unfairness_without:.2f} pp" for r in fsig.itertuples())
                         if len(fsig) else "no change significant after Holm over the "
                         f"{int(np.isfinite(fairness_rows['p']).sum())} cards that changed a game."))
     return lines
@@ -246,16 +249,16 @@ def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fai
         obs = observed.set_index("card").reindex(given["card"])
         side = shown_given(given)
         side["Observed: played vs. not, adjusted (association)"] = [
-            numbers.bracket(r.adj_diff, r.adj_lo, r.adj_hi, 100, " points", signed=True) for r in obs.itertuples()]
+            numbers.bracket(r.adj_diff, r.adj_lo, r.adj_hi, 100, numbers.PP, signed=True) for r in obs.itertuples()]
         md = ["## Card value by experiment", "", f"Command: `{command}`" if command else "", "",
               f"![card value]({png.name})", "", *lines, "", REPORT_NOTE, "",
               "### The card given, and the observational estimate of the same games", "",
               side.to_markdown(index=False), "",
-              "### The card given, by the strategy holding it (points; a quarter of the games each, wider "
+              "### The card given, by the strategy holding it (pp; a quarter of the games each, wider "
               "intervals; * = significant after Holm over every card and strategy)", "",
               shown_by_strategy(by_strategy).to_markdown(index=False), ""]
         if strategy_rows is not None:
-            md += ["### The card removed: change in each strategy's win rate (points; * = significant after Holm)",
+            md += ["### The card removed: change in each strategy's win rate (pp; * = significant after Holm)",
                    "", shown_by_strategy(strategy_rows).to_markdown(index=False), "",
                    "### The card removed: change in seat fairness", "",
                    shown_fairness(fairness_rows).to_markdown(index=False), ""]

@@ -73,18 +73,36 @@ def _seat_rows(label: str, seats: pd.DataFrame, players: int, alpha: float) -> t
                      "level": 1 - alpha / players, "contains_fair_share": bool(lo <= 1 / players <= hi),
                      "seeds": len(per_seed), "games": len(win)})
     f = seat_fairness(per_seed, alpha=alpha)
-    rows.append({"arm": label, "seat": -1, "measure": "seat unfairness (points)", "value": 100 * f.rms,
+    rows.append({"arm": label, "seat": -1, "measure": "seat unfairness (pp)", "value": 100 * f.rms,
                  "lo": 100 * f.rms_lo, "hi": 100 * f.rms_hi, "level": 1 - alpha, "p_all_fair": f.p,
                  "seeds": f.seeds, "games": f.games})
     return rows, per_seed
 
 
+MIN_SEEDS = 2_500     # per iteration (and final run): at 4 players its estimate is known to about
+                      # +-0.5 VP, one half-VP step either way (10,000 seeds: +-0.25 VP); with fewer the
+                      # iterations swing by whole VP and never settle on a half-VP point
+
+
+def needed_budget(players: int, iterations: int, final_seeds: int = 0) -> int:
+    """The smallest --budget that gives every iteration (and the final run) ``MIN_SEEDS`` seeds."""
+    return MIN_SEEDS * players * max(iterations, 1) + final_seeds * players
+
+
 def check_budget(players: int, budget: int, iterations: int, final_seeds: int = 0) -> None:
-    need = 2 * players * players * max(iterations, 1) + final_seeds * players
+    """Refuse a budget too small to converge, naming the smallest that is enough: each iteration
+    (and a final run) needs ``MIN_SEEDS`` seeds of its own."""
+    if final_seeds and final_seeds < MIN_SEEDS:
+        raise RunError(f"--final-seeds {final_seeds:,} is too few to choose the half-VP values: give at least "
+                       f"{MIN_SEEDS:,} (at 4 players they know the starting VP to about +-0.5 VP), or 0 for no "
+                       "final run")
+    need = needed_budget(players, iterations, final_seeds)
     if iterations < 1 or budget < need:
         final = f" and {final_seeds:,} final seeds" if final_seeds else ""
-        raise RunError(f"--budget {budget:,} is too small for {iterations} iteration(s){final} at {players} players: "
-                       f"give --budget {need:,} or more")
+        raise RunError(f"--budget {budget:,} is too small for {iterations} iteration(s){final} at {players} players "
+                       f"to converge: an iteration needs at least {MIN_SEEDS:,} seeds ({MIN_SEEDS * players:,} "
+                       f"games; fewer swing by whole VP from one iteration to the next); give --budget {need:,} "
+                       "or more, or fewer --iterations")
 
 
 def compensation_doc(players: int, field: list[str], budget: int, iterations: int, confirm_seeds: int,
@@ -103,14 +121,14 @@ def compensation_doc(players: int, field: list[str], budget: int, iterations: in
 
 
 def _estimate_at(out, name, current, seeds, run_seed, *, base, players, field, rules_path, overrides, backend,
-                 command):
+                 command, quiet=True):
     """Play ``current`` starting VP on ``seeds`` seeds into ``iterations/NAME`` and estimate the
     further offsets there; the estimate and the half-VP values it rounds to (smallest 0)."""
     from analysis.compensation import games_from_seats, step
 
     rules = _with_start(base, current, rules_path, overrides)
     run = play_arms([Arm(str(out / "iterations" / name), players, tuple(field), rules)], seeds, run_seed,
-                    min(seeds, 5000), backend, command)[0]
+                    min(seeds, 5000), backend, command, quiet=quiet)[0]
     games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
                              rules.half_points(players))
     return step(games, current, ALPHA)
@@ -140,13 +158,13 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     current = np.array(start, dtype=float)
     history = []
     at = partial(_estimate_at, out, base=base, players=players, field=field, rules_path=rules_path,
-                 overrides=overrides, backend=backend, command=command)
+                 overrides=overrides, backend=backend, command=command, quiet=notice is None)
     for it in range(iterations):
         est, nxt = at(f"i{it}", current, seeds, derive_seed(seed, 4, it))
         history.append(_history_row(it, "iterate", current, seeds, players, est, nxt))
         if notice is not None:
             notice(f"iteration {it + 1} of at most {iterations}: start VP {start_vp_text(current)}, further offsets "
-                   f"over seat 0 {np.round(est.offsets, 2).tolist()}")
+                   f"over seat 0 {', '.join(f'{x:+.2f}' for x in est.offsets)} VP")
         played = current - current.min()
         if np.array_equal(nxt, played):
             break                                   # the estimate rounds to what was played: converged
@@ -171,7 +189,8 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     comp_rules = _with_start(base, final, rules_path, overrides)
     arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
             Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
-    runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command)
+    runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command,
+                     quiet=notice is None)
     cols = ["game_id", "seat", "win"]
     rows_b, wins_b = _seat_rows("baseline", runs[0].table("seats", cols), players, ALPHA)
     rows_c, wins_c = _seat_rows("compensated", runs[1].table("seats", cols), players, ALPHA)
@@ -206,11 +225,20 @@ def _with_start(base, start, rules_path, overrides):
     return variant(base, [f"players.start_vp={start_vp_text(full)}"], rules_path, overrides)
 
 
+def confirms(confirmation: pd.DataFrame) -> bool:
+    """Whether the confirmation supports "equalises the seats": every seat's win rate under the
+    compensation has an interval (simultaneous over the seats) that contains the fair share."""
+    comp = confirmation[(confirmation["arm"] == "compensated") & (confirmation["measure"] == "win rate")]
+    return bool(len(comp)) and bool(comp["contains_fair_share"].all())
+
+
 def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
+    from analysis.fairness import change_words
     from analysis.stats import p_exact
+
     level = 100 * estimate_rows[0]["level"]
-    lines = [f"Starting VP over seat 0's that equalise the seats ({level:.0f}% intervals):"]
-    lines += [f"  seat {r['seat']}: {r['start_vp_over_seat0']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
+    lines = [f"Starting VP over seat 0's estimated to bring every seat to the fair share ({level:.0f}% intervals):"]
+    lines += [f"  seat {r['seat']}: {r['start_vp_over_seat0']:+.2f} VP [{r['lo']:+.2f}, {r['hi']:+.2f}]"
               for r in estimate_rows]
     lines.append(f"Played in steps of half a VP (x.5: x VP and a half point that breaks ties only, V2): "
                  f"players.start_vp={start_vp_text(final)} (base rules: {start_vp_text(start)}).")
@@ -223,25 +251,48 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
         lines.append(f"  seat {c.seat}: base rules {100 * b.value:.2f}% [{100 * b.lo:.2f}, {100 * b.hi:.2f}] -> "
                      f"compensated {100 * c.value:.2f}% [{100 * c.lo:.2f}, {100 * c.hi:.2f}]"
                      f"{'' if c.contains_fair_share else ' (excludes the fair share)'}")
-    every = bool(comp["contains_fair_share"].all())
-    lines.append(f"Every seat's interval contains the fair share {100 / players:.1f}%: {'yes' if every else 'no'}; "
-                 f"seat unfairness {cmp.a.rms * 100:.2f} -> {cmp.b.rms * 100:.2f} points (change in its mean "
-                 f"square {cmp.diff * 1e4:+.2f} points squared [{cmp.lo * 1e4:+.2f}, {cmp.hi * 1e4:+.2f}], paired "
-                 f"by seed, p {p_exact(cmp.p)}; all seats fair after compensation: p {p_exact(cmp.b.p)}).")
+    pp = (lambda f: (100 * f.rms, 100 * f.rms_lo, 100 * f.rms_hi))
+    if confirms(confirmation):
+        verdict = (f"Confirmed: every seat's interval contains the fair share {100 / players:.1f}%, so these "
+                   "starting VP equalise the seats as far as these games can tell.")
+    else:
+        verdict = (f"Best found, not confirmed: the interval of {_excluded(comp)} excludes the fair share "
+                   f"{100 / players:.1f}%, so the seats stay unequal with these starting VP; a larger --budget or "
+                   "--final-seeds may find values that do.")
+    lines.append(verdict)
+    lines.append(change_words(pp(cmp.a), pp(cmp.b), cmp.diff, cmp.p, ALPHA, "the base rules")
+                 + f"; all seats fair after compensation: p {p_exact(cmp.b.p)}.")
     return lines
 
 
+def _excluded(comp: pd.DataFrame) -> str:
+    seats = [str(int(s)) for s, ok in zip(comp["seat"], comp["contains_fair_share"]) if not ok]
+    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(seats)
+
+
 def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds) -> Path:
+    """``out/summary``; the rules file says "equalise" only when the confirmation supports it."""
     from analysis.plots import save
 
     final_dir = Path(out) / "summary"
+    confirmed = confirms(confirmation)
     with atomic_folder(final_dir, SUMMARY_KIND) as tmp:
         history.to_csv(tmp / "candidates.csv", index=False)
         estimates.to_csv(tmp / "compensation.csv", index=False)
         confirmation.to_csv(tmp / "confirmation.csv", index=False)
         png = save(_figure(estimates, confirmation, players), tmp, "search")
-        header = (f"Written by evora balance --compensation: starting VP that equalise the seats at {players} "
-                  f"players (use it with --rules rules.toml).")
+        if confirmed:
+            header = (f"Written by evora balance --compensation: starting VP that equalise the seats at {players} "
+                      "players, confirmed on fresh seeds (use it with --rules rules.toml).")
+            use = "Use it: "
+        else:
+            comp = confirmation[(confirmation["arm"] == "compensated") & (confirmation["measure"] == "win rate")]
+            rates = ", ".join(f"seat {int(r.seat)} {100 * r.value:.2f}% [{100 * r.lo:.2f}, {100 * r.hi:.2f}]"
+                              for r in comp.itertuples())
+            header = (f"Written by evora balance --compensation: best found, not confirmed: these starting VP at "
+                      f"{players} players leave the seats unequal on fresh seeds (win rates {rates}; fair share "
+                      f"{100 / players:.1f}%).")
+            use = "Best found, not confirmed; to play it anyway: "
         (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
         md = ["## Seat compensation", "", f"Command: `{command}`" if command else "", "",
               f"![compensation]({png.name})", "", *lines, "",
@@ -251,8 +302,7 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
               "as the units). The starting VP played are the half-VP values next to the estimate whose "
               "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",
               estimates.to_markdown(index=False), "", confirmation.to_markdown(index=False), "",
-              "Use it: `--rules summary/rules.toml` or `--set players.start_vp="
-              + start_vp_text(final) + "`.", "",
+              use + "`--rules summary/rules.toml` or `--set players.start_vp=" + start_vp_text(final) + "`.", "",
               "```json", json.dumps(doc["config"], indent=1), "```", ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final_dir

@@ -282,7 +282,8 @@ def _play_round(problem: Problem, settings: Settings, out: Path, r: int, candida
     rungs = settings.rungs()
     for j, (m, n) in enumerate(rungs):
         arms = {i: problem.arms(candidates[i], folder / f"c-{params_key(candidates[i])}") for i in alive}
-        runs = play_arms([a for i in alive for a in arms[i]], n, run_seed, settings.seeds, backend, command)
+        runs = play_arms([a for i in alive for a in arms[i]], n, run_seed, settings.seeds, backend, command,
+                         quiet=notice is None)
         k = 0
         for i in alive:
             mine = runs[k:k + len(arms[i])]
@@ -377,7 +378,7 @@ def run_search(problem: Problem, settings: Settings, out, backend: Backend = Bac
                  for j, t in enumerate(chosen_trials)]
     flat = [a for arms in arm_sets for a in arms]
     runs = play_arms(flat, settings.confirm_seeds, confirm_seed, min(settings.confirm_seeds, 1000),
-                     backend, command)
+                     backend, command, quiet=notice is None)
     split, k = [], 0
     for arms in arm_sets:
         split.append(runs[k:k + len(arms)])

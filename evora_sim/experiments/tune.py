@@ -85,16 +85,25 @@ class TuneProblem(Problem):
         labels = [self.base.name] + [self.spec(v) for v, _ in finalists]
         table, chosen = rate_confirmation(base, wins, labels, self.players, alpha)
         lines = []
-        if chosen is not None:
-            r = table.iloc[chosen + 1]
-            verdict = ("better than the baseline" if r.p_holm < alpha and r["diff"] > 0 else
-                       "worse than the baseline" if r.p_holm < alpha else "not clearly different from the baseline")
-            lines.append(f"Chosen: finalist {chosen + 1}, win rate {100 * r.value:.1f}% "
-                         f"[{100 * r.lo:.1f}%, {100 * r.hi:.1f}%] against {', '.join(self.field)} at "
-                         f"{self.players} players over {int(r.seeds):,} fresh seeds x {self.players} rotations "
-                         f"({verdict}: {100 * r['diff']:+.1f} points [{100 * r.diff_lo:+.1f}, "
-                         f"{100 * r.diff_hi:+.1f}], Holm p {p_exact(r.p_holm)}); fair share {100 / self.players:.1f}%.")
-        return table, chosen, lines
+        if chosen is None:
+            return table, None, lines
+        r = table.iloc[chosen + 1]
+        better = bool(r.p_holm < alpha and r["diff"] > 0)
+        verdict = ("better than the baseline" if better else
+                   "worse than the baseline" if r.p_holm < alpha else "not clearly different from the baseline")
+        figures = (f"win rate {100 * r.value:.1f}% [{100 * r.lo:.1f}%, {100 * r.hi:.1f}%] against "
+                   f"{', '.join(self.field)} at {self.players} players over {int(r.seeds):,} fresh seeds x "
+                   f"{self.players} rotations ({verdict}: {100 * r['diff']:+.1f} pp [{100 * r.diff_lo:+.1f}, "
+                   f"{100 * r.diff_hi:+.1f}], Holm p {p_exact(r.p_holm)}); fair share {100 / self.players:.1f}%.")
+        if better:
+            lines.append(f"Chosen: finalist {chosen + 1}, {figures}")
+            return table, chosen, lines
+        # a recommendation must beat what the user already has: otherwise keep the baseline
+        table["chosen"] = False
+        lines.append(f"No finalist beat the baseline on fresh seeds. The best, finalist {chosen + 1}: {figures}")
+        lines.append(f"Keep the baseline, {self.base.name}: no weight set is written. A larger --budget or "
+                     "other --param ranges may find one that is better.")
+        return table, None, lines
 
     def weight_set(self, values: dict) -> dict:
         """The weight set as the registry reads it: the base built-in and the weights that differ
