@@ -107,13 +107,14 @@ def hardly_any_cards(cards: pd.DataFrame | None, n: int) -> str | None:
 
 def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
             min_effect: float = MIN_EFFECT, cards: pd.DataFrame | None = None, why: dict | None = None,
-            explained: dict | None = None) -> list[Answer]:
+            explained: dict | None = None, expert: tuple | None = None) -> list[Answer]:
     """The first screen of each player count: the seat that deviates most from a fair share first,
     named in words, then the first player (where it is another and its deviation significant), how
     fair the seats are as a whole and with which players. ``cards``: the card table, to say when the
     players hardly play cards; ``why``: per player count the decomposition of the seats' deviations
     (``analysis.tables.why``); ``explained``: an ``evora explain`` result
-    (``analysis.explain.read_summary``), whose best fix is quoted."""
+    (``analysis.explain.read_summary``), whose best fix is quoted; ``expert``: the seat tables
+    (``tables.seat_advantage``) of runs with the expert in every seat, quoted beside the field's."""
     out = []
     counts = sorted({int(r.manifest["config"]["players"]) for r in runs})
     for n in counts:
@@ -138,14 +139,38 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
                            + (f", but by less than the {pp(min_effect)} that matters" if t["negligible"] else ""))
             details.append(f"Is it fair? Seat unfairness, the typical seat's distance from a fair share: "
                            f"{fair}; {verdict}.")
+        seat = int(worst["seat"])
+        at_expert = expert_sentence(expert, n, seat, min_effect)
+        if at_expert:
+            details.insert(0, at_expert)
         few = hardly_any_cards(cards, n)
         if few:
             details.append(few)
         details.append(f"{BOTS} {int(first['games']):,} games per seat; seeds are the independent units.")
-        seat = int(worst["seat"])
         out.append(Answer(n, _seat_sentence(worst, n, min_effect), details, why=_why(why, n, seat),
                           fix=_fix(explained, n)))
     return out
+
+
+def expert_sentence(expert: tuple | None, n: int, seat: int, min_effect: float) -> str | None:
+    """The same seat's figure among strong players (the built-in expert in every seat), and that
+    field's seat unfairness, or None without an expert run for ``n`` players."""
+    if expert is None:
+        return None
+    adv, tests, players = expert
+    grp = adv[adv["n_players"] == n].copy()
+    if grp.empty:
+        return None
+    grp["avg_score"] = grp["mean_score"].mean()
+    row = grp[grp["seat"] == seat].iloc[0]
+    text = _seat_sentence(row, n, min_effect)
+    text = text[0].lower() + text[1:]
+    t = tests[tests["n_players"] == n].iloc[0]
+    fair = (f"; seat unfairness {ranged(t['unfairness'], t['unfairness_lo'], t['unfairness_hi'], unit=PP)}"
+            if np.isfinite(t["unfairness_lo"]) else "")
+    who = ("At expert skill (the built-in expert, trained from the search player, in every seat; "
+           if players[n] == "expert" else f"With {players[n]} in every seat (")
+    return f"{who}{int(row['games']):,} games): {text[:-1]}{fair}."
 
 
 def _why(why: dict | None, n: int, seat: int) -> str:

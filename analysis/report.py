@@ -255,12 +255,13 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
 
 def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
             scheduler: str | None = None, ladder=None, card_value: dict | None = None,
-            explained: dict | None = None) -> Report:
+            explained: dict | None = None, expert_runs=None) -> Report:
     """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
     ``backend="dask"``: on the cluster at ``scheduler``). ``ladder`` (:class:`analysis.skill.Ladder`):
     a Skill section first, and the findings' robustness to skill said first among the findings.
     ``card_value``: an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
-    shown after the card table."""
+    shown after the card table. ``expert_runs``: runs with the expert in every seat, whose seat
+    figures the answer quotes beside the field's."""
     from .sample_game import sample_game
     from .scan import scan
 
@@ -302,7 +303,13 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                            f"(level {1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
     title, header = brief.run_header(runs, rules)
     why = T.why(data)
-    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained)
+    expert = None
+    if expert_runs:
+        e_adv, e_tests = T.seat_advantage(scan(expert_runs, report=True, backend=backend, scheduler=scheduler),
+                                          min_effect)
+        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): r.manifest["config"]["strategies"][0]
+                                   for r in expert_runs})
+    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained, expert)
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
     fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
@@ -406,13 +413,14 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
                  backend: str = "local", scheduler: str | None = None, ladder=None,
-                 card_value: dict | None = None, explained: dict | None = None) -> Path:
+                 card_value: dict | None = None, explained: dict | None = None, expert_runs=None) -> Path:
     from . import page
 
     out = Path(out)
     rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler, ladder=ladder,
-                  card_value=card_value, explained=explained)
-    shown = list(runs) + ([r for r in ladder.runs if r not in runs] if ladder is not None else [])
+                  card_value=card_value, explained=explained, expert_runs=expert_runs)
+    shown = (list(runs) + ([r for r in ladder.runs if r not in runs] if ladder is not None else [])
+             + list(expert_runs or []))
     manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in shown]
     with atomic_folder(out, REPORT_KIND) as tmp:
         figures = {}

@@ -38,9 +38,10 @@ RESERVE = 75.0               # seconds of the budget kept for the report
 
 def default_ladder(players: int) -> list[str]:
     """Weakest first: moves at random; picks each action greedily without planning its moves;
-    the main job's turn-planning field; the search player at k and 4k iterations. Each step is
-    measured in the ladder's duels (README: the default ladder's ratings)."""
-    return ["random", "greedy(plan=action)", DEFAULT_FIELD[players],
+    the main job's turn-planning field; the expert (a turn planner with the evaluation learned
+    from the search player); the search player at k and 4k iterations. Each step is measured in
+    the ladder's duels (docs/commands/skill.md: the default ladder's ratings)."""
+    return ["random", "greedy(plan=action)", DEFAULT_FIELD[players], "expert",
             f"mcts(iterations={MCTS_BUDGET})", f"mcts(iterations={4 * MCTS_BUDGET})"]
 
 

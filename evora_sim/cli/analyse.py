@@ -39,11 +39,12 @@ def check_report_dir(out, option="--out") -> None:
 
 
 def write_report(run_dirs, out, allow_partial=False, players=None, option="--out", min_effect=1.0,
-                 backend="local", scheduler=None, ladder_dir=None, card_value=None, explain=None):
+                 backend="local", scheduler=None, ladder_dir=None, card_value=None, explain=None, expert_dirs=()):
     """Open the run folders (one-line errors for a folder that is not a run, an incomplete run
     without ``allow_partial``, runs of different rules, an empty selection) and the card-value
     and explain folders if given, then build the report into ``out`` (with the Skill section of
-    the ladder in ``ladder_dir``, if given)."""
+    the ladder in ``ladder_dir``, if given; the answer quotes the seat figures of ``expert_dirs``,
+    runs with one strategy in every seat, one per player count)."""
     from analysis.cardvalue import read_summary
     from analysis.explain import read_summary as read_explain
     from analysis.skill import open_ladder
@@ -58,10 +59,37 @@ def write_report(run_dirs, out, allow_partial=False, players=None, option="--out
     try:
         runs = open_runs(run_dirs, allow_partial=allow_partial, players=players)
         ladder = open_ladder(ladder_dir) if ladder_dir is not None else None
+        experts = _expert_runs(expert_dirs, runs, allow_partial)
     except RunError as exc:
         raise UserError(str(exc)) from None
     return _build(runs, out, min_effect, backend, scheduler, ladder=ladder, card_value=experiment,
-                  explained=explained)
+                  explained=explained, expert_runs=experts)
+
+
+def _expert_runs(dirs, runs, allow_partial):
+    """The strong-play runs quoted in the answer: each one strategy in every seat, one per player
+    count, a count the report holds, the report's rules."""
+    from analysis.tables import open_runs
+
+    from ..runner import RunError
+
+    out, seen = [], set()
+    counts = {int(r.manifest["config"]["players"]) for r in runs}
+    for d in dirs or ():
+        r = open_runs([d], allow_partial=allow_partial)[0]
+        cfg = r.manifest["config"]
+        n = int(cfg["players"])
+        if len(set(cfg["strategies"])) != 1:
+            raise RunError(f"--expert-run {d}: its seats hold {', '.join(cfg['strategies'])}; a strong-play run "
+                           "has one strategy in every seat (e.g. evora simulate --strategies expert)")
+        if n in seen or n not in counts:
+            raise RunError(f"--expert-run {d}: {n} players " + ("twice" if n in seen else
+                           f"(the report's runs are of {', '.join(map(str, sorted(counts)))} players)"))
+        if cfg["rules_hash"] != runs[0].manifest["config"]["rules_hash"]:
+            raise RunError(f"--expert-run {d}: played under other rules than the report's runs")
+        seen.add(n)
+        out.append(r)
+    return out
 
 
 def _summary(read, option: str, folder):
@@ -131,9 +159,13 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
 @click.option("--explain", "explain", metavar="DIR",
               help="An evora explain folder: its fixes (rule changes replayed on the run's seeds, ranked) join "
                    "the section Why and the answer.")
+@click.option("--expert-run", "expert_dirs", multiple=True, metavar="DIR",
+              help="A run with one strategy (the expert) in every seat, per player count (repeatable): the "
+                   "answer quotes its seat figure beside the field's (evora run plays them).")
 @min_effect_option
 @scan_options
-def report(runs, out, allow_partial, players, as_ladder, card_value, explain, min_effect, backend, scheduler):
+def report(runs, out, allow_partial, players, as_ladder, card_value, explain, min_effect, backend, scheduler,
+           expert_dirs):
     """Write the balance report (report.html, report.md, CSV tables, figures) of run folders.
     The runs are read once, block by block, so a run of any size is reported in bounded memory."""
     from pathlib import Path
@@ -141,9 +173,9 @@ def report(runs, out, allow_partial, players, as_ladder, card_value, explain, mi
     from ..ladder import PLAN_FILE
 
     if as_ladder or (len(runs) == 1 and (Path(runs[0]) / PLAN_FILE).is_file()):
-        if allow_partial or players or card_value or explain:
-            raise UserError("a skill ladder is reported whole: --allow-partial, --players, --card-value and --explain "
-                            "do not apply to it")
+        if allow_partial or players or card_value or explain or expert_dirs:
+            raise UserError("a skill ladder is reported whole: --allow-partial, --players, --card-value, --explain "
+                            "and --expert-run do not apply to it")
         source = list(runs) if as_ladder else runs[0]
         if as_ladder and len(runs) < 2:
             raise UserError(f"--ladder needs at least two run folders (rungs, weakest first), got {len(runs)}")
@@ -151,7 +183,7 @@ def report(runs, out, allow_partial, players, as_ladder, card_value, explain, mi
         click.echo(f"report: {path / 'report.html'}")
         return
     path = write_report(runs, out, allow_partial, players, min_effect=min_effect, backend=backend,
-                        scheduler=scheduler, card_value=card_value, explain=explain)
+                        scheduler=scheduler, card_value=card_value, explain=explain, expert_dirs=expert_dirs)
     click.echo(f"report: {path / 'report.html'}")
 
 

@@ -185,6 +185,8 @@ def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
 
 DEFAULT_GAMES = 48_000
 SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder
+EXPERT_GAMES = 8_000        # per player count: the expert field's seat rates within about +-1 pp
+EXPERT = "expert"
 
 
 @main.command(epilog=examples(
@@ -210,9 +212,13 @@ SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder
                    f"without its top rung) sized to about {SHORT_BUDGET:g} minutes, into OUT/skill, and add "
                    "the Skill section to the report: which findings hold for stronger players. evora skill "
                    "plays a full one.")
+@click.option("--expert-games", type=int, default=None, metavar="N",
+              help=f"Games per player count with the built-in expert in every seat, whose seat figures the "
+                   f"answer quotes beside the field's (strong play). Default: --games, at most {EXPERT_GAMES:,} "
+                   "(each seat's rate within about +-1 pp); 0: none.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=(), seat_rotation=True,
-        with_skill=False):
+        with_skill=False, expert_games=None):
     """The main job: simulate 2, 3 and 4 players, each with a field of built-in strategies under
     seat rotation, then write the report. Its run folder (--out) can be given to evora compare
     whole: each player count's runs are paired."""
@@ -222,6 +228,9 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
 
     if games < 1:
         raise UserError(f"--games must be a positive whole number, got {games}")
+    if expert_games is not None and expert_games < 0:
+        raise UserError(f"--expert-games must be 0 (none) or a positive whole number, got {expert_games}")
+    expert_games = min(games, EXPERT_GAMES) if expert_games is None else expert_games
     rules = load_rules_arg(rules_path, overrides)
     lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
     rotations = {n: n if seat_rotation else 1 for n in DEFAULT_FIELD}
@@ -229,11 +238,14 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
             for n, spec in DEFAULT_FIELD.items() if lo <= n <= hi]
     if not plan:
         raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
+    experts = [(n, EXPERT, str(Path(out) / "expert" / f"p{n}"), expert_games) for n, *_ in plan] if expert_games else []
     check_report_dir(report_dir, "--report-dir")        # every output checked before any game
     try:
         check_jobs(jobs)
         for n, spec, folder, seeds in plan:
             check_folder(Path(folder), make_config(n, seeds, spec, seed, seat_rotation, None, rules))
+        for n, spec, folder, seeds in experts:
+            check_folder(Path(folder), make_config(n, seeds, spec, seed, False, None, rules))
     except RunError as exc:
         raise UserError(str(exc)) from None
     ladder_dir = ladder = None
@@ -255,11 +267,18 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
                        seat_rotation=seat_rotation, rules_path=rules_path, backend="loky", scheduler=None,
                        chunk_size=None, quiet=quiet, rules=rules)
         dirs.append(folder)
+    for n, spec, folder, seeds in experts:
+        if not quiet:
+            click.echo(f"{n} players, strong play: {seeds:,} games of the {spec} in every seat -> {folder}", err=True)
+        run_experiment(n_players=n, seeds=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
+                       seat_rotation=False, rules_path=rules_path, backend="loky", scheduler=None,
+                       chunk_size=None, quiet=quiet, rules=rules)
     if ladder is not None:
         from .skill import play_ladder
 
         play_ladder(ladder_dir, ladder, rules, jobs, quiet=quiet)
-    path = write_report(dirs, report_dir, option="--report-dir", ladder_dir=ladder_dir)
+    path = write_report(dirs, report_dir, option="--report-dir", ladder_dir=ladder_dir,
+                        expert_dirs=[folder for _, _, folder, _ in experts])
     click.echo(f"report: {path / 'report.html'}")
 
 

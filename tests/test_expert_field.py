@@ -1,0 +1,68 @@
+"""Issue 40: the main report states the seat finding at expert skill beside the field's: evora run
+plays the expert in every seat, evora report --expert-run quotes it; bad expert runs are one line."""
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from evora_sim.cli import main
+from evora_sim.ladder import default_ladder
+from evora_sim.runner import simulate
+
+
+@pytest.fixture
+def cli():
+    return CliRunner()
+
+
+def one_line(result):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evora: error: ") and "Traceback" not in result.output
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("expert_field")
+    simulate(2, 30, "balanced,greedy", seed=3, out=root / "p2", seat_rotation=True)
+    simulate(2, 40, "expert", seed=3, out=root / "e2")
+    simulate(2, 20, "balanced,greedy", seed=3, out=root / "mixed", seat_rotation=True)
+    simulate(3, 10, "expert", seed=3, out=root / "e3")
+    return root
+
+
+def test_the_answer_quotes_the_expert_field_beside_the_planners(runs, cli, tmp_path):
+    res = cli.invoke(main, ["report", str(runs / "p2"), "--expert-run", str(runs / "e2"), "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "r" / "report.md").read_text()
+    answer = md[:md.index("\n## ", md.index("## The answer") + 1)] if "## The answer" in md else md
+    assert "At expert skill (the built-in expert, trained from the search player, in every seat; 40 games)" in answer
+    assert "of 2-player games (95% range" in answer
+    plain = cli.invoke(main, ["report", str(runs / "p2"), "--out", str(tmp_path / "plain")])
+    assert plain.exit_code == 0 and "At expert skill" not in (tmp_path / "plain" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("which, words", [
+    ("mixed", "its seats hold balanced, greedy; a strong-play run has one strategy in every seat"),
+    ("e3", "3 players (the report's runs are of 2 players)"),
+])
+def test_a_strong_play_run_that_does_not_fit_is_one_line(runs, cli, tmp_path, which, words):
+    line = one_line(cli.invoke(main, ["report", str(runs / "p2"), "--expert-run", str(runs / which),
+                                      "--out", str(tmp_path / "r")]))
+    assert words in line
+    assert not (tmp_path / "r").exists()
+
+
+def test_evora_run_refuses_a_negative_expert_field(cli, tmp_path):
+    line = one_line(cli.invoke(main, ["run", "--expert-games", "-1", "--out", str(tmp_path / "o"),
+                                      "--report-dir", str(tmp_path / "r")]))
+    assert "--expert-games must be 0 (none) or a positive whole number, got -1" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_default_ladder_holds_the_expert_between_the_planners_and_the_search_player():
+    for n in (2, 3, 4):
+        rungs = default_ladder(n)
+        assert rungs.index("expert") == rungs.index("mcts(iterations=100)") - 1
+        assert rungs.index("expert") > rungs.index("greedy(plan=action)")
