@@ -32,7 +32,8 @@ QUESTIONS = ["Is my game fair? Which seat, how sure?", "Which card is too strong
 # tiny sizes (docs/index.md, "How these pages are tested")
 TINY = {"--games": "8", "--seeds": "4", "--max-games": "32", "--duel-games": "4", "--remove-games": "40"}
 CARD_VALUE_GAMES = "160"                  # its least at 4 players: 10 seeds, each with every seat given each card
-PLAYS = {"simulate", "run", "duel", "sweep", "card-value", "skill", "tune", "balance"}
+PLAYS = {"simulate", "run", "duel", "sweep", "card-value", "skill", "tune", "balance", "train"}
+TRAIN = {"--games": "10", "--duel-games": "8", "--teacher": "mcts(iterations=20)"}   # its least, and a quick teacher
 RUN_BY_CI = {"python3 -m venv .venv", ". .venv/bin/activate", "pip install .", "pip install '.[test]'", "pytest"}
 
 
@@ -67,6 +68,12 @@ def tiny(args: list[str]) -> list[str]:
             args[i + 1] = CARD_VALUE_GAMES if (a == "--games" and command == "card-value") else TINY[a]
     if command in ("run", "card-value") and "--games" not in args:
         args += ["--games", CARD_VALUE_GAMES if command == "card-value" else TINY["--games"]]
+    if command == "train":
+        for key, value in TRAIN.items():
+            if key in args:
+                args[args.index(key) + 1] = value
+            else:
+                args += [key, value]
     if command == "card-value" and "--remove-games" not in args:
         args += ["--remove-games", TINY["--remove-games"]]
     if command in PLAYS:
@@ -197,7 +204,7 @@ def test_the_readmes_links_resolve():
 
 def test_the_readme_is_a_guide_by_question():
     """At most 250 lines; the two commands first; the six questions, each with a command; one
-    measured first-run time; places marked for the expert player (issue 40) and explain (41)."""
+    measured first-run time."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= README_LIMIT
     first = readme.index("```bash")
@@ -205,7 +212,6 @@ def test_the_readme_is_a_guide_by_question():
     for q in QUESTIONS:
         section = readme.split(f"### {q}", 1)[1].split("\n### ", 1)[0]
         assert "```bash\nevora " in section, q
-    assert readme.count("<!-- issue 40 -->") == 1 and readme.count("<!-- issue 41 -->") == 1
     measured = re.findall(r"<!-- first-run -->(.*?)<!-- /first-run -->", readme, re.S)
     assert len(measured) == 1 and re.search(r"\d+ min", measured[0]) and re.search(r"20\d\d-\d\d-\d\d", measured[0])
     assert not re.search(r"\b\d+ (to|-) \d+ min(utes)?\b.*first", readme.replace(measured[0], ""))

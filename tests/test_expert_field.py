@@ -66,3 +66,21 @@ def test_the_default_ladder_holds_the_expert_between_the_planners_and_the_search
         rungs = default_ladder(n)
         assert rungs.index("expert") == rungs.index("mcts(iterations=100)") - 1
         assert rungs.index("expert") > rungs.index("greedy(plan=action)")
+
+
+def test_the_behaviour_table_counts_cards_tiles_temple_uses_and_turns_per_game(runs, capsys, monkeypatch):
+    import sys
+
+    from evora_sim.runner import open_run
+    from script_modules import load_script
+
+    script = load_script("behaviour_table")
+    got = script.row(str(runs / "e2"))
+    run = open_run(runs / "e2")
+    cards = run.table("cards")
+    hand = cards[~cards["card"].astype(str).str.startswith("tile_")]["plays"].sum() / 40
+    assert got["games"] == 40 and got["cards played a game"].startswith(f"{hand:.2f} (")
+    assert got["turns a game"].startswith(f"{run.table('games')['turns'].mean():.2f} (")
+    monkeypatch.setattr(sys, "argv", ["behaviour_table.py", str(runs / "mixed")])
+    with pytest.raises(SystemExit, match="give runs of one strategy in every seat"):
+        script.main()
