@@ -37,7 +37,8 @@ def test_choose_answers_a_legal_action_and_leaves_the_state_as_it_was(spec):
         assert api.choose(spec, state, 5) == a                         # same seed, same answer
 
 
-@pytest.mark.parametrize("spec", ["greedy", "cardheights", "mcts(iterations=40, horizon=3)"])
+@pytest.mark.parametrize("spec", ["greedy", "cardheights", "expert", "mcts(iterations=40, horizon=3)",
+                                  "mcts(iterations=40, horizon=3, rollout=expert)"])
 def test_no_player_peeks_below_the_top_cards(spec):
     """P10 through the public API: the same position with the cards below each stack's top in
     another order gets the same decision."""

@@ -31,7 +31,8 @@ QUESTIONS = ["Is my game fair? Which seat, how sure?", "Which card is too strong
 
 # tiny sizes (docs/index.md, "How these pages are tested")
 TINY = {"--games": "8", "--seeds": "4", "--max-games": "32", "--duel-games": "4", "--remove-games": "40"}
-CARD_VALUE_GAMES = "160"                  # its least at 4 players: 10 seeds, each with every seat given each card
+CARD_VALUE_GAMES = "160"
+RUN_GAMES = "40"                          # 10 seeds at 4 players: the least evora explain reads                  # its least at 4 players: 10 seeds, each with every seat given each card
 PLAYS = {"simulate", "run", "duel", "sweep", "card-value", "skill", "tune", "balance", "train"}
 TRAIN = {"--games": "10", "--duel-games": "8", "--teacher": "mcts(iterations=20)"}   # its least, and a quick teacher
 RUN_BY_CI = {"python3 -m venv .venv", ". .venv/bin/activate", "pip install .", "pip install '.[test]'", "pytest"}
@@ -67,7 +68,7 @@ def tiny(args: list[str]) -> list[str]:
         if a in TINY and not (a == "--remove-games" and args[i + 1] == "0"):
             args[i + 1] = CARD_VALUE_GAMES if (a == "--games" and command == "card-value") else TINY[a]
     if command in ("run", "card-value") and "--games" not in args:
-        args += ["--games", CARD_VALUE_GAMES if command == "card-value" else TINY["--games"]]
+        args += ["--games", CARD_VALUE_GAMES if command == "card-value" else RUN_GAMES]
     if command == "train":
         for key, value in TRAIN.items():
             if key in args:

@@ -50,6 +50,7 @@ def _param(name):
 RANDOM, GREEDY = "random", "greedy"
 FIELD = ["balanced", "cards", "emperor", "greedy"]          # turn planners of every kind
 OTHERS = ["builder", "heights", "majority", "blocker"]
+EXPERT = ["expert", "cardheights", "expert", "mcts(iterations=15, horizon=2, candidates=4, rollout=expert)"]
 ACTION = ["greedy(plan=action)", "balanced(plan=action)", "cards(plan=action)", "random"]
 SEARCH = ["mcts(iterations=40, rollout=greedy(plan=action), horizon=4, leaf=eval, finish=plan, root=decision)",
           "balanced",
@@ -89,6 +90,9 @@ BATCH_PLAN = [
     (4, SEARCH, 40),
     (2, SEARCH[:2], 40),
     (3, SEARCH_3, 30),
+    (2, EXPERT[:2], 400),                                  # the learned evaluation (issue 40)
+    (3, EXPERT[1:], 300),
+    (4, EXPERT, 400),
 ]
 BATCH_GAMES = sum(g for _, _, g in BATCH_PLAN)
 

@@ -266,8 +266,8 @@ def test_no_peeking_below_the_top_cards(players, seed, spec):
     assert differed >= 10
 
 
-PLANNERS = [s.name for s in BUILTINS if s.kind == KIND_PLANNER]
-PEEK_GAMES = 180           # 4-player games of four different planners, every planner in 80
+PLANNERS = [s.name for s in BUILTINS if s.kind == KIND_PLANNER] + ["expert"]   # the learned one too
+PEEK_GAMES = 180           # 4-player games of four different planners, every planner in 72
 
 
 def _decide(kinds, W, arr, legal, n, rs, work):
