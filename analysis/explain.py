@@ -199,7 +199,7 @@ def _codes(decided_by) -> np.ndarray:
 
 def parts_table(parts: SeatParts, alpha: float = ALPHA) -> pd.DataFrame:
     """Per seat and column of ``PARTS`` (each cause, ``tie_break``, ``total``): the part of the
-    seat's deviation from a fair share (win rate, x 100 = points) with its interval and the
+    seat's deviation from a fair share (win rate, x 100 = pp) with its interval and the
     p-value of its t test against 0; the games of the cause. The interval is a t interval over
     seeds (the independent units). It covers at its nominal rate once the cause has some
     ``FEW_GAMES`` games (tests/test_explain.py); below that the part of a rare cause has a sample
@@ -234,14 +234,14 @@ def _pts(r) -> str:
 
 
 def why_sentence(table: pd.DataFrame, seat: int, n: int, turns: np.ndarray | None = None) -> str:
-    """'+4.8 (4.5 to 5.1) points for the last player: +3.9 (3.6 to 4.2) from the final round ...,
+    """'+4.8 (4.5 to 5.1) pp for the last player: +3.9 (3.6 to 4.2) from the final round ...,
     +0.6 (..) from the tie-break ..., +0.3 (..) elsewhere ...', the parts adding up to the total;
     then on whose turn its final-round wins were taken."""
     rows = table[table["seat"] == seat].set_index("cause")
     parts = [(cause, rows.loc[cause]) for cause in ("final_round", "tie_break", "elsewhere")
              if rows.loc[cause]["games_of_cause"] > 0]
     parts.sort(key=lambda x: -abs(x[1]["part"]))
-    text = (f"{_pts(rows.loc['total'])} points for {seat_words(seat, n)}: "
+    text = (f"{_pts(rows.loc['total'])} pp for {seat_words(seat, n)}: "
             + ", ".join(f"{_pts(r)} {CAUSE_WORDS[cause]}" for cause, r in parts))
     if turns is not None and turns[seat].sum() > 0:
         won = int(turns[seat].sum())
@@ -364,11 +364,12 @@ METHOD = ("How to read it: each game's win is put down to one cause: a tie-break
           "Intervals are 95%, over seeds (a seed's games under every rotation share their stacks). The fixes "
           "replay the run's first seeds under each rule change, each game paired with the run's own game of "
           "the same seed and rotation; the seat unfairness is the root mean square of the seats' deviations "
-          "(analysis/fairness.py), its change the paired difference of the mean squares (points²). "
+          "(analysis/fairness.py); whether a change moved it is tested on the paired difference of the seats' "
+          "mean squared deviations (Holm over the changes; the squared figures are in fixes.csv). "
           "docs/explain.md says more.")
 
 
-def _cell(v, lo, hi, scale=100.0, unit=" points", signed=True) -> str:
+def _cell(v, lo, hi, scale=100.0, unit=" pp", signed=True) -> str:
     from .numbers import ranged
 
     return ranged(v, lo, hi, scale=scale, unit=unit, signed=signed)
@@ -396,8 +397,6 @@ def shown_fixes(fair: pd.DataFrame) -> pd.DataFrame:
         "Rank": int(r.rank), "Rules": r.arm,
         "Change made": r.change_made if isinstance(r.change_made, str) and r.change_made else "(none)",
         "Seat unfairness left": _cell(r.unfairness, r.lo, r.hi, signed=False),
-        "Change of the mean square": ("" if not np.isfinite(r.change_lo) else
-                                      _cell(r.change_ms, r.change_lo, r.change_hi, 1e4, " points²")),
         "p (Holm)": "" if not np.isfinite(r.p_holm) else ("< 0.001" if r.p_holm < 0.001 else f"{r.p_holm:.3f}"),
     } for r in fair.itertuples()])
 
@@ -405,7 +404,7 @@ def shown_fixes(fair: pd.DataFrame) -> pd.DataFrame:
 def shown_measures(measures: pd.DataFrame) -> pd.DataFrame:
     if measures.empty:
         return pd.DataFrame(columns=["Rules", "Measure", "Run", "Under the change", "Change"])
-    unit = {"turns": (1.0, " turns"), "majority share": (100.0, " points"), "margin (VP)": (1.0, " VP"),
+    unit = {"turns": (1.0, " turns"), "majority share": (100.0, " pp"), "margin (VP)": (1.0, " VP"),
             "lead changes": (1.0, "")}
     return pd.DataFrame([{
         "Rules": r.arm, "Measure": r.measure, "Run": f"{r.base * unit[r.measure][0]:.2f}",

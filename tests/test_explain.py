@@ -167,7 +167,7 @@ def test_a_planted_tie_break_in_played_games_is_put_down_to_the_tie_break(tmp_pa
     reported, turns = why(scan([run]))[4]
     assert np.allclose(reported["part"], table.reset_index()["part"]) and np.allclose(reported["hi"], table.reset_index()["hi"])
     sentence = X.why_sentence(reported, 3, 4, turns)
-    assert sentence.startswith("+") and "points for the last player: +" in sentence
+    assert sentence.startswith("+") and "pp for the last player: +" in sentence
     assert sentence.index("tie-break") < sentence.index("final round")      # the largest part first
 
 
@@ -193,7 +193,7 @@ def test_explain_writes_the_decomposition_and_the_fixes_and_resumes(small_run, t
     out = tmp_path / "why"
     res = _cli("explain", small_run, "--seeds", 20, "--out", out, "--jobs", 1, "-q")
     assert res.exit_code == 0, res.output
-    assert "points for the" in res.output and "Fixes ranked" in res.output
+    assert "pp for the" in res.output and "Fixes ranked" in res.output
     s = X.read_summary(out)
     changes = set(s["fixes"]["change_made"].fillna(""))
     assert {"", "end.after_trigger=finish_turn", "end.after_trigger=one_more_turn", "end.tie_break=shared",

@@ -249,7 +249,7 @@ def _run_parts(run, n: int, rot: int):
     return parts
 
 
-def _signed(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = " points") -> str:
+def _signed(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = " pp") -> str:
     from analysis.numbers import ranged
 
     return ranged(v, lo, hi, scale=scale, unit=unit, signed=True)
@@ -270,9 +270,9 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
     lines.append(f"Fixes ranked by the seat unfairness they leave (the same {plan.seeds:,} seeds replayed under each, "
                  "paired with the run's games; * = its change significant after Holm over the changes):")
     for r in fair.itertuples():
-        shown = ranged(r.unfairness, r.lo, r.hi, unit=" points")
+        shown = ranged(r.unfairness, r.lo, r.hi, unit=" pp")
         change = "" if r.arm == "the run's rules" else (
-            f", change {_signed(r.change_ms, r.change_lo, r.change_hi, 1e4, ' points²')}{' *' if r.significant else ''}")
+            ", a significant change" if r.significant else ", no significant change")
         lines.append(f"  {r.rank}. {r.arm}: {shown}{change}")
     seats_t = result["seats"]
     if len(seats_t):
@@ -303,7 +303,7 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
             tmp / "about.csv", index=False)
         md = ["## Why: where the seats' edges come from, and what would fix them", "",
               f"Command: `{command}`" if command else "", "", *lines, "", X.METHOD, "",
-              "### The decomposition (points of win rate, 95% interval over seeds)", "",
+              "### The decomposition (pp of win rate, 95% interval over seeds)", "",
               X.shown_parts(table).to_markdown(index=False), "",
               "### The fixes, ranked by the seat unfairness they leave", "",
               X.shown_fixes(fair).to_markdown(index=False), "",
