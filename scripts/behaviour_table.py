@@ -17,7 +17,7 @@ def _mean_ci(x: np.ndarray) -> str:
     from analysis.stats import mean_ci
 
     m, lo, hi = mean_ci(np.asarray(x, dtype=float))
-    return f"{m:.2f} ({lo:.2f}-{hi:.2f})"
+    return f"{m:.2f} ({max(lo, 0.0):.2f} to {hi:.2f})"           # counts: never below 0
 
 
 def row(folder: str) -> dict:
