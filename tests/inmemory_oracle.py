@@ -17,7 +17,7 @@ from evora_sim.storage import read_chunk
 from analysis import names
 from analysis.fairness import seat_fairness
 from analysis.scan import AnalysisError
-from analysis.stats import (ALPHA, ELO, MIN_EFFECT, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
+from analysis.stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
                     clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
                     newcombe_diff_clustered, quantiles_from_counts, wilson)
 
@@ -432,8 +432,11 @@ def exposure_table(seats: pd.DataFrame, counts: np.ndarray, labels: list[str], v
                         "diff": d, "diff_lo": dlo, "diff_hi": dhi, "design_effect": deff, "p_raw": p_raw,
                         **adj})
             block.append(row)
-        ph = holm([r["p_adj"] for r in block])
-        for r, p in zip(block, ph):
+        for r in block:                       # too rare to judge: no verdict, not among Holm's tests
+            r.update(too_rare=r["seat_games_used"] < MIN_USES, p_adj_holm=np.nan, significant=False,
+                     negligible=False)
+        judged = [r for r in block if not r["too_rare"]]
+        for r, p in zip(judged, holm([r["p_adj"] for r in judged])):
             r["p_adj_holm"] = p
             r["significant"] = bool(np.isfinite(p) and p < ALPHA)
             r["negligible"] = bool(negligible(r["adj_diff"], min_effect)) if np.isfinite(r["adj_diff"]) else False

@@ -30,10 +30,10 @@ QUESTIONS = ["Is my game fair? Which seat, how sure?", "Which card is too strong
              "What rule change fixes it?", "Is my change better?", "Play my own strategy"]
 
 # tiny sizes (docs/index.md, "How these pages are tested")
-TINY = {"--games": "8", "--seeds": "4", "--max-games": "32", "--duel-games": "4", "--remove-games": "40"}
+TINY = {"--games": "8", "--seeds": "10", "--max-games": "32", "--duel-games": "4", "--remove-games": "40"}
 CARD_VALUE_GAMES = "160"
 RUN_GAMES = "40"                          # 10 seeds at 4 players: the least evora explain reads                  # its least at 4 players: 10 seeds, each with every seat given each card
-PLAYS = {"simulate", "run", "duel", "sweep", "card-value", "skill", "tune", "balance", "train"}
+PLAYS = {"simulate", "run", "duel", "sweep", "card-value", "skill", "tune", "balance", "train", "explain"}
 TRAIN = {"--games": "10", "--duel-games": "8", "--teacher": "mcts(iterations=20)"}   # its least, and a quick teacher
 RUN_BY_CI = {"python3 -m venv .venv", ". .venv/bin/activate", "pip install .", "pip install '.[test]'", "pytest"}
 

@@ -442,7 +442,8 @@ def test_the_main_job_plays_a_variant(cli, tmp_path):
     out, rep = tmp_path / "runs", tmp_path / "rep"
     ok(cli.invoke(main, ["run", "--games", "6", "--set", "white_stone.vp=6", "--set", "players.min=3",
                          "--out", str(out), "--report-dir", str(rep), "--jobs", "1", "-q"]))
-    assert sorted(p.name for p in out.iterdir()) == ["p3", "p4"]        # 2 players not allowed
+    assert sorted(p.name for p in out.iterdir()) == ["expert", "p3", "p4"]        # 2 players not allowed
+    assert sorted(p.name for p in (out / "expert").iterdir()) == ["p3", "p4"]
     m = json.loads((out / "p4" / "manifest.json").read_text())
     assert m["rules"]["white_stone"]["vp"] == 6
     assert m["rules_source"]["set"] == ["white_stone.vp=6", "players.min=3"]
