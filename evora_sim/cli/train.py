@@ -12,12 +12,12 @@ from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, l
 
 @main.command("train", epilog=examples(
     "evora train --players 4 --out runs/expert",
-    "evora train --players 2 --games 800 --out runs/expert        # longer: stronger (docs/commands/train.md)",
+    "evora train --players 2 --games 400 --start cardheights --seed 4002 --out runs/expert   # the shipped 2-player weights",
     "evora train --players 4 --set white_stone.vp=6 --out runs/expert_white6"))
 @click.option("--players", "-n", type=int, default=4, show_default=True, help="Player count to train for (2-4).")
 @click.option("--games", type=int, default=None, metavar="N",
               help="Teacher games to learn from; default 240 at 2 players, 120 at 3, 90 at 4 (about 30 "
-                   "minutes on 2 cores). More games, stronger weights: docs/commands/train.md.")
+                   "minutes on 2 cores). What more games gave: docs/commands/train.md.")
 @click.option("--teacher", default="mcts(iterations=300)", show_default=True, metavar="SPEC",
               help="The player whose turns are imitated (it plays itself).")
 @click.option("--start", default=None, metavar="SPEC",
