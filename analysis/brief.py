@@ -197,8 +197,8 @@ def _fix(explained: dict | None, n: int) -> str:
         return ""
     base, best = fixes[none].iloc[0], fixes[~none].iloc[0]
     return (f"What would fix it? Best of the rule changes replayed on the same seeds: {best['arm']} "
-            f"({best['change_made']}) leaves a seat unfairness of {ranged(best['unfairness'], best['lo'], best['hi'], unit=' points')}"
-            f", against {ranged(base['unfairness'], base['lo'], base['hi'], unit=' points')} under the run's rules; "
+            f"({best['change_made']}) leaves a seat unfairness of {ranged(best['unfairness'], best['lo'], best['hi'], unit=PP)}"
+            f", against {ranged(base['unfairness'], base['lo'], base['hi'], unit=PP)} under the run's rules; "
             "every fix and what else it changes: section Why.")
 
 
