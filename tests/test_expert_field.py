@@ -9,17 +9,15 @@ from evora_sim.cli import main
 from evora_sim.ladder import default_ladder
 from evora_sim.runner import simulate
 
+from cli_results import one_error_line
+
 
 @pytest.fixture
 def cli():
     return CliRunner()
 
 
-def one_line(result):
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evora: error: ") and "Traceback" not in result.output
-    return lines[0]
+one_line = one_error_line
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,8 @@ from evora_sim.rules import load_rules
 from evora_sim.runner import RunError
 from strategies.registry import parse_spec
 
+from cli_results import one_error_line
+
 TINY = ["--players", "2", "--games", "10", "--teacher", "mcts(iterations=20)", "--duel-games", "8",
         "--jobs", "1", "--start", "cardheights"]
 
@@ -24,11 +26,7 @@ def cli():
     return CliRunner()
 
 
-def one_line(result):
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evora: error: ") and "Traceback" not in result.output
-    return lines[0]
+one_line = one_error_line
 
 
 def test_a_tiny_training_writes_a_usable_file_that_says_how_it_was_made_and_resumes(tmp_path, cli):
