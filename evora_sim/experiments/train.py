@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..fsutil import write_bytes_atomic
 from ..rules import Rules, load_rules
 from ..runner import RunError, check_jobs, simulate
 
@@ -243,7 +244,7 @@ def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool)
 
 def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str) -> Path:
     """DIR/expert.toml with these players' weights beside the counts already trained there for the
-    same rules (written whole under a temporary name, then moved in place)."""
+    same rules (written whole, never through a link: ``fsutil.write_bytes_atomic``)."""
     from strategies.learned import LearnedWeights, to_table
 
     old = _read_trained(out, RunError)
@@ -255,9 +256,7 @@ def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description
                                    " | ".join(f"{n} players: {m}" for n, m in sorted(made.items())),
                                    plan.rules.hash))
     path = out / "expert.toml"
-    tmp = out / ".expert.toml.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_bytes_atomic(path, text.encode("utf-8"))
     return path
 
 
@@ -308,9 +307,9 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
     else:
         path = out / "candidate.toml"
         from strategies.learned import LearnedWeights, to_table
-        path.write_text(to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
-                                                f"Not better than {plan.previous_label}: {verdict}.", made_by,
-                                                plan.rules.hash)), encoding="utf-8")
+        write_bytes_atomic(path, to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
+                                                         f"Not better than {plan.previous_label}: {verdict}.",
+                                                         made_by, plan.rules.hash)).encode("utf-8"))
         lines.append(f"Not better: {verdict}. The previous weights are kept; the candidate is in {path} "
                      "(more teacher games, --games, usually help).")
     lines.append(f"Took {(time.monotonic() - t0) / 60:.1f} min.")
