@@ -17,8 +17,6 @@ def cli():
     return CliRunner()
 
 
-one_line = one_error_line
-
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
@@ -46,14 +44,14 @@ def test_the_answer_quotes_the_expert_field_beside_the_planners(runs, cli, tmp_p
     ("e3", "3 players (the report's runs are of 2 players)"),
 ])
 def test_a_strong_play_run_that_does_not_fit_is_one_line(runs, cli, tmp_path, which, words):
-    line = one_line(cli.invoke(main, ["report", str(runs / "p2"), "--expert-run", str(runs / which),
+    line = one_error_line(cli.invoke(main, ["report", str(runs / "p2"), "--expert-run", str(runs / which),
                                       "--out", str(tmp_path / "r")]))
     assert words in line
     assert not (tmp_path / "r").exists()
 
 
 def test_evora_run_refuses_a_negative_expert_field(cli, tmp_path):
-    line = one_line(cli.invoke(main, ["run", "--expert-games", "-1", "--out", str(tmp_path / "o"),
+    line = one_error_line(cli.invoke(main, ["run", "--expert-games", "-1", "--out", str(tmp_path / "o"),
                                       "--report-dir", str(tmp_path / "r")]))
     assert "--expert-games must be 0 (none) or a positive whole number, got -1" in line
     assert not (tmp_path / "o").exists()

@@ -26,8 +26,6 @@ def cli():
     return CliRunner()
 
 
-one_line = one_error_line
-
 
 def test_a_tiny_training_writes_a_usable_file_that_says_how_it_was_made_and_resumes(tmp_path, cli):
     out = tmp_path / "t"
@@ -61,7 +59,7 @@ def test_a_tiny_training_writes_a_usable_file_that_says_how_it_was_made_and_resu
 ])
 def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, cli, args, words):
     out = tmp_path / "t"
-    line = one_line(cli.invoke(main, ["train", "--players", "2", *args, "--out", str(out)]))
+    line = one_error_line(cli.invoke(main, ["train", "--players", "2", *args, "--out", str(out)]))
     assert words in line
     assert not out.exists()
 
@@ -73,7 +71,7 @@ def test_weights_trained_for_other_rules_are_never_overwritten(tmp_path, cli):
     plan = type("P", (), {"players": 2, "rules": rules})()
     write_weights(out, plan, tuple(np.zeros(77)), "test", "test")
     before = (out / "expert.toml").read_text()
-    line = one_line(cli.invoke(main, ["train", *TINY, "--set", "white_stone.vp=6", "--out", str(out)]))
+    line = one_error_line(cli.invoke(main, ["train", *TINY, "--set", "white_stone.vp=6", "--out", str(out)]))
     assert "trained for other rules" in line and "train into another --out" in line
     assert (out / "expert.toml").read_text() == before
 
@@ -82,7 +80,7 @@ def test_a_damaged_weight_file_in_the_folder_is_refused_not_overwritten(tmp_path
     out = tmp_path / "t"
     out.mkdir()
     (out / "expert.toml").write_text("[expert]\nformat = 1\nkind = \"learned\"\nfeatures = []\n")
-    line = one_line(cli.invoke(main, ["train", *TINY, "--out", str(out)]))
+    line = one_error_line(cli.invoke(main, ["train", *TINY, "--out", str(out)]))
     assert "expert.toml" in line and "evora train" in line
     assert (out / "expert.toml").read_text().startswith("[expert]\nformat = 1")
 

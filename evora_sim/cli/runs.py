@@ -186,7 +186,6 @@ def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
 DEFAULT_GAMES = 48_000
 SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder
 EXPERT_GAMES = 8_000        # per player count: the expert field's seat rates within about +-1 pp
-EXPERT = "expert"
 
 
 @main.command(epilog=examples(
@@ -238,7 +237,10 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
             for n, spec in DEFAULT_FIELD.items() if lo <= n <= hi]
     if not plan:
         raise UserError(f"these rules allow {lo} to {hi} players; the main job plays 2, 3 and 4")
-    experts = [(n, EXPERT, str(Path(out) / "expert" / f"p{n}"), expert_games) for n, *_ in plan] if expert_games else []
+    from strategies.registry import EXPERT_NAME
+
+    experts = ([(n, EXPERT_NAME, str(Path(out) / "expert" / f"p{n}"), expert_games) for n, *_ in plan]
+               if expert_games else [])
     check_report_dir(report_dir, "--report-dir")        # every output checked before any game
     try:
         check_jobs(jobs)

@@ -7,6 +7,7 @@ import shlex
 
 import click
 
+from ..experiments.train import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, DEFAULT_TEACHER
 from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, load_rules_arg, main
 
 
@@ -16,15 +17,16 @@ from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, l
     "evora train --players 4 --set white_stone.vp=6 --out runs/expert_white6"))
 @click.option("--players", "-n", type=int, default=4, show_default=True, help="Player count to train for (2-4).")
 @click.option("--games", type=int, default=None, metavar="N",
-              help="Teacher games to learn from; default 240 at 2 players, 120 at 3, 90 at 4 (about 30 "
+              help="Teacher games to learn from; default "
+                   + ", ".join(f"{g} at {n} players" for n, g in DEFAULT_GAMES.items()) + " (about 30 "
                    "minutes on 2 cores). What more games gave: docs/commands/train.md.")
-@click.option("--teacher", default="mcts(iterations=300)", show_default=True, metavar="SPEC",
+@click.option("--teacher", default=DEFAULT_TEACHER, show_default=True, metavar="SPEC",
               help="The player whose turns are imitated (it plays itself).")
 @click.option("--start", default=None, metavar="SPEC",
               help="Weights the fit starts from and the new ones must beat: a weighted player or learned "
                    "weights. Default: DIR/expert.toml's, else the built-in expert (rulebook rules), else "
                    "cardheights.")
-@click.option("--duel-games", type=int, default=2000, show_default=True, metavar="N",
+@click.option("--duel-games", type=int, default=DEFAULT_DUEL_GAMES, show_default=True, metavar="N",
               help="Games of the check: the new weights in one seat, the previous in the others, every "
                    "seed under every seat order.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the teacher games (the duel uses seed+1).")

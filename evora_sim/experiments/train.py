@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from ..fsutil import write_bytes_atomic
+from ..manifest import RunError
 from ..rules import Rules, load_rules
-from ..runner import RunError, check_jobs, simulate
 
 DEFAULT_TEACHER = "mcts(iterations=300)"
 DEFAULT_GAMES = {2: 240, 3: 120, 4: 90}        # the default fits 30 minutes on 2 cores (docs/commands/train.md)
@@ -152,6 +152,8 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
 
 def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
     """The teacher's self-play games, actions recorded (``out/teacher``, resumable)."""
+    from ..runner import simulate
+
     return simulate(plan.players, plan.games, [plan.teacher] * plan.players, seed=plan.seed,
                     out=out / f"teacher-{plan.players}p", extend=True, jobs=jobs, seat_rotation=False, rules=plan.rules,
                     chunk_size=TEACHER_CHUNK, quiet=quiet, command=command,
@@ -191,6 +193,8 @@ def _rows_of(players: int, rules: Rules, start, items):
 def training_rows(plan: TrainPlan, run, jobs: int, progress=None):
     """Every teacher turn as a group of rows, split over ``jobs`` processes."""
     from joblib import Parallel, delayed
+
+    from ..runner import check_jobs
 
     games = run.table("games", columns=["seed", "actions"])
     items = list(zip(games["seed"].to_numpy(), games["actions"]))
@@ -272,7 +276,9 @@ def _made_by_counts(made_by: str) -> dict[int, str]:
 def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: str = "evora train",
                  quiet: bool = False, notice=None) -> TrainResult:
     """The whole recipe; every stage resumes (teacher games and the duel are run folders)."""
-    from evora_sim.experiments.arms import Backend
+    from .arms import Backend
+
+    from ..runner import check_jobs
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
