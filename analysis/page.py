@@ -63,6 +63,8 @@ def _table_html(t) -> str:
     body = t.shown.to_html(index=False, border=0, escape=True)
     caption = f"<p class='caption'>Table <code>{esc(t.name)}.csv</code>: every column and code in the CSV"
     caption += f" ({len(t.df):,} rows).</p>"
+    if t.caption:                  # what the table shows, when its section's note does not say it
+        caption = f"<p>{esc(t.caption)}</p>" + caption
     if t.is_folded:
         return f"<details><summary>Show the table ({len(t.shown):,} rows)</summary>{caption}{body}</details>"
     return caption + body
@@ -186,6 +188,7 @@ def write_markdown(path, rep, figures, manifests) -> None:
             lines += [f"> {md(sec.notice)}", ""]
         lines.append(md(sec.note))
         for t in sec.tables:
+            lines += ["", md(t.caption)] if t.caption else []
             lines += ["", f"Table {md_code(t.name + '.csv')} ({len(t.df):,} rows):", "", _md_table(t.shown)]
         for title, stem, _ in sec.figures:
             lines += ["", _md_figure(title, figures[stem])]
