@@ -315,10 +315,14 @@ class Scan:
 def has_column(run: RunResult, table: str, column: str) -> bool:
     """Whether every finished file of the run's ``table`` holds ``column`` (runs of earlier
     versions lack the tension columns), from the Parquet footers."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     found = pieces(run.out, run.manifest)
-    return bool(found) and all(column in pq.read_schema(p.blocks[0].file(run.out, table)).names for p in found)
+    try:
+        return bool(found) and all(column in pq.read_schema(p.blocks[0].file(run.out, table)).names for p in found)
+    except (OSError, pa.ArrowException):
+        return False            # a damaged file: the pass's own check (storage.verify) names it
 
 
 def _tension(run: RunResult) -> bool:
