@@ -39,6 +39,7 @@ from evora_sim import layout as L
 
 from .explain import SeatParts, decisive_turns, game_causes
 from .fairness import distinct_rows
+from .playstates import PlayStates
 
 CATEGORIES = list(L.BREAKDOWN_NAMES)
 MAJORITY_CATEGORIES = list(L.MAJORITY_NAMES)
@@ -217,6 +218,7 @@ class SeatBlock:
     cats: dict                       # scoring category -> (games, n) VP
     cluster: np.ndarray              # (games,) the cluster number of each game's seed
     before: np.ndarray | None = None  # (games, n) the leader before each seat's turn after the trigger
+    turns: dict | None = None        # turns_leading -> (games, n), or None (an older run)
 
     @property
     def n(self) -> int:
@@ -307,6 +309,8 @@ class CountStats:
     segments: list = field(default_factory=list)    # (clusters: array or range, wins (k, n) uint8)
     explained: bool = False                         # every run records where its games were decided
     parts: SeatParts | None = None                  # ... and then the decomposition (analysis.explain)
+    timed: bool = False                             # every run records the state of each card play
+    play_states: PlayStates | None = None           # ... and then when the cards are played
 
     def __post_init__(self):
         S, n = len(self.strategies), self.n
@@ -324,6 +328,7 @@ class CountStats:
             self.uses = {"cards": Exposure.empty(self.cards, self.seed_groups, S * n, ("vp", "temple_uses")),
                          "spaces": Exposure.empty(self.spaces, self.seed_groups, S * n)}
             self.parts = SeatParts(n) if self.explained else None
+            self.play_states = PlayStates.empty(self.cards, self.seed_groups) if self.timed else None
 
     @property
     def boot_groups(self) -> int:
@@ -342,7 +347,7 @@ class CountStats:
 
     def empty_like(self) -> "CountStats":
         return CountStats(self.n, self.strategies, self.clusters, self.rules, self.rotated, self.tension,
-                          self.cards, self.spaces, explained=self.explained)
+                          self.cards, self.spaces, explained=self.explained, timed=self.timed)
 
     # -- gathering ------------------------------------------------------------------------
     def add(self, seats: SeatBlock, games: GameBlock | None = None, uses: dict | None = None) -> None:
@@ -381,8 +386,13 @@ class CountStats:
             self._games(games)
             if self.explained:
                 self._decided(seats, games)
-        for name, rows in (uses or {}).items():
+        uses = {name: self._valid(rows, self.uses[name].columns) for name, rows in (uses or {}).items()}
+        for name, rows in uses.items():
             self._uses(name, rows, key, win)
+        if self.play_states is not None and games is not None and "cards" in uses:
+            rows = uses["cards"]
+            self.play_states.add(group, games.rounds, games.turns, seats.turns["turns_leading"],
+                                 rows.game, rows.column, rows.count, rows.extras)
 
     def _outcomes(self, seats: SeatBlock) -> None:
         full_of, tie_of = self.rules["height_majority"], self.rules["height_majority_tie"]
@@ -450,13 +460,17 @@ class CountStats:
         decisive = decisive_turns(f["trigger_seat"], f["leader_at_trigger"], seats.before, winner)
         self.parts.add(seats.cluster, winner, cause, decisive)
 
+    def _valid(self, rows: UseRows, columns: int) -> UseRows:
+        """The rows whose seat and column exist at this player count (the others left out)."""
+        col, seat = rows.column, rows.seat
+        if len(col) and not (seat.max() < self.n and col.min() >= 0 and col.max() < columns):
+            ok = (seat < self.n) & (col >= 0) & (col < columns)
+            return UseRows(rows.game[ok], seat[ok], col[ok], rows.count[ok], {e: v[ok] for e, v in rows.extras.items()})
+        return rows
+
     def _uses(self, name: str, rows: UseRows, key: np.ndarray, win: np.ndarray) -> None:
         exp = self.uses[name]
         col, seat, game, count = rows.column, rows.seat, rows.game, rows.count
-        if len(col) and not (seat.max() < self.n and col.min() >= 0 and col.max() < exp.columns):
-            ok = (seat < self.n) & (col >= 0) & (col < exp.columns)
-            col, seat, game, count = col[ok], seat[ok], game[ok], count[ok]
-            rows = UseRows(game, seat, col, count, {e: v[ok] for e, v in rows.extras.items()})
         col = col.astype(np.int64, copy=False)
         exp.times += np.bincount(col, weights=count, minlength=exp.columns).astype(np.int64)
         for e in exp.extras:
@@ -496,6 +510,8 @@ class CountStats:
         self.segments += other.segments
         if self.parts is not None:
             self.parts.merge(other.parts)
+        if self.play_states is not None:
+            self.play_states.merge(other.play_states)
         return self
 
     # -- reading --------------------------------------------------------------------------

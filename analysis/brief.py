@@ -20,6 +20,7 @@ import pandas as pd
 from . import names
 from .cardvalue import NOT_EXERCISED
 from .numbers import PP, p_cell, pp, ranged
+from .playstates import timing_clause
 from .stats import FEW_CARD_PLAYS, MIN_EFFECT
 
 RECONSTRUCTION = ("The Construction Site layout is a reconstruction (decision D1): the published "
@@ -207,6 +208,10 @@ def p_text_words(p: float) -> str:
     return "p " + (cell if cell.startswith("<") else f"= {cell}") if cell else "p n/a"
 
 
+TIMING = tuple(f"{m}{end}" for m in ("mean_place", "share_leading", "turns_leading") for end in ("", "_lo", "_hi")) + (
+    "leading_diff", "leading_p_holm")
+
+
 def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataFrame:
     """The ``k`` strongest significant card and space findings per player count (largest
     adjusted difference in win rate when used), with their rulebook names."""
@@ -218,8 +223,9 @@ def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataF
         d["label"] = d["name"]
         d["kind"] = kind
         d["code"] = d[kind]
+        timing = [c for c in TIMING if c in d.columns]
         frames.append(d[["n_players", "kind", "code", "label", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm",
-                         "negligible"]])
+                         "negligible", *timing]])
     if not frames:
         return pd.DataFrame(columns=["n_players", "kind", "label", "adj_diff", "adj_lo", "adj_hi"])
     d = pd.concat(frames, ignore_index=True)
@@ -247,15 +253,17 @@ def _card_item(r, n: int, exp_n, given: dict, field_: str) -> str:
     small = ", negligible" if r["negligible"] else ""
     seen = (f"seats that {verb} win {ranged(r['adj_diff'], r['adj_lo'], r['adj_hi'], unit=PP, signed=True)} "
             f"({p_text_words(r['p_adj_holm'])}{small}{board}")
+    when = timing_clause(r) if r["kind"] == "card" else ""
+    when = f", {when}" if when else ""
     g = given.get(r["code"]) if r["kind"] == "card" and n == exp_n else None
     if g is None:
-        return f"{r['label']}: {seen}; an association, not the {r['kind']}'s effect)"
+        return f"{r['label']}: {seen}; an association, not the {r['kind']}'s effect){when}"
     if not bool(g.get("exercised", True)) or not np.isfinite(g["change"]):
         return (f"{r['label']}: {seen}; an association, not the card's effect; in the experiment "
-                f"(evora card-value{field_}) {NOT_EXERCISED})")
+                f"(evora card-value{field_}) {NOT_EXERCISED}){when}")
     caused = ranged(g["change"], g["lo"], g["hi"], unit=PP, signed=True)
     return (f"{r['label']}: holding one more from the start changes the holder's win rate by {caused} "
-            f"(experiment: evora card-value{field_}; {p_text_words(g['p_holm'])}); {seen}; an association)")
+            f"(experiment: evora card-value{field_}; {p_text_words(g['p_holm'])}); {seen}; an association){when}")
 
 
 def strongest_lines(top: pd.DataFrame, counts, experiment: dict | None = None, fields: dict | None = None) -> list[str]:

@@ -110,6 +110,30 @@ def exposure(t: pd.DataFrame, what: str) -> pd.DataFrame:
     return _frame(rows)
 
 
+def card_timing(t: pd.DataFrame) -> pd.DataFrame:
+    """When each card is played (analysis.playstates): how late, after the trigger, by a leader;
+    a card played too rarely to judge shows its estimates without ranges."""
+    from .playstates import MIN_PLAYS
+
+    rows = []
+    for _, r in t.iterrows():
+        if r["times"] <= 0:
+            continue
+        rare = r["times"] < MIN_PLAYS
+
+        def cell(v):
+            return _pct(r[v]) if rare else ranged(r[v], r[f"{v}_lo"], r[f"{v}_hi"])
+
+        rows.append({
+            PLAYERS: int(r["n_players"]), "Card": r["name"], "Plays": f"{int(r['times']):,}",
+            "Place in the game (95% range)": cell("mean_place"), "After the end was triggered": cell("share_final_round"),
+            "By a seat leading on VP": cell("share_leading"),
+            "All turns begun leading": ranged(r["turns_leading"], r["turns_leading_lo"], r["turns_leading_hi"]),
+            "p (Holm)": too_rare(r["times"]) if rare else p_cell(r["leading_p_holm"]),
+        })
+    return _frame(rows)
+
+
 def vp_by_category(vp: pd.DataFrame) -> pd.DataFrame:
     from .plots import CATEGORY_LABELS
 

@@ -180,6 +180,20 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
     return Section("Seat advantage", note, tables, figures, notice=" ".join(held.values()))
 
 
+TIMING_CAPTION = (
+    "When each card is played, which explains part of its association: its plays' mean place in the game "
+    "(the round played in over the game's rounds: 100% is the last round), the share played after the end "
+    "was triggered, and the share played in a turn its seat began leading on VP (the totals the final "
+    "scoring would give had the game ended then; a tie is no lead), against the share of all turns begun "
+    "leading; p: that difference, t on seed groups, Holm over the cards played 100 times or more. A card "
+    "played mostly late or by leaders looks strong because strong positions play it. 95% ranges over seeds.")
+
+
+TIMING_COLUMNS = [f"{m}{end}" for m in ("mean_place", "share_final_round", "share_leading", "turns_leading")
+                  for end in ("", "_lo", "_hi")] + ["leading_diff", "leading_diff_lo", "leading_diff_hi", "leading_p",
+                                                    "leading_p_holm"]
+
+
 def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> Section:
     """The section of an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
     beside an observational card table of the same field: the report's own (``fields``: the
@@ -345,7 +359,10 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
                 "difference adjusted for strategy and seat (logistic regression, seed-clustered standard "
                 "errors; p-values Holm-corrected over the 16). card_value.csv keeps the internal codes "
                 "and the raw differences. " + ASSOCIATION,
-                [Table("card_value", cards, display.exposure(cards, "card"), folded=False)],
+                [Table("card_value", cards, display.exposure(cards, "card"), folded=False),
+                 *([Table("card_timing", cards[["n_players", "card", "name", "times", *TIMING_COLUMNS]],
+                          display.card_timing(cards), caption=TIMING_CAPTION)]
+                   if "mean_place" in cards.columns else [])],
                 [("Card value (win rate when played, adjusted)", "card_value",
                   lambda: plots.forest(cards.assign(card=cards["name"]), "card",
                                        "Card effects and instant tiles: win rate when played vs. not"))]),

@@ -30,6 +30,7 @@ from evora_sim.ranking import DECIDED_BY
 from .aggregate import (CARD_NAMES, CATEGORIES, MAJORITY_CATEGORIES, TENSION_COLUMNS, CountStats, GameBlock,
                         SeatBlock, SeedSums, UseRows)
 from .explain import GAME_FACTS, SEAT_FACTS
+from .playstates import PLAY_STATES, SEAT_COLUMNS as TURN_COLUMNS
 
 
 class AnalysisError(RunError):
@@ -89,6 +90,7 @@ class CountPlan:
     spaces: int
     present: tuple                  # (run index, Present) of every run of this player count
     explained: bool = False         # every run records where its games were decided
+    timed: bool = False             # every run records the state of each card play (analysis.playstates)
 
     @property
     def clusters(self) -> int:
@@ -96,7 +98,7 @@ class CountPlan:
 
     def empty(self) -> CountStats:
         return CountStats(self.n, list(self.strategies), self.clusters, self.rules, self.rotated, self.tension,
-                          spaces=self.spaces, explained=self.explained)
+                          spaces=self.spaces, explained=self.explained, timed=self.timed)
 
     def cluster(self, run: int, seeds: np.ndarray) -> np.ndarray:
         """The cluster number of each seed of run ``run``: its place among the analysed seeds of
@@ -165,8 +167,9 @@ def _seat_block(task: Task, block, cluster_of) -> tuple[SeatBlock, np.ndarray, n
     report = task.count is not None
     cats = CATEGORIES if report else MAJORITY_CATEGORIES
     explained = report and task.count.explained
+    timed = report and task.count.timed
     cols = ["seat", "strategy", "score", "win", *cats] + (["rank"] if report else []) + (
-        list(SEAT_FACTS) if explained else [])
+        list(SEAT_FACTS) if explained else []) + (list(TURN_COLUMNS) if timed else [])
     t = read_block(Path(task.out), task.config, block, "seats", cols)
     games = block.hi - block.lo
     gid, seat = _np(t, "game_id"), _np(t, "seat")
@@ -194,7 +197,8 @@ def _seat_block(task: Task, block, cluster_of) -> tuple[SeatBlock, np.ndarray, n
     win = t.column("win").to_numpy(zero_copy_only=False)
     sb = SeatBlock(grid(codes), grid(_np(t, "score")), grid(_np(t, "rank")) if report else None,
                    grid(win), {c: grid(_np(t, c)) for c in cats}, cluster_of(ids),
-                   grid(_np(t, SEAT_FACTS[0])) if explained else None)
+                   grid(_np(t, SEAT_FACTS[0])) if explained else None,
+                   {c: grid(_np(t, c)) for c in TURN_COLUMNS} if timed else None)
     run_codes = None
     if task.sums is not None:
         run_codes = sb.strategy if not report else np.asarray(
@@ -231,12 +235,14 @@ def _game_block(task: Task, block, ids: np.ndarray, with_seed: bool) -> tuple[Ga
 def _use_rows(task: Task, block, slot: np.ndarray) -> dict:
     """The block's card and space rows; ``slot``: each game's place in the seat block."""
     out = Path(task.out)
-    cards = read_block(out, task.config, block, "cards", ["seat", "card", "plays", "vp", "temple_uses"])
+    timed = list(PLAY_STATES) if task.count.timed else []
+    cards = read_block(out, task.config, block, "cards", ["seat", "card", "plays", "vp", "temple_uses", *timed])
     spaces = read_block(out, task.config, block, "spaces", ["seat", "space", "uses"])
     return {
         "cards": UseRows(slot[_np(cards, "game_id") - block.lo], _np(cards, "seat"),
                          _codes(cards.column("card"), CARD_NAMES), _np(cards, "plays"),
-                         {"vp": _np(cards, "vp"), "temple_uses": _np(cards, "temple_uses")}),
+                         {"vp": _np(cards, "vp"), "temple_uses": _np(cards, "temple_uses"),
+                          **{c: _np(cards, c) for c in timed}}),
         "spaces": UseRows(slot[_np(spaces, "game_id") - block.lo], _np(spaces, "seat"),
                           _np(spaces, "space"), _np(spaces, "uses")),
     }
@@ -336,11 +342,19 @@ def has_facts(run: RunResult) -> bool:
             and all(has_column(run, "seats", c) for c in SEAT_FACTS))
 
 
+def has_play_states(run: RunResult) -> bool:
+    """Whether the run's tables record the state of each card play (runs of earlier versions do
+    not: analysis.playstates needs them)."""
+    return (all(has_column(run, "cards", c) for c in PLAY_STATES)
+            and all(has_column(run, "seats", c) for c in TURN_COLUMNS))
+
+
 def plan(runs: list[RunResult], report: bool = True, sums=()) -> list[Task]:
     """The tasks of a pass: every piece of every run; ``report``: the player counts' statistics,
     ``sums``: the runs (indexes) whose per-seed sums are wanted."""
     tension = [_tension(r) for r in runs]
     facts = [has_facts(r) for r in runs] if report else []
+    timed = [has_play_states(r) for r in runs] if report else []
     plans = {}
     if report:
         by_n: dict[int, list[int]] = {}
@@ -351,7 +365,8 @@ def plan(runs: list[RunResult], report: bool = True, sums=()) -> list[Task]:
             strategies = tuple(sorted({s for i in idx for s in runs[i].manifest["config"]["strategies"]}))
             plans[n] = CountPlan(n, strategies, rules, all(runs[i].manifest["config"]["seat_rotation"] for i in idx),
                                  all(tension[i] for i in idx), len(rules["board"]["spaces"]),
-                                 tuple((i, Present.of(runs[i])) for i in idx), all(facts[i] for i in idx))
+                                 tuple((i, Present.of(runs[i])) for i in idx), all(facts[i] for i in idx),
+                                 all(timed[i] for i in idx))
     tasks = []
     for i, run in enumerate(runs):
         cfg = run.manifest["config"]

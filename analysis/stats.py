@@ -148,6 +148,67 @@ def mean_ci(values) -> tuple[float, float, float]:
     return m, m - half, m + half
 
 
+def ratio_ci(y, x) -> tuple[float, float, float]:
+    """A ratio of sums ``sum(y) / sum(x)`` over independent groups (``y``, ``x``: one value per
+    group: seeds, or sums of whole seeds) with a 95% t interval on groups - 1 degrees of freedom
+    from the linearised (delta-method) variance; (ratio, lo, hi). Why not a Wilson interval on
+    the plays: the plays of one seed share its stacks and players, so they are not independent
+    trials; the group is the unit (``tests/test_playstates.py`` shows the coverage)."""
+    y, x = np.asarray(y, dtype=float), np.asarray(x, dtype=float)
+    total = x.sum()
+    if total <= 0:
+        return float("nan"), float("nan"), float("nan")
+    r = float(y.sum() / total)
+    g = len(x)
+    if g < 2:
+        return r, float("nan"), float("nan")
+    e = y - r * x
+    se = float(np.sqrt(g / (g - 1) * (e @ e)) / total)
+    half = float(stats.t.ppf(0.975, g - 1)) * se
+    return r, r - half, r + half
+
+
+def clustered_share(y, x) -> tuple[float, float, float]:
+    """A share of sums, ``sum(y) / sum(x)`` with ``y <= x`` (hits among trials) in independent
+    groups, with a 95% Wilson interval on the effective sample size (Kish): the trials divided by
+    the design effect, the linearised variance over groups against the binomial one (never below
+    1). Why Wilson and not :func:`ratio_ci`'s t: a rare share (a card a leader seldom plays) has
+    few hits, and a symmetric interval then undercovers (``tests/test_playstates.py``)."""
+    y, x = np.asarray(y, dtype=float), np.asarray(x, dtype=float)
+    n = x.sum()
+    g = len(x)
+    if n <= 0:
+        return float("nan"), float("nan"), float("nan")
+    p = float(y.sum() / n)
+    binomial = p * (1 - p) / n
+    deff = 1.0
+    if g > 1 and binomial > 0:
+        e = y - p * x
+        deff = max(g / (g - 1) * (e @ e) / n ** 2 / binomial, 1.0)
+    lo, hi = wilson(p * n / deff, n / deff)
+    return p, float(lo), float(hi)
+
+
+def ratio_diff(y, x, b, t) -> tuple[float, float, float, float]:
+    """The difference of two ratios of sums over the same independent groups,
+    ``sum(y)/sum(x) - sum(b)/sum(t)``, with a 95% t interval and a two-sided p-value (t on groups -
+    1 degrees of freedom, linearised variance: both ratios' errors move together within a group);
+    (difference, lo, hi, p)."""
+    y, x, b, t = (np.asarray(a, dtype=float) for a in (y, x, b, t))
+    X, T = x.sum(), t.sum()
+    g = len(x)
+    if X <= 0 or T <= 0 or g < 2:
+        return float("nan"), float("nan"), float("nan"), float("nan")
+    r1, r2 = y.sum() / X, b.sum() / T
+    e = (y - r1 * x) / X - (b - r2 * t) / T
+    se = float(np.sqrt(g / (g - 1) * (e @ e)))
+    d = float(r1 - r2)
+    if se == 0:
+        return d, d, d, (1.0 if d == 0 else 0.0)
+    q = float(stats.t.ppf(0.975, g - 1))
+    return d, d - q * se, d + q * se, float(2 * stats.t.sf(abs(d) / se, g - 1))
+
+
 def mean_ci_from(mean, sd, n):
     """The same t interval from summaries (arrays broadcast: groupby mean, std(ddof=1), count);
     (lo, hi)."""

@@ -25,7 +25,7 @@ DECISIONS = GAME_COLUMNS.index("decisions")
 
 
 @njit(cache=True, _nrt=False)
-def _batch(R, n, seeds, kinds, W, games, seats, stats, s, logs, no_custom, legal, rs, work, track):
+def _batch(R, n, seeds, kinds, W, games, seats, stats, states, s, logs, no_custom, legal, rs, work, track):
     """Play one game per seed into row ``g`` of the result arrays. ``s`` ends as the last
     game's final state; row ``g`` of ``logs`` (at least one row) receives game ``g``'s actions
     (as many as fit), for the games it has rows for. One compiled entry for batches and single
@@ -40,14 +40,14 @@ def _batch(R, n, seeds, kinds, W, games, seats, stats, s, logs, no_custom, legal
         if k == ILLEGAL:
             games[g, DECISIONS] = steps
             return g
-        record(s, n, g, steps, games, seats, stats, track)
+        record(s, n, g, steps, games, seats, stats, states, track)
     return -1
 
 
 def _run(items, seeds, res, s, logs, bufs, rules, n_players) -> None:
     """``_batch`` over ``seeds``; a game stopped by an illegal action is a StrategyError."""
     kinds, W = seat_arrays(items)
-    g = _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, s, logs, *bufs)
+    g = _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, res.states, s, logs, *bufs)
     if g >= 0:
         raise refused(items, s, bufs[4], int(res.games[g, DECISIONS]), int(seeds[g]))
 

@@ -37,7 +37,18 @@ T_TRIG_LEADER = T_END + 1                   # first in the final scoring's order
 T_TRIG_TOTAL = T_TRIG_LEADER + 1            # decision that triggered the end, and per seat its total then
 T_FINAL_LEAD = T_TRIG_TOTAL + L.MAXP        # per seat: the leader before its turn after the trigger (-1 none)
 T_NOW = T_FINAL_LEAD + L.MAXP               # per seat: scratch totals
-TRACK_SIZE = T_NOW + L.MAXP
+# The state in which each card (and tile) was played (analysis: when cards are played): whether
+# its seat led when the turn began (as the final scoring would rank the seats had the game ended
+# then), whether the end had been triggered, the round. Looked at once a turn (a scoring-as-if-
+# ended) and once a play. Per seat, the turns it began leading (the rate to compare with); per
+# seat and card (index seat * NTRACK + card, the order of the engine's play counters) the rest:
+T_LEADS = T_NOW + L.MAXP                    # whether the seat to move led when its turn began
+T_LEAD_TURNS = T_LEADS + 1                  # per seat: turns begun leading
+T_PLAY_LEAD = T_LEAD_TURNS + L.MAXP         # plays in turns the seat began leading
+T_PLAY_FINAL = T_PLAY_LEAD + L.MAXP * L.NTRACK   # plays made after the end was triggered
+T_PLAY_ROUND = T_PLAY_FINAL + L.MAXP * L.NTRACK  # the rounds in which they were played, summed
+TRACK_SIZE = T_PLAY_ROUND + L.MAXP * L.NTRACK
+PLAY_STATES = ("plays_leading", "plays_final_round", "play_round_sum")   # the cards table's columns
 
 ILLEGAL = -1        # what advance returns instead of the legal actions when a seat chose an illegal one
 
@@ -90,13 +101,50 @@ def end_triggered(s, R, track):
 
 @njit(cache=True, inline="always")
 def turn_begins(s, R, track):
-    """A turn begins: a round that is over is noted (``round_over``); after the end was triggered,
-    who would win if the game ended now, before this seat's turn."""
+    """A turn begins: a round that is over is noted (``round_over``); who would win if the game
+    ended now, before this seat's turn (after the trigger: where the game was decided; always:
+    whether the seat to move leads, the state its card plays are counted in)."""
     track[T_TURN] = s[L.G_NTURNS]
     if s[L.G_ROUND] != track[T_ROUND]:
         round_over(s, track)
+    if s[L.G_PHASE] == L.PH_SETUP:
+        track[T_TURN] = -1                      # the placements are no turn: look again at the first
+        return
+    p = s[L.G_CUR]
+    leader = E.leader_now(s, R, track, T_NOW)
+    track[T_LEADS] = 1 if leads_outright(s, p, track) else 0
+    track[T_LEAD_TURNS + p] += track[T_LEADS]
     if s[L.G_END_TRIGGER] != 0:
-        track[T_FINAL_LEAD + s[L.G_CUR]] = E.leader_now(s, R, track, T_NOW)
+        track[T_FINAL_LEAD + p] = leader
+
+
+@njit(cache=True, inline="always")
+def leads_outright(s, p, track):
+    """Whether seat ``p``'s total at ``T_NOW`` (``leader_now``'s) is above every other seat's: a
+    lead on VP, not one of a tie-break (at the start every seat has 0 and a tie-break "leads")."""
+    for q in range(s[L.G_NPLAYERS]):
+        if q != p and track[T_NOW + q] >= track[T_NOW + p]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def card_played(s, R, a, track):
+    """The seat to move is about to play the card or take the tile of action ``a``: note
+    whether it led when its turn began, whether the end has been triggered, and the round."""
+    p = s[L.G_CUR]
+    i = p * L.NTRACK + (a - L.A_PLAY)
+    track[T_PLAY_LEAD + i] += track[T_LEADS]
+    if s[L.G_END_TRIGGER] != 0:
+        track[T_PLAY_FINAL + i] += 1
+    track[T_PLAY_ROUND + i] += s[L.G_ROUND]
+
+
+@njit(cache=True, inline="always")
+def is_play(a):
+    """Whether action ``a`` plays a card from hand or takes an instant tile (one block of
+    actions, in the engine's play-counter order)."""
+    return a >= L.A_PLAY and a < L.A_PLAY + L.NTRACK
 
 
 @njit(cache=True, inline="always")
@@ -112,7 +160,7 @@ def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
         track[:] = 0
         track[T_ROUND] = s[L.G_ROUND]
         track[T_LEADER] = -1
-        track[T_TURN] = s[L.G_NTURNS]
+        track[T_TURN] = -1                      # the first turn is looked at too (turn_begins)
         track[T_TRIG_LEADER] = -1
         track[T_FINAL_LEAD:T_FINAL_LEAD + L.MAXP] = -1
     k = E.legal_actions(s, R, legal)
@@ -136,6 +184,8 @@ def advance(s, R, kinds, W, custom, legal, rs, work, log, steps, track):
                 return ILLEGAL, steps
         if steps < cap:
             log[steps] = a
+        if is_play(a):
+            card_played(s, R, a, track)
         k = E.step(s, R, a, legal)
         steps += 1
     return 0, steps
@@ -190,7 +240,7 @@ def buffers(n_players: int, strategies=()):
 
 
 @njit(cache=True)
-def record(s, n, g, steps, games, seats, stats, track):
+def record(s, n, g, steps, games, seats, stats, states, track):
     """Row ``g`` of the result arrays from the finished game ``s`` of ``steps`` decisions and
     its ``track``. The last round's standing is the final score: its leader is the winner. An
     end triggered by the game's last decision (or the round limit) was never looked at: the
@@ -221,26 +271,34 @@ def record(s, n, g, steps, games, seats, stats, track):
         seats[g, p, L.NBREAK + 2] = s[b + L.P_TURNS]
         seats[g, p, L.NBREAK + 3] = track[T_TRIG_TOTAL + p]
         seats[g, p, L.NBREAK + 4] = track[T_FINAL_LEAD + p]
+        seats[g, p, L.NBREAK + 5] = track[T_LEAD_TURNS + p]
         sb = L.STATS + p * L.SSTRIDE
         for k in range(L.SSTRIDE):
             stats[g, p, k] = s[sb + k]
+        for c in range(L.NTRACK):
+            i = p * L.NTRACK + c
+            states[g, p, 0, c] = track[T_PLAY_LEAD + i]
+            states[g, p, 1, c] = track[T_PLAY_FINAL + i]
+            states[g, p, 2, c] = track[T_PLAY_ROUND + i]
 
 
 GAME_COLUMNS = ("rounds", "turns", "end_trigger", "winner_seat", "decisions",
                 "lead_changes", "comeback", "winner_led_from",
                 "trigger_seat", "trigger_turn", "leader_at_trigger", "tie_lot")
 SEAT_COLUMNS = L.BREAKDOWN_NAMES + ("score", "parts_left", "seat_turns", "score_at_trigger",
-                                    "leader_before_final_turn")
+                                    "leader_before_final_turn", "turns_leading")
 
 
 @dataclass
 class BatchResult:
-    """Arrays of one batch: games[g, GAME_COLUMNS], seats[g, p, SEAT_COLUMNS], stats[g, p, SSTRIDE]."""
+    """Arrays of one batch: games[g, GAME_COLUMNS], seats[g, p, SEAT_COLUMNS], stats[g, p, SSTRIDE],
+    states[g, p, PLAY_STATES, card]."""
 
     seeds: np.ndarray
     games: np.ndarray
     seats: np.ndarray
     stats: np.ndarray
+    states: np.ndarray
     actions: np.ndarray | None = None    # [g, action]: every game's actions, when recorded
 
 
@@ -267,7 +325,8 @@ def new_result(seeds: np.ndarray, n_players: int) -> BatchResult:
     g = seeds.shape[0]
     return BatchResult(seeds, np.zeros((g, len(GAME_COLUMNS)), dtype=np.int32),
                        np.zeros((g, n_players, len(SEAT_COLUMNS)), dtype=np.int32),
-                       np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32))
+                       np.zeros((g, n_players, L.SSTRIDE), dtype=np.int32),
+                       np.zeros((g, n_players, len(PLAY_STATES), L.NTRACK), dtype=np.int32))
 
 
 

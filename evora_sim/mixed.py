@@ -28,8 +28,8 @@ from strategies.registry import seat_arrays
 from . import api
 from . import engine as E
 from . import layout as L
-from .gameloop import (ILLEGAL, BatchResult, advance, buffers, new_result, record, refused, search_notes,
-                       seat_strategies, start)
+from .gameloop import (ILLEGAL, BatchResult, advance, buffers, card_played, is_play, new_result, record, refused,
+                       search_notes, seat_strategies, start)
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:
@@ -144,6 +144,8 @@ class _Table:
                     f"{seed}; legal actions: {', '.join(self._action(x) for x in legal)}")
             if steps < cap:
                 log[steps] = a
+            if is_play(a):
+                card_played(s, R, np.int64(a), self.track)
             E.apply_action(s, R, np.int64(a))
             steps += 1
 
@@ -171,7 +173,7 @@ def play_mixed_batch(rules, n_players: int, seeds, strategies, decision_timeout=
     nolog = np.empty(0, dtype=np.int64)
     for g in range(seeds.shape[0]):
         steps = table.play(int(seeds[g]), logs[g] if logs is not None and g < len(logs) else nolog)
-        record(table.s, n_players, g, steps, res.games, res.seats, res.stats, table.track)
+        record(table.s, n_players, g, steps, res.games, res.seats, res.stats, res.states, table.track)
     return res
 
 

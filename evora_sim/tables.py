@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import layout as L
-from .gameloop import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
+from .gameloop import GAME_COLUMNS, PLAY_STATES, SEAT_COLUMNS, BatchResult
 from .ranking import DECIDED_BY, deciding_step, order_key
 
 CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES
@@ -89,6 +89,8 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
     # before the seat's turn after the trigger (-1: it had none)
     seats["score_at_trigger"] = res.seats[:, :, scol["score_at_trigger"]].reshape(-1).astype(np.int16)
     seats["leader_before_final_turn"] = res.seats[:, :, scol["leader_before_final_turn"]].reshape(-1).astype(np.int8)
+    # the turns the seat began leading (so scored): the rate its card plays "while leading" compare with
+    seats["turns_leading"] = res.seats[:, :, scol["turns_leading"]].reshape(-1).astype(np.int16)
     seats = pd.DataFrame(seats)
 
     plays = res.stats[:, :, L.S_PLAYS:L.S_PLAYS + L.NTRACK]
@@ -103,6 +105,10 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "plays": plays[gi, si, ci].astype(np.int16),
         "vp": vp[gi, si, ci].astype(np.int16),
         "temple_uses": temple[gi, si, ci].astype(np.int16),
+        # the state each play was made in (gameloop.card_played): in a turn its seat began leading,
+        # after the end was triggered, and the sum of the rounds played in (how late: / plays / rounds)
+        **{name: res.states[gi, si, j, ci].astype(np.int16 if j < 2 else np.int32)
+           for j, name in enumerate(PLAY_STATES)},
     })
     uses = res.stats[:, :, L.S_SPACE_USES:L.S_SPACE_USES + L.MAXS]
     gi, si, xi = np.nonzero(uses > 0)

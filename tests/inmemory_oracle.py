@@ -16,6 +16,7 @@ from evora_sim.storage import read_chunk
 
 from analysis import names
 from analysis.fairness import seat_fairness
+from analysis.playstates import PLAY_STATES, PlayStates
 from analysis.scan import AnalysisError
 from analysis.stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
                     clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
@@ -76,10 +77,12 @@ class Dataset:
     def _build(self, table: str) -> None:
         if table == "cards":
             key_col, width, values = "card", len(CARD_NAMES), ["plays", "vp", "temple_uses"]
+            if all(has_column(run, "cards", c) for run in self.runs for c in PLAY_STATES):
+                values += list(PLAY_STATES)
         else:
             key_col, width, values = "space", self.n_spaces(), ["uses"]
         total = len(self.seats)
-        mats = {v: np.zeros((total, width), dtype=np.int16) for v in values}
+        mats = {v: np.zeros((total, width), dtype=np.int32) for v in values}
         gid = self.seats["game_id"].to_numpy()
         for r, run in enumerate(self.runs):
             n = run.manifest["config"]["players"]
@@ -444,6 +447,39 @@ def exposure_table(seats: pd.DataFrame, counts: np.ndarray, labels: list[str], v
     return pd.DataFrame(rows)
 
 
+def card_timing(data: Dataset) -> pd.DataFrame:
+    """When each card is played, from the whole tables: the per-seed-group sums built here row by
+    row, the figures by the same table step as the report's (analysis.playstates)."""
+    if not all(has_column(run, "seats", "turns_leading") and has_column(run, "cards", c)
+               for run in data.runs for c in PLAY_STATES):
+        return pd.DataFrame()
+    seats = data.seats
+    lead = pd.concat([_read(run, "seats", k, ["game_id", "seat", "turns_leading"]).assign(run=np.int8(r))
+                      for r, run in enumerate(data.runs) for k in sorted(run.done_chunks())], ignore_index=True)
+    lead = seats[["run", "game_id", "seat"]].merge(lead, on=["run", "game_id", "seat"], how="left")
+    game = seats[["run", "game_id"]].merge(data.games[["run", "game_id", "rounds", "turns"]], on=["run", "game_id"],
+                                           how="left")
+    frames = []
+    for n, grp in _by_n(seats):
+        idx = grp.index.to_numpy()
+        _, seed = np.unique(grp["cluster"].to_numpy(), return_inverse=True)
+        group = seed % CLUSTER_GROUPS
+        G = int(group.max()) + 1
+        ps = PlayStates.empty(len(CARD_NAMES), G)
+        first = grp["seat"].to_numpy() == 0           # one row per game for the game's turns
+        ps.turns[:] = np.bincount(group[first], weights=game["turns"].to_numpy()[idx][first], minlength=G)
+        ps.turns_leading[:] = np.bincount(group, weights=lead["turns_leading"].to_numpy()[idx], minlength=G)
+        rounds = game["rounds"].to_numpy()[idx].astype(float)
+        for c in range(len(CARD_NAMES)):
+            def col(v):
+                return data.matrix("cards", v)[idx, c].astype(float)
+            for acc, w in ((ps.plays, col("plays")), (ps.leading, col("plays_leading")),
+                           (ps.final, col("plays_final_round")), (ps.place, col("play_round_sum") / rounds)):
+                acc[c] = np.bincount(group, weights=w, minlength=G)
+        frames.append(ps.table(CARD_NAMES).assign(n_players=n))
+    return pd.concat(frames, ignore_index=True)
+
+
 def card_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """Per player count, for each of the 12 card effects and 4 instant tiles: times played from
     hand (tiles: taken), plays per game, the VP scored while resolving a play, Temple uses of
@@ -452,6 +488,9 @@ def card_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     t = exposure_table(data.seats, data.matrix("cards", "plays"), CARD_NAMES, data.matrix("cards", "vp"),
                        data.matrix("cards", "temple_uses"), "card", min_effect)
     t.insert(2, "name", t["card"].map(names.card_title))     # the rulebook's words; the code stays
+    timing = card_timing(data)
+    if not timing.empty:
+        t = t.merge(timing.drop(columns="plays"), on=["n_players", "card"], how="left")
     return t
 
 

@@ -194,6 +194,10 @@ def test_explain_writes_the_decomposition_and_the_fixes_and_resumes(small_run, t
     res = _cli("explain", small_run, "--seeds", 20, "--out", out, "--jobs", 1, "-q")
     assert res.exit_code == 0, res.output
     assert "pp for the" in res.output and "Fixes ranked" in res.output
+    assert "Cards (associations, not the cards' effects; each with when it is played):" in res.output
+    assert "4 players: " in res.output.split("Cards (associations")[1]
+    cards = pd.read_csv(out / "summary" / "cards.csv")
+    assert {"mean_place", "share_leading", "turns_leading", "leading_p_holm"} <= set(cards.columns)
     s = X.read_summary(out)
     changes = set(s["fixes"]["change_made"].fillna(""))
     assert {"", "end.after_trigger=finish_turn", "end.after_trigger=one_more_turn", "end.tie_break=shared",
@@ -250,7 +254,10 @@ def _strip_facts(run_dir):
     from evora_sim.manifest import chunk_file, file_record, read_manifest, write_manifest
 
     manifest = read_manifest(run_dir)
-    drop = {"games": [*X.GAME_FACTS[1:], "trigger_turn"], "seats": [*X.SEAT_FACTS, "score_at_trigger"]}
+    from evora_sim.gameloop import PLAY_STATES
+
+    drop = {"games": [*X.GAME_FACTS[1:], "trigger_turn"], "seats": [*X.SEAT_FACTS, "score_at_trigger", "turns_leading"],
+            "cards": list(PLAY_STATES)}
     for k in manifest["chunk_files"]:
         for table, cols in drop.items():
             path = chunk_file(run_dir, table, int(k))
@@ -271,9 +278,13 @@ def test_a_run_played_before_the_facts_is_explained_from_a_replay(small_run, tmp
     _strip_facts(old)
     rep = _cli("report", old, "--out", tmp_path / "rep")
     assert rep.exit_code == 0, rep.output                     # old runs stay readable
-    assert "played before the game loop recorded where games are decided" in (tmp_path / "rep" / "report.md").read_text()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "played before the game loop recorded where games are decided" in md
+    assert "card_value.csv" in md and "card_timing.csv" not in md and "of the game on average" not in md
     res = _cli("explain", old, "--seeds", 20, "--no-compensation", "--out", tmp_path / "why", "--jobs", 1, "-q")
     assert res.exit_code == 0, res.output
+    assert "not recorded: the run was played before the state of each card play was recorded" in res.output
+    assert not (tmp_path / "why" / "summary" / "cards.csv").exists()
     s = X.read_summary(tmp_path / "why")
     assert (s["parts"]["seeds"] == 20).all() and "replayed" in s["about"]["decomposed"]
     new = _cli("explain", small_run, "--seeds", 20, "--no-compensation", "--out", tmp_path / "why_new", "--jobs", 1, "-q")

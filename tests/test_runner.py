@@ -47,8 +47,9 @@ GAMES_COLUMNS = ["game_id", "seed", "n_players", "rotation", "rounds", "turns", 
 SEATS_COLUMNS = ["game_id", "seat", "strategy", "score", "rank", "win", "vp_build", "vp_white",
                  "vp_empty_stack", "vp_cards", "vp_emperor", "vp_column_majority", "vp_height_1",
                  "vp_height_2", "vp_height_3", "vp_height_4", "vp_capitals", "parts_left",
-                 "score_at_trigger", "leader_before_final_turn"]
-CARDS_COLUMNS = ["game_id", "seat", "card", "plays", "vp", "temple_uses"]
+                 "score_at_trigger", "leader_before_final_turn", "turns_leading"]
+CARDS_COLUMNS = ["game_id", "seat", "card", "plays", "vp", "temple_uses", "plays_leading", "plays_final_round",
+                 "play_round_sum"]
 SPACES_COLUMNS = ["game_id", "seat", "space", "uses"]
 BREAKDOWN = SEATS_COLUMNS[6:17]
 SORT_KEYS = {"games": ["game_id"], "seats": ["game_id", "seat"],

@@ -232,9 +232,32 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
                 X.game_measures(_games(r, k, rot), _games(r, k, rot, seats=True), n, rot))
           for (label, change), r in zip(labels, runs)]
     result = X.counterfactuals(base, cf, rot)
-    lines = summary_lines(plan, table, parts, result, decomposed, comp_note)
-    summary = _write(out, doc, command, plan, table, parts, result, lines, decomposed, comp_note)
-    return {"parts": table, "turns": parts.turns, **result, "lines": lines, "summary": summary}
+    cards = card_findings(plan.run)
+    lines = summary_lines(plan, table, parts, result, decomposed, comp_note) + card_lines(cards, n)
+    summary = _write(out, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards)
+    return {"parts": table, "turns": parts.turns, **result, "cards": cards, "lines": lines, "summary": summary}
+
+
+def card_findings(run):
+    """The run's card table with when each card is played (``analysis.playstates``), or None for a
+    run played before that was recorded: one pass over the run's tables."""
+    from analysis.scan import has_play_states
+    from analysis.tables import card_value, scan
+
+    if not has_play_states(run):
+        return None
+    return card_value(scan([run]))
+
+
+def card_lines(cards, n: int) -> list[str]:
+    """The strongest card findings in the report's words (associations), each with when the card
+    is played; or why there are none."""
+    from analysis.brief import strongest, strongest_lines
+
+    head = "Cards (associations, not the cards' effects; each with when it is played):"
+    if cards is None:
+        return [head, "  not recorded: the run was played before the state of each card play was recorded"]
+    return [head, "  " + strongest_lines(strongest(cards, None), [n])[0]]
 
 
 def _run_parts(run, n: int, rot: int):
@@ -285,7 +308,7 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
     return lines
 
 
-def _write(out: Path, doc, command, plan, table, parts, result, lines, decomposed, comp_note) -> Path:
+def _write(out: Path, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards=None) -> Path:
     from analysis import explain as X
 
     final = out / "summary"
@@ -298,6 +321,8 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
         result["seats"].to_csv(tmp / "counterfactual_seats.csv", index=False)
         fair.to_csv(tmp / "fixes.csv", index=False)
         result["measures"].to_csv(tmp / "side_effects.csv", index=False)
+        if cards is not None:
+            cards.to_csv(tmp / "cards.csv", index=False)
         pd.DataFrame([{"players": plan.players, "seeds_replayed": plan.seeds, "decomposed": decomposed,
                        "largest_seat": X.largest_seat(table), "compensation_note": comp_note}]).to_csv(
             tmp / "about.csv", index=False)
