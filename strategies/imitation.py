@@ -22,10 +22,18 @@ from evora_sim import engine as E
 from evora_sim.layout import G_CUR, G_NTURNS, G_PHASE, N_ACTIONS, PH_SETUP, PH_TERMINAL, STATE_SIZE
 
 from .features import features_into
-from .planner import L_ACT, M_NTOP, M_WANT, advance_seen, core_hash, search_turn, turn_over
+from .planner import L_ACT, M_NTOP, M_WANT, TOP_MAX, advance_seen, core_hash, search_turn, turn_over
 
 CHOSEN, OTHER, UNLISTED = 1, 0, 2      # a row's label: the teacher's turn, another, the teacher's not listed
-MAX_ALTERNATIVES = 64
+MAX_ALTERNATIVES = TOP_MAX             # the planner keeps at most this many turns (its buffers' size)
+
+
+def check_want(want: int) -> int:
+    """``want`` if the planner can list that many turns. Compiled code checks no bounds: a larger
+    ``want`` would write past the planner's buffers of ``TOP_MAX`` turns."""
+    if not 1 <= int(want) <= MAX_ALTERNATIVES:
+        raise ValueError(f"the planner lists 1 to {MAX_ALTERNATIVES} turns, not {want}")
+    return int(want)
 
 
 @njit(cache=True, _nrt=False)
@@ -96,4 +104,4 @@ def new_buffers():
             np.zeros(MAX_ALTERNATIVES, dtype=np.uint64))
 
 
-__all__ = ["turn_rows", "new_buffers", "CHOSEN", "OTHER", "UNLISTED", "MAX_ALTERNATIVES"]
+__all__ = ["turn_rows", "new_buffers", "check_want", "CHOSEN", "OTHER", "UNLISTED", "MAX_ALTERNATIVES"]

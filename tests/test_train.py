@@ -107,3 +107,16 @@ def test_the_start_is_the_folders_weights_then_the_built_in_expert_then_cardheig
     write_weights(tmp_path, plan, tuple(np.zeros(77)), "x", "x")
     start, label = previous_weights(2, rules, tmp_path, RunError)
     assert "expert.toml" in label and start.learned_for(2) == tuple(np.zeros(77))
+
+
+def test_the_planner_is_never_asked_for_more_turns_than_its_buffers_hold(monkeypatch):
+    """Compiled code checks no bounds: asking the planner for more than its TOP_MAX best turns
+    wrote past its buffers (a crash, or worse, silent damage). Now it is refused before any row."""
+    from evora_sim.experiments import train
+    from strategies.imitation import check_want
+    from strategies.planner import TOP_MAX
+
+    assert check_want(train.WANT) == train.WANT
+    monkeypatch.setattr(train, "WANT", TOP_MAX + 1)
+    with pytest.raises(ValueError, match=f"1 to {TOP_MAX} turns, not {TOP_MAX + 1}"):
+        train._rows_of(2, load_rules(), "cardheights", [(1, np.zeros(0, dtype=np.int64))])

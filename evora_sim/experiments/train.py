@@ -164,10 +164,11 @@ def _rows_of(players: int, rules: Rules, start, items):
     """The rows of some teacher games (one worker's share): features, turn number, label."""
     from evora_sim.rng import new_stream
     from strategies.features import NL
-    from strategies.imitation import new_buffers, turn_rows
+    from strategies.imitation import check_want, new_buffers, turn_rows
     from strategies.planner import new_plan_work
     from strategies.registry import seat_arrays
 
+    want = check_want(WANT)
     _, W = seat_arrays([start] * players)
     work = new_plan_work()
     ps, pl, bk, bv, line, hk, key, val, stamp, _plan, meta, top, _cache = work
@@ -178,7 +179,7 @@ def _rows_of(players: int, rules: Rules, start, items):
     out_x, out_g, out_l = [], [], []
     offset = 0
     for seed, actions in items:
-        rows, groups = turn_rows(rules.packed, players, int(seed), np.asarray(actions, dtype=np.int64), W, WANT,
+        rows, groups = turn_rows(rules.packed, players, int(seed), np.asarray(actions, dtype=np.int64), W, want,
                                  feats, group, label, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top,
                                  new_stream(int(seed)), *bufs)
         out_x.append(feats[:rows].copy())
