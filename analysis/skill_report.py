@@ -124,6 +124,50 @@ def findings(table, verdict, steps, labels, seeds) -> list[str]:
     return out
 
 
+def fixes_by_rung(ladder: Ladder) -> pd.DataFrame | None:
+    """Every rung's fixes (``evora skill --explain-seeds``) as one table: rung, its players, and
+    the fix's rank, seat unfairness left and whether its change was significant; None unless
+    every rung was explained."""
+    if not ladder.fixes or any(f is None for f in ladder.fixes):
+        return None
+    return pd.concat([f.assign(rung=i, players=label) for i, (f, label) in enumerate(zip(ladder.fixes, ladder.labels))],
+                     ignore_index=True)
+
+
+def shown_fixes(fixes: pd.DataFrame, labels) -> pd.DataFrame:
+    """A row per fix, a column per rung: the seat unfairness it leaves (* = a significant change
+    after Holm within the rung's own explain)."""
+    names = rung_names(labels)
+    rows = []
+    for arm, g in fixes.groupby("arm", sort=False):
+        row = {"Fix": arm}
+        for r in g.itertuples():
+            mark = " *" if bool(r.significant) else ""
+            row[names[r.rung]] = ranged(r.unfairness, r.lo, r.hi, unit=PP) + mark
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fixes_line(fixes: pd.DataFrame, labels) -> str:
+    """The designer's question in one sentence: the best fix at the weakest and the strongest
+    rung, and what the rules leave at each."""
+    def at(rung: int) -> str:
+        f = fixes[fixes["rung"] == rung].sort_values("rank")
+        rules = f[f["arm"] == "the run's rules"].iloc[0]
+        now = (f"at rung {rung + 1} ({labels[rung]}) the rules' seat unfairness is "
+               f"{ranged(rules['unfairness'], rules['lo'], rules['hi'], unit=PP)}")
+        changes = f[f["arm"] != "the run's rules"]
+        fixed = changes[changes["significant"].astype(bool) & (changes["unfairness"] < rules["unfairness"])]
+        if len(fixed):
+            best = fixed.iloc[0]
+            return f"{now} and the best fix, {best['arm']}, leaves {ranged(best['unfairness'], best['lo'], best['hi'], unit=PP)}"
+        return f"{now} and no rule change lowers it significantly"
+
+    top = len(labels) - 1
+    return (f"Fixes at every rung (evora explain on each rung's seeds): {at(0)}; {at(top)}. "
+            "Table skill_fixes has every fix at every rung.")
+
+
 def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", scheduler: str | None = None,
                n_boot: int = 2000) -> SkillPart:
     table = figure_table(ladder, min_effect, backend=backend, scheduler=scheduler)
@@ -165,7 +209,17 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
         figures.append(("Strength of each rung", "skill_ratings", lambda: plots.skill_ratings(ratings)))
     else:
         note += " No duels were given (runs named as rungs with --ladder), so the rungs have no ratings here."
+    fixes = fixes_by_rung(ladder)
+    if fixes is not None:
+        tables.append(Table("skill_fixes", fixes, shown_fixes(fixes, ladder.labels), folded=False,
+                            caption="The seat unfairness each rule change leaves at each rung (evora skill "
+                                    "--explain-seeds: each rung's first seeds replayed under each change, paired "
+                                    "with the rung's games; the seat compensation is each rung's own; * = a "
+                                    "significant change after Holm within the rung)."))
     section = Section("Skill", note, tables, figures)
     header = ("Skill ladder", f"{len(ladder.labels)} rungs, weakest first: " + "; ".join(names)
               + f". {precision} The sections after Skill describe the top rung, {ladder.labels[-1]}.")
-    return SkillPart(section, findings(table, verdict, steps, ladder.labels, seeds), header)
+    said = findings(table, verdict, steps, ladder.labels, seeds)
+    if fixes is not None:
+        said.append(fixes_line(fixes, ladder.labels))
+    return SkillPart(section, said, header)

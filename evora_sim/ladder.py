@@ -124,6 +124,10 @@ class Plan:
     def rung_folder(self, i: int) -> str:
         return f"r{i + 1}"
 
+    def why_folder(self, i: int) -> str:
+        """Where ``evora skill --explain-seeds`` explains rung ``i`` (an evora explain folder)."""
+        return f"why/{self.rung_folder(i)}"
+
     def as_json(self) -> dict:
         return {"format": PLAN_FORMAT, "version": 1, **asdict(self)}
 

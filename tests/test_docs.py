@@ -30,7 +30,8 @@ QUESTIONS = ["Is my game fair? Which seat, how sure?", "Which card is too strong
              "What rule change fixes it?", "Is my change better?", "Play my own strategy"]
 
 # tiny sizes (docs/index.md, "How these pages are tested")
-TINY = {"--games": "8", "--seeds": "10", "--max-games": "32", "--duel-games": "4", "--remove-games": "40"}
+TINY = {"--games": "8", "--seeds": "10", "--max-games": "32", "--duel-games": "4", "--remove-games": "40",
+        "--explain-seeds": "10"}
 CARD_VALUE_GAMES = "160"
 RUN_GAMES = "40"                          # 10 seeds at 4 players: the least evora explain reads                  # its least at 4 players: 10 seeds, each with every seat given each card
 PLAYS = {"simulate", "run", "duel", "sweep", "card-value", "skill", "tune", "balance", "train", "explain"}
@@ -75,6 +76,8 @@ def tiny(args: list[str]) -> list[str]:
                 args[args.index(key) + 1] = value
             else:
                 args += [key, value]
+    if "--explain-seeds" in args and "--games" in args:     # explain reads at least 10 seeds of each rung
+        args[args.index("--games") + 1] = TINY["--explain-seeds"]
     if command == "card-value" and "--remove-games" not in args:
         args += ["--remove-games", TINY["--remove-games"]]
     if command in PLAYS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -268,6 +269,40 @@ def test_skill_resumes_without_playing_again(small_ladder, tmp_path):
     assert before == after
 
 
+def test_explain_seeds_explain_every_rung_and_the_report_ranks_the_fixes_at_each(small_ladder, tmp_path):
+    """--explain-seeds runs evora explain on every rung (the ladder itself is not played again)
+    and the Skill section then shows each fix's seat unfairness at every rung, with a finding
+    that names the best fix at the weakest and at the strongest rung."""
+    import shutil
+
+    base, args = small_ladder
+    runs = tmp_path / "runs"
+    shutil.copytree(base / "runs", runs)
+    before = {p: p.stat().st_mtime_ns for p in runs.rglob("*.parquet")}
+    args = [*args[:args.index("--out")], "--out", str(runs), "--report-dir", str(tmp_path / "rep"),
+            "--explain-seeds", "10", "-q"]
+    ok(CliRunner().invoke(main, args))
+    assert {p: p.stat().st_mtime_ns for p in runs.rglob("*.parquet") if "why" not in p.parts} == before
+    for i in (1, 2, 3):
+        assert (runs / "why" / f"r{i}" / "summary" / "fixes.csv").is_file()
+    fixes = pd.read_csv(tmp_path / "rep" / "skill_fixes.csv")
+    assert sorted(fixes["rung"].unique()) == [0, 1, 2]
+    assert (fixes.groupby("rung")["arm"].apply(lambda a: "the run's rules" in set(a))).all()
+    page = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "Fixes at every rung (evora explain on each rung's seeds): at rung 1 (random) the rules' seat " \
+           "unfairness is" in page and "; at rung 3 (balanced) the rules' seat unfairness is" in page
+
+
+def test_bad_explain_seeds_are_one_line_and_write_nothing(tmp_path):
+    for value, games in (("5", "40"), ("41", "40")):
+        result = CliRunner().invoke(main, ["skill", "-n", "2", "--ladder", "random;greedy", "--games", games,
+                                           "--explain-seeds", value, "--out", str(tmp_path / "o"),
+                                           "--report-dir", str(tmp_path / "r")])
+        assert (f"--explain-seeds must be 0 (none) or a whole number from 10 to the 40 seeds a rung plays, "
+                f"got {value}") in one_error_line(result)
+        assert list(tmp_path.iterdir()) == []
+
+
 def test_report_reads_a_ladder_folder(small_ladder, tmp_path):
     base, _ = small_ladder
     ok(CliRunner().invoke(main, ["report", str(base / "runs"), "--out", str(tmp_path / "r")]))
@@ -459,3 +494,20 @@ def test_the_pilot_stops_at_its_deadline_and_times_each_duel_player_once():
         assert len(calls) == 3 and (stop.value.done, stop.value.total) == (3, 6)
     finally:
         warmup.compile_now = real
+
+
+def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant():
+    from analysis.skill_report import fixes_line
+
+    def rung(i, comp_sig):
+        return pd.DataFrame([
+            {"rung": i, "rank": 1, "arm": "seat compensation (starting VP)", "unfairness": 0.005, "lo": 0.001,
+             "hi": 0.011, "significant": comp_sig},
+            {"rung": i, "rank": 2, "arm": "the run's rules", "unfairness": 0.024, "lo": 0.018, "hi": 0.029,
+             "significant": False}])
+
+    line = fixes_line(pd.concat([rung(0, False), rung(1, True)], ignore_index=True), ["greedy", "expert"])
+    assert "at rung 1 (greedy) the rules' seat unfairness is 2.4 pp (1.8–2.9) and no rule change lowers it " \
+           "significantly" in line
+    assert "at rung 2 (expert) the rules' seat unfairness is 2.4 pp (1.8–2.9) and the best fix, seat compensation " \
+           "(starting VP), leaves 0.5 pp (0.1–1.1)" in line

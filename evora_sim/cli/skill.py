@@ -109,6 +109,10 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
               help="Without --games: the wall time the ladder may take here, report included; a timed pilot "
                    "of every rung sizes it.")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed, shared by every rung.")
+@click.option("--explain-seeds", "explain_seeds", type=int, default=0, show_default=True, metavar="N",
+              help="Also explain every rung (evora explain): its first N seeds replayed under each rule change "
+                   "and its own seat compensation, so the report says whether a fix holds for stronger "
+                   "players. 0: none. Costs about 6 x N games a rung (x its rotations), outside --budget.")
 @jobs_option
 @click.option("--out", default="runs/skill", show_default=True, metavar="DIR", callback=check_out_arg,
               help="The ladder's run folders go here (created, or resumed).")
@@ -121,7 +125,7 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines or bars.")
 def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
-          overrides=(), backend="loky", scheduler=None, quiet=False):
+          overrides=(), backend="loky", scheduler=None, quiet=False, explain_seeds=0):
     """Play the same seeds at every rung of a skill ladder (every seat filled by the rung's
     players), measure the rungs' strength in 2-player duels, and write a report whose Skill
     section says, finding by finding, whether it holds for stronger players. Resumable: run the
@@ -137,13 +141,37 @@ def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, re
     check_backend(backend, scheduler)
     check_report_dir(report_dir, "--report-dir")
     rungs = parse_rungs(ladder_text, n)
+    check_explain_seeds(explain_seeds, games)          # before any pilot when --games says the size
     plan = prepare_ladder(Path(out), n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
+    check_explain_seeds(explain_seeds, plan.seeds)
     play_ladder(Path(out), plan, rules, jobs, backend, scheduler, quiet)
+    if explain_seeds:
+        explain_rungs(Path(out), plan, explain_seeds, jobs, backend, scheduler, quiet)
     from .analyse import write_ladder_report
 
     path = write_ladder_report(out, report_dir, option="--report-dir",
                                backend="dask" if backend == "dask" else "local", scheduler=scheduler)
     click.echo(f"report: {path / 'report.html'}")
+
+
+def check_explain_seeds(seeds: int, rung_seeds: int | None) -> None:
+    """0, or at least explain's minimum and at most the seeds a rung plays (when known)."""
+    from ..experiments.explain import MIN_SEEDS
+
+    top = f"the {rung_seeds:,} seeds a rung plays" if rung_seeds is not None else "the seeds a rung plays"
+    if seeds != 0 and not (MIN_SEEDS <= seeds and (rung_seeds is None or seeds <= rung_seeds)):
+        raise UserError(f"--explain-seeds must be 0 (none) or a whole number from {MIN_SEEDS} to {top}, got {seeds}")
+
+
+def explain_rungs(out: Path, plan, seeds: int, jobs, backend, scheduler, quiet) -> None:
+    """Every rung explained (``experiments.explain.explain_ladder``); one-line errors."""
+    from ..experiments.arms import Backend
+    from ..experiments.explain import explain_ladder
+    from ..runner import check_jobs
+
+    say = None if quiet else (lambda line: click.echo(line, err=True))
+    with playing(out):
+        explain_ladder(out, plan, seeds, Backend(check_jobs(jobs), backend, scheduler), "evora " + " ".join(sys.argv[1:]), say)
 
 
 def parse_rungs(ladder_text, n: int) -> list[str]:

@@ -238,6 +238,26 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
     return {"parts": table, "turns": parts.turns, **result, "cards": cards, "lines": lines, "summary": summary}
 
 
+def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), command: str = "",
+                   notice=None) -> list[dict]:
+    """``evora explain`` at every rung of the ladder ``evora skill`` played into ``out`` (its
+    ``plan``): each rung's first ``seeds`` seeds replayed under every switch and the rung's own
+    seat compensation, into ``out/why/rN`` (resumable like any explain folder). Whether a fix
+    found among weak players still fixes the game among strong ones is the question."""
+    from ..ladder import own_folder
+    from .search import check_search_folder
+
+    results = []
+    for i, rung in enumerate(plan.rungs):
+        why = own_folder(out, plan.why_folder(i))
+        rung_plan = open_plan(own_folder(out, plan.rung_folder(i)), seeds, True)
+        check_search_folder(why, explain_doc(rung_plan))
+        if notice is not None:
+            notice(f"explain rung {i + 1}/{len(plan.rungs)} ({rung}) -> {why}")
+        results.append(run_explain(rung_plan, why, backend=backend, command=command, notice=notice))
+    return results
+
+
 def card_findings(run):
     """The run's card table with when each card is played (``analysis.playstates``), or None for a
     run played before that was recorded: one pass over the run's tables."""
@@ -339,4 +359,4 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
     return final
 
 
-__all__ = ["Plan", "open_plan", "run_explain", "switch_sets"]
+__all__ = ["Plan", "open_plan", "run_explain", "explain_ladder", "switch_sets"]
