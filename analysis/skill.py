@@ -89,7 +89,12 @@ class Ladder:
     labels: list                   # each rung's players, as the user gave them
     runs: list                     # RunResult per rung, weakest first
     duels: list = field(default_factory=list)   # DuelRun
-    fixes: list = field(default_factory=list)   # per rung: its evora explain fixes table, or None
+    explained: list = field(default_factory=list)   # per rung: its evora explain summary, or None
+
+    @property
+    def fixes(self) -> list:
+        """Per rung: the fixes its evora explain ranked, or None."""
+        return [s["fixes"] if s is not None else None for s in self.explained]
 
     @property
     def players(self) -> int:
@@ -410,19 +415,19 @@ def open_ladder(folder) -> Ladder:
     duels = open_runs([own_folder(folder, d.folder) for d in plan.duels])
     _check_played(plan, runs, duels, folder / "ladder.json")
     ladder.duels = [DuelRun(r, {d.field[0]: d.a, d.field[1]: d.b}) for d, r in zip(plan.duels, duels)]
-    ladder.fixes = [rung_fixes(own_folder(folder, plan.why_folder(i))) for i in range(len(plan.rungs))]
+    ladder.explained = [rung_summary(own_folder(folder, plan.why_folder(i))) for i in range(len(plan.rungs))]
     return ladder
 
 
-def rung_fixes(why):
-    """The fixes ``evora skill --explain-seeds`` found for a rung (its explain folder), or None
-    when the rung was not explained (or its summary is not finished)."""
+def rung_summary(why):
+    """What ``evora skill --explain-seeds`` found for a rung (its explain folder's summary), or
+    None when the rung was not explained (or its summary is not finished)."""
     from .explain import read_summary
 
     if not why.exists():
         return None
     try:
-        return read_summary(why)["fixes"]
+        return read_summary(why)
     except ValueError:
         return None
 

@@ -143,7 +143,9 @@ def shown_fixes(fixes: pd.DataFrame, labels) -> pd.DataFrame:
         row = {"Fix": arm}
         for r in g.itertuples():
             mark = " *" if bool(r.significant) else ""
-            row[names[r.rung]] = ranged(r.unfairness, r.lo, r.hi, unit=PP) + mark
+            # a seat compensation is each rung's own: say which
+            own = f" ({r.change_made.split('=', 1)[1]} VP)" if r.arm.startswith("seat compensation") else ""
+            row[names[r.rung]] = ranged(r.unfairness, r.lo, r.hi, unit=PP) + mark + own
         rows.append(row)
     return pd.DataFrame(rows)
 

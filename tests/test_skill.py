@@ -291,6 +291,8 @@ def test_explain_seeds_explain_every_rung_and_the_report_ranks_the_fixes_at_each
     page = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "Fixes at every rung (evora explain on each rung's seeds): at rung 1 (random) the rules' seat " \
            "unfairness is" in page and "; at rung 3 (balanced) the rules' seat unfairness is" in page
+    # the sections after Skill describe the top rung: the answer quotes its best fix
+    assert "What would fix it? Best of the rule changes replayed on the same seeds" in page
 
 
 def test_bad_explain_seeds_are_one_line_and_write_nothing(tmp_path):

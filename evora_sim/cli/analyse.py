@@ -138,7 +138,9 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
             ladder = open_ladder(source)
     except RunError as exc:
         raise UserError(str(exc)) from None
-    return _build([ladder.runs[-1]], out, min_effect, backend, scheduler, ladder=ladder)
+    # the sections after Skill describe the top rung: its fixes too, when the ladder explained it
+    top = ladder.explained[-1] if ladder.explained else None
+    return _build([ladder.runs[-1]], out, min_effect, backend, scheduler, ladder=ladder, explained=top)
 
 
 @main.command(epilog=examples("evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
