@@ -19,8 +19,8 @@ import pandas as pd
 
 from . import names
 from .cardvalue import NOT_EXERCISED
-from .numbers import PP, p_cell, pp, ranged
-from .playstates import timing_clause
+from .numbers import PP, p_cell, p_text_words, pp, ranged
+from .playstates import TIMING_COLUMNS, timing_clause
 from .stats import FEW_CARD_PLAYS, MIN_EFFECT
 
 RECONSTRUCTION = ("The Construction Site layout is a reconstruction (decision D1): the published "
@@ -203,15 +203,6 @@ def _fix(explained: dict | None, n: int) -> str:
             "every fix and what else it changes: section Why.")
 
 
-def p_text_words(p: float) -> str:
-    cell = p_cell(p)
-    return "p " + (cell if cell.startswith("<") else f"= {cell}") if cell else "p n/a"
-
-
-TIMING = tuple(f"{m}{end}" for m in ("mean_place", "share_leading", "turns_leading") for end in ("", "_lo", "_hi")) + (
-    "leading_diff", "leading_p_holm")
-
-
 def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataFrame:
     """The ``k`` strongest significant card and space findings per player count (largest
     adjusted difference in win rate when used), with their rulebook names."""
@@ -223,7 +214,7 @@ def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataF
         d["label"] = d["name"]
         d["kind"] = kind
         d["code"] = d[kind]
-        timing = [c for c in TIMING if c in d.columns]
+        timing = [c for c in TIMING_COLUMNS if c in d.columns]
         frames.append(d[["n_players", "kind", "code", "label", "adj_diff", "adj_lo", "adj_hi", "p_adj_holm",
                          "negligible", *timing]])
     if not frames:

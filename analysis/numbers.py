@@ -95,6 +95,12 @@ def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%"
     return f"{scale * v:{sign}.{d}f}{unit} ({between})"
 
 
+def p_text_words(p: float) -> str:
+    """A p-value in a sentence: 'p = 0.034', 'p < 0.001', 'p n/a'."""
+    cell = p_cell(p)
+    return "p " + (cell if cell.startswith("<") else f"= {cell}") if cell else "p n/a"
+
+
 def p_cell(p: float) -> str:
     """A p-value for a table: '< 0.001', '0.034', '' when there is none."""
     if not math.isfinite(p):

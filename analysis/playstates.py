@@ -22,13 +22,16 @@ import pandas as pd
 
 from evora_sim.gameloop import PLAY_STATES
 
-from .numbers import ranged
-from .numbers import p_cell
+from .numbers import p_text_words, ranged
 from .stats import ALPHA, clustered_share, holm, ratio_ci, ratio_diff
 
 SEAT_COLUMNS = ("turns_leading",)   # the seats table's column the baseline reads (with the games' turns)
 LATE, EARLY = 0.6, 0.45             # mean place in the game (round / rounds) called late, early
 MIN_PLAYS = 100                     # plays of a card before its "by the leader" is tested
+# the card table's columns this module adds (PlayStates.table, beside the card and its plays)
+TIMING_COLUMNS = [f"{m}{end}" for m in ("mean_place", "share_final_round", "share_leading", "turns_leading")
+                  for end in ("", "_lo", "_hi")] + ["leading_diff", "leading_diff_lo", "leading_diff_hi", "leading_p",
+                                                    "leading_p_holm"]
 
 
 @dataclass
@@ -117,16 +120,12 @@ def timing_clause(row) -> str:
     base = ranged(row["turns_leading"], row["turns_leading_lo"], row["turns_leading_hi"])
     p = row.get("leading_p_holm", np.nan)
     if np.isfinite(p) and p < ALPHA:
-        than = f"{'more' if row['leading_diff'] > 0 else 'fewer'} than the {base} of all turns (Holm p {p_words(p)})"
+        than = f"{'more' if row['leading_diff'] > 0 else 'fewer'} than the {base} of all turns (Holm {p_text_words(p)})"
     else:
         than = f"against {base} of all turns, no significant difference"
     return (f"played {timing_words(place)}, at {late} of the game on average, and {lead} of its plays by a seat that "
             f"began the turn leading on VP, {than}")
 
 
-def p_words(p: float) -> str:
-    cell = p_cell(p)
-    return cell if cell.startswith("<") else f"= {cell}"
 
-
-__all__ = ["timing_clause", "MIN_PLAYS", "PlayStates", "PLAY_STATES", "SEAT_COLUMNS", "timing_words"]
+__all__ = ["timing_clause", "MIN_PLAYS", "TIMING_COLUMNS", "PlayStates", "PLAY_STATES", "SEAT_COLUMNS", "timing_words"]

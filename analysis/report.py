@@ -20,6 +20,7 @@ from evora_sim.fsutil import atomic_folder
 from . import brief, display, numbers, plots
 from . import tables as T
 from .sections import Section, Table
+from .playstates import TIMING_COLUMNS
 from .stats import MIN_EFFECT, p_text, verdict
 
 REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
@@ -187,11 +188,6 @@ TIMING_CAPTION = (
     "scoring would give had the game ended then; a tie is no lead), against the share of all turns begun "
     "leading; p: that difference, t on seed groups, Holm over the cards played 100 times or more. A card "
     "played mostly late or by leaders looks strong because strong positions play it. 95% ranges over seeds.")
-
-
-TIMING_COLUMNS = [f"{m}{end}" for m in ("mean_place", "share_final_round", "share_leading", "turns_leading")
-                  for end in ("", "_lo", "_hi")] + ["leading_diff", "leading_diff_lo", "leading_diff_hi", "leading_p",
-                                                    "leading_p_holm"]
 
 
 def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> Section:
