@@ -37,6 +37,9 @@ class Strategy:
     # win weight); when set, positions are valued by it and ``weights`` are unused (a search
     # player: its rollout's)
     learned: tuple[tuple[int, tuple[float, ...]], ...] = ()
+    # per player count, (n, how many of its best turns it values by the next seat's reply;
+    # strategies.planner); counts not named plan one ply
+    replies: tuple[tuple[int, int], ...] = ()
 
     def weight_dict(self) -> dict[str, float]:
         return {f: w for f, w in zip(FEATURES, self.weights) if w}
@@ -48,6 +51,10 @@ class Strategy:
     def learned_for(self, n: int) -> tuple[float, ...] | None:
         """The learned weights for ``n`` players (None: none trained for ``n``)."""
         return dict(self.learned).get(n)
+
+    def replies_for(self, n: int) -> int:
+        """How many best turns it values by the next seat's reply at ``n`` players (0: none)."""
+        return dict(self.replies).get(n, 0)
 
     @property
     def is_heuristic(self) -> bool:

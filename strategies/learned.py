@@ -64,20 +64,23 @@ def from_hand(weights) -> np.ndarray:
 FORMAT = 1
 PLAYER_COUNTS = (2, 3, 4)
 _TABLE_KEYS = {"format", "kind", "description", "features", "players", "made_by", "rules_hash"}
-_PLAYERS_KEYS = {"weights", "win", "games", "fit"}
+_PLAYERS_KEYS = {"weights", "win", "games", "fit", "replies"}
+MAX_REPLIES = 32          # the planner keeps at most this many best turns (planner.TOP_MAX)
 
 
 @dataclass(frozen=True)
 class LearnedWeights:
     """A learned evaluation for each player count it was trained for: ``weights[n]`` holds the
-    ``NL`` feature weights and the win weight. ``made_by`` says how (the command, its seed, the
-    teacher, the games), ``rules_hash`` for which rules."""
+    ``NL`` feature weights and the win weight; ``replies`` (n, k): at ``n`` players its ``k`` best
+    turns are valued by the next seat's reply (``planner``; counts not named: none). ``made_by``
+    says how (the command, its seed, the teacher, the games), ``rules_hash`` for which rules."""
 
     name: str
     weights: tuple[tuple[int, tuple[float, ...]], ...]
     description: str = ""
     made_by: str = ""
     rules_hash: str = ""
+    replies: tuple[tuple[int, int], ...] = ()
 
     def for_players(self, n: int) -> tuple[float, ...] | None:
         return dict(self.weights).get(n)
@@ -108,7 +111,7 @@ def check_table(entry: dict, where: str, error) -> LearnedWeights:
     players = entry.get("players")
     if not isinstance(players, dict) or not players:
         raise error(f"{where}: 'players' must hold the weights of at least one player count")
-    out = []
+    out, replies = [], []
     for key, table in sorted(players.items()):
         if key not in tuple(str(n) for n in PLAYER_COUNTS) or not isinstance(table, dict):
             raise error(f"{where}: players.{key} is not a player count ({', '.join(map(str, PLAYER_COUNTS))})")
@@ -125,11 +128,28 @@ def check_table(entry: dict, where: str, error) -> LearnedWeights:
                 what = "win" if i == NL else f"weights[{i}]"
                 raise error(f"{where}: players.{key}.{what} = {x!r}: {WEIGHT_RANGE}")
         out.append((int(key), tuple(float(x) for x in values)))
+        k = check_replies(table.get("replies", 0), f"{where}: players.{key}.replies", error)
+        if k:
+            replies.append((int(key), k))
     for key in ("description", "made_by", "rules_hash"):
         if not isinstance(entry.get(key, ""), str):
             raise error(f"{where}: {key} must be text")
     return LearnedWeights("", tuple(out), entry.get("description", ""), entry.get("made_by", ""),
-                          entry.get("rules_hash", ""))
+                          entry.get("rules_hash", ""), tuple(replies))
+
+
+def check_replies(value, where: str, error) -> int:
+    """``value`` as a number of best turns to value by the next seat's reply (0 to
+    ``MAX_REPLIES``, a whole number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise error(f"{where} = {value!r}: a whole number from 0 to {MAX_REPLIES} was expected")
+    try:
+        k = float(value)
+    except ValueError:
+        k = float("nan")
+    if not (k == k and k == int(k) and 0 <= k <= MAX_REPLIES):
+        raise error(f"{where} = {value!r}: a whole number from 0 to {MAX_REPLIES} was expected")
+    return int(k)
 
 
 def to_table(weights: LearnedWeights) -> str:
@@ -141,9 +161,12 @@ def to_table(weights: LearnedWeights) -> str:
              f"description = {text(weights.description)}", f"made_by = {text(weights.made_by)}",
              f"rules_hash = {text(weights.rules_hash)}",
              "features = [" + ", ".join(text(f) for f in FEATURE_NAMES) + "]"]
+    replies = dict(weights.replies)
     for n, w in weights.weights:
-        lines += ["", f"[{weights.name}.players.{n}]", f"win = {float(w[NL])!r}",
-                  "weights = [" + ", ".join(repr(float(x)) for x in w[:NL]) + "]"]
+        lines += ["", f"[{weights.name}.players.{n}]", f"win = {float(w[NL])!r}"]
+        if replies.get(n, 0):
+            lines.append(f"replies = {int(replies[n])}")
+        lines.append("weights = [" + ", ".join(repr(float(x)) for x in w[:NL]) + "]")
     return "\n".join(lines) + "\n"
 
 

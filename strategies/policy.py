@@ -33,10 +33,10 @@ def plan_meta(work):
 @njit(cache=True, inline="always")
 def policy_choose(kind, W, p, s, R, legal, n, rs, work):
     """The action of seat ``p``'s compiled strategy of ``kind`` (weights: row ``p`` of ``W``)."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = work
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = work
     if kind == KIND_PLANNER:
         return plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan,
-                           meta, top, cache)
+                           meta, top, cache, rw)
     if kind == KIND_HEURISTIC:
         return heuristic(s, R, W, legal, n, rs, t, t2, legal2, memo)
     return np.int64(legal[randbelow(rs, n)])
@@ -45,7 +45,7 @@ def policy_choose(kind, W, p, s, R, legal, n, rs, work):
 @njit(cache=True, inline="always")
 def forget_plans(work):
     """No plan of an earlier decision is followed at the next one (see ``planner.forget_plan``)."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = work
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = work
     forget_plan(meta)
 
 
@@ -54,5 +54,5 @@ def new_rollout_cache(work):
     """A search begins: the turn planners playing its rollouts in ``work`` reuse the plans they
     made at a visible position earlier in this search, and none from before it
     (``planner.new_plan_cache``)."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = work
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = work
     new_cache_generation(meta)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -44,11 +45,11 @@ from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
 from .features import FEATURE_NAMES
 from .learned import FORMAT as LEARNED_FORMAT
-from .learned import LearnedWeights, check_table, is_learned_table, shipped_expert
+from .learned import LearnedWeights, check_replies, check_table, is_learned_table, shipped_expert
 from .weights import MAX_WEIGHT, WEIGHT_RANGE, weight_in_range  # noqa: F401 (MAX_WEIGHT: callers')
 from .compiled import WIDTH
 from .search_spec import NAME as SEARCH_NAME
-from .search_spec import from_resolved_search, learned_row, parse_mcts, resolved_search, search_row, search_tree_size
+from .search_spec import from_resolved_search, learned_row, parse_mcts, resolved_search, search_row, search_tree_size, split_options
 from .search_spec import turn_tree_shape as search_turn_tree_shape
 
 # built-in name -> compiled id (the id is the name's position in builtin.NAMES)
@@ -255,14 +256,27 @@ def _learned(spec: str, entry: dict, where: str) -> LearnedWeights:
 
 def learned_strategy(spec: str, name: str, weights: LearnedWeights) -> Strategy:
     """A turn planner valuing positions by the learned ``weights`` (its player counts')."""
-    return Strategy(name, PLANS[DEFAULT_PLAN], description=weights.description, learned=weights.weights)
+    return Strategy(name, PLANS[DEFAULT_PLAN], description=weights.description, learned=weights.weights,
+                    replies=weights.replies)
 
 
 def _expert(spec: str, body: str | None) -> Strategy:
-    if body is not None:
-        raise StrategyError(f"strategy {spec!r}: {EXPERT_NAME} takes no options (its weights are learned; "
-                            f"train other ones with evora train and name their file: FILE.toml:{EXPERT_NAME})")
-    return learned_strategy(spec, EXPERT_NAME, shipped_expert(lambda line: StrategyError(f"strategy {spec!r}: {line}")))
+    """The built-in expert; ``expert(replies=K)`` values its K best turns by the next seat's reply
+    at every player count (0: plans one ply), instead of what its weights file says per count."""
+    def error(line):
+        return StrategyError(f"strategy {spec!r}: {line}")
+
+    weights = shipped_expert(error)
+    if body is None:
+        return learned_strategy(spec, EXPERT_NAME, weights)
+    options = split_options(spec, body)
+    if not options or any(key != "replies" for key, _ in options) or len(options) > 1:
+        raise error(f"{EXPERT_NAME} takes one option, replies=K (its best turns valued by the next seat's "
+                    f"reply); its weights are learned: train other ones with evora train and name their "
+                    f"file: FILE.toml:{EXPERT_NAME}")
+    k = check_replies(options[0][1], "replies", error)
+    return replace(learned_strategy(spec, f"{EXPERT_NAME}(replies={k})", weights),
+                   replies=tuple((n, k) for n in weights.counts if k))
 
 
 def parse_spec(text: str):
@@ -403,8 +417,11 @@ def resolved(strategy) -> dict:
     if strategy.search:
         return resolved_search(strategy, resolved)
     if strategy.is_learned:
-        return {"kind": "learned", "plan": strategy.plan,
-                "players": {str(n): list(w) for n, w in strategy.learned}}
+        out = {"kind": "learned", "plan": strategy.plan,
+               "players": {str(n): list(w) for n, w in strategy.learned}}
+        if any(k for _, k in strategy.replies):
+            out["replies"] = {str(n): k for n, k in strategy.replies if k}
+        return out
     return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
 
@@ -428,10 +445,13 @@ def from_resolved(name: str, info: dict, run_code: bool = True):
         if kind == "mcts":
             return from_resolved_search(name, info, lambda n, i: from_resolved(n, i, run_code))
         if kind == "learned":
-            players = {n: {"weights": w[:-1], "win": w[-1]} for n, w in info["players"].items()}
+            replies = info.get("replies", {})
+            players = {n: {"weights": w[:-1], "win": w[-1], "replies": replies.get(n, 0)}
+                       for n, w in info["players"].items()}
             weights = _learned(name, {"format": LEARNED_FORMAT, "kind": "learned", "features": list(FEATURE_NAMES),
                                       "players": players}, "its recorded learned weights")
-            return Strategy(name, PLANS[_plan(name, info["plan"])], learned=weights.weights)
+            return Strategy(name, PLANS[_plan(name, info["plan"])], learned=weights.weights,
+                            replies=weights.replies)
         if kind == "heuristic":
             weights = info["weights"]
             unknown = sorted(set(weights) - set(FEATURES))

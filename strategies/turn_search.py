@@ -214,7 +214,7 @@ def _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top):
 @njit(cache=True, inline="always")
 def _best_turns(st, R, RW, p, legal, n, rs, want, rwork, top):
     """The planner's ``want`` best distinct turns from ``st`` into ``top``."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, cache = rwork
+    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, cache, _rw = rwork
     rmeta[M_WANT] = want
     search_turn(st, R, RW, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, rmeta, top)
     rmeta[M_WANT] = 0

@@ -37,14 +37,15 @@ def test_choose_answers_a_legal_action_and_leaves_the_state_as_it_was(spec):
         assert api.choose(spec, state, 5) == a                         # same seed, same answer
 
 
-@pytest.mark.parametrize("spec", ["greedy", "cardheights", "expert", "mcts(iterations=40, horizon=3)",
-                                  "mcts(iterations=40, horizon=3, rollout=expert)"])
-def test_no_player_peeks_below_the_top_cards(spec):
+@pytest.mark.parametrize("spec, players", [
+    ("greedy", 4), ("cardheights", 4), ("expert", 4), ("mcts(iterations=40, horizon=3)", 4),
+    ("mcts(iterations=40, horizon=3, rollout=expert)", 4), ("expert", 2)])     # 2 players: two plies
+def test_no_player_peeks_below_the_top_cards(spec, players):
     """P10 through the public API: the same position with the cards below each stack's top in
     another order gets the same decision."""
     rng = np.random.default_rng(3)
     differed = 0
-    for state in _positions(4, 77, every=5, limit=10):
+    for state in _positions(players, 77, every=5, limit=10):
         other = reorder_hidden(state, rng)
         differed += bool((other.arr != state.arr).any())
         assert api.choose(spec, state, 11) == api.choose(spec, other, 11)

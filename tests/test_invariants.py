@@ -93,6 +93,7 @@ BATCH_PLAN = [
     (2, EXPERT[:2], 400),                                  # the learned evaluation (issue 40)
     (3, EXPERT[1:], 300),
     (4, EXPERT, 400),
+    (4, ["expert(replies=4)", "cardheights", "expert", "balanced"], 100),   # two plies at 4 players
 ]
 BATCH_GAMES = sum(g for _, _, g in BATCH_PLAN)
 

@@ -11,7 +11,7 @@ from evora_sim.batch import game_decisions, play_batch, play_game
 from evora_sim.rules import load_rules
 from strategies import learned
 from strategies.builtin import BUILTINS, PLANS, Strategy
-from strategies.compiled import evaluate
+from strategies.compiled import REPLIES, evaluate
 from strategies.errors import StrategyError
 from strategies.features import FEATURE_NAMES, NB, NL, features_of
 from strategies.fit import conditional_logit
@@ -90,9 +90,10 @@ def test_progress_runs_from_zero_to_one_and_scales_the_second_half():
 # ---------------------------------------------------------------------------------------------
 # weight files
 # ---------------------------------------------------------------------------------------------
-def _weights(vector=None, counts=(2, 4)) -> learned.LearnedWeights:
+def _weights(vector=None, counts=(2, 4), replies=((2, 5),)) -> learned.LearnedWeights:
     w = tuple(float(x) for x in (vector if vector is not None else np.arange(NL + 1) / 10))
-    return learned.LearnedWeights("mine", tuple((n, w) for n in counts), "test weights", "a test", "abc")
+    return learned.LearnedWeights("mine", tuple((n, w) for n in counts), "test weights", "a test", "abc",
+                                  replies)
 
 
 def test_a_learned_weight_file_reads_back_as_written(tmp_path):
@@ -101,6 +102,9 @@ def test_a_learned_weight_file_reads_back_as_written(tmp_path):
     s = parse_spec(f"{path}:mine")
     assert s.is_learned and s.plan == "turn" and s.learned == _weights().weights
     assert s.description == "test weights"
+    assert s.replies == ((2, 5),) and s.replies_for(2) == 5 and s.replies_for(4) == 0
+    _, W = seat_arrays([s, s])
+    assert (W[:, REPLIES] == 5).all()
 
 
 @pytest.mark.parametrize("edit, named", [
@@ -111,6 +115,11 @@ def test_a_learned_weight_file_reads_back_as_written(tmp_path):
     (lambda t: t.replace('[mine.players.4]', '[mine.players.5]'), "players.5"),
     (lambda t: t.replace('weights = [0.0, ', 'weights = ['), f"list of {NL} numbers"),
     (lambda t: t + 'extra = 1\n', "unknown key"),
+    (lambda t: t.replace('replies = 5', 'replies = 33'), "replies = 33: a whole number from 0 to 32"),
+    (lambda t: t.replace('replies = 5', 'replies = -1'), "replies = -1"),
+    (lambda t: t.replace('replies = 5', 'replies = 2.5'), "replies = 2.5"),
+    (lambda t: t.replace('replies = 5', 'replies = "many"'), "replies = 'many'"),
+    (lambda t: t.replace('replies = 5', 'replies = true'), "replies = True"),
 ])
 def test_a_bad_learned_weight_file_is_refused_in_one_line(tmp_path, edit, named):
     path = tmp_path / "w.toml"
@@ -132,16 +141,48 @@ def test_the_shipped_expert_loads_for_every_player_count():
     assert expert.is_learned and {n for n, _ in expert.learned} == {2, 3, 4}
     for n in (2, 3, 4):
         seat_arrays([expert] * n)
-    with pytest.raises(StrategyError, match="takes no options"):
-        parse_spec("expert(vp=2)")
+    assert expert.replies_for(2) > 0 and expert.replies_for(4) == 0   # two plies where they paid
+    for bad in ("expert(vp=2)", "expert(replies=4, vp=2)", "expert(replies=40)", "expert(replies=x)",
+                "expert(replies=1.5)"):
+        with pytest.raises(StrategyError) as err:
+            parse_spec(bad)
+        assert repr(bad) in str(err.value) and "\n" not in str(err.value)
+    four = parse_spec("expert(replies=4)")
+    assert four.name == "expert(replies=4)" and all(four.replies_for(n) == 4 for n in (2, 3, 4))
+    assert parse_spec("expert(replies=0)").replies_for(2) == 0 and four.learned == expert.learned
 
 
 def test_a_learned_strategy_reads_back_from_a_manifest():
     from strategies.registry import from_resolved, resolved
 
-    s = parse_spec("expert")
-    again = from_resolved(s.name, resolved(s), run_code=False)
-    assert again.learned == s.learned and again.kind == s.kind
+    for spec in ("expert", "expert(replies=0)", "expert(replies=3)"):
+        s = parse_spec(spec)
+        again = from_resolved(s.name, resolved(s), run_code=False)
+        assert again.learned == s.learned and again.kind == s.kind and again.replies == s.replies
+    # a one-ply player's description is what it was before replies existed: resumes stay valid
+    assert "replies" not in resolved(parse_spec("expert(replies=0)"))
+    damaged = resolved(parse_spec("expert")) | {"replies": {"2": 99}}
+    with pytest.raises(StrategyError, match="replies = 99"):
+        from_resolved("expert", damaged, run_code=False)
+
+
+def test_a_weight_file_written_before_replies_plans_one_ply(tmp_path):
+    path = tmp_path / "w.toml"
+    path.write_text(learned.to_table(_weights(replies=())), encoding="utf-8")
+    assert "replies" not in path.read_text(encoding="utf-8")
+    s = parse_spec(f"{path}:mine")
+    assert s.replies == () and seat_arrays([s, s])[1][:, REPLIES].tolist() == [0.0, 0.0]
+
+
+def test_no_replies_plays_exactly_as_the_one_ply_planner(tmp_path):
+    """``replies=0`` is the planner before two plies existed: the same games, action for action;
+    and the two-ply expert plays other games (the option is live)."""
+    path = tmp_path / "w.toml"
+    path.write_text(learned.to_table(learned.LearnedWeights(
+        "plain", parse_spec("expert").learned, "one ply", "", "")), encoding="utf-8")
+    games = [play_game(RULES, 2, seed, [spec, "cardheights"])[1].tolist()
+             for spec in (f"{path}:plain", "expert(replies=0)", "expert") for seed in (3, 4)]
+    assert games[0:2] == games[2:4] and games[4:6] != games[0:2]
 
 
 # ---------------------------------------------------------------------------------------------

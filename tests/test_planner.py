@@ -79,7 +79,7 @@ def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
 
 def planner_value(state: api.State, W: np.ndarray, seed: int = 1) -> float:
     buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = buf
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _, _ = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     return P.search_turn(state.arr.copy(), RULES.packed, W, to_move(state.arr), legal, len(legal),
                          new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
@@ -156,7 +156,7 @@ def test_a_search_that_starts_in_the_middle_of_a_build_takes_a_column():
 def _best_turns(state: api.State, W: np.ndarray, want: int, seed: int = 1):
     """The planner's ``want`` best turns from ``state``: (value, line of actions) pairs."""
     buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _ = buf
+    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _, _ = buf
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     meta[P.M_WANT] = want
     best = P.search_turn(state.arr.copy(), RULES.packed, W, to_move(state.arr), legal, len(legal),
@@ -257,16 +257,18 @@ def test_no_peeking_below_the_top_cards(players, seed, spec):
         choices = []
         for s in (state, other):
             buf = new_buffers()
-            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = buf
+            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = buf
             legal = np.array(api.legal_actions(s), dtype=np.int32)
             a = P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(7), t, legal2, ps, pl,
-                              bk, bv, line, hk, key, val, stamp, plan, meta, top, cache)
+                              bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw)
             choices.append((int(a), line[0, :bk[0, P.B_PVLEN], 0].tolist()))
         assert choices[0] == choices[1], f"round {state.get(L.G_ROUND)}: {choices[0]} != {choices[1]}"
     assert differed >= 10
 
 
-PLANNERS = [s.name for s in BUILTINS if s.kind == KIND_PLANNER] + ["expert"]   # the learned one too
+# the learned one too, and planning two plies (its reply search must not see a card its own
+# turn's draw exposes)
+PLANNERS = [s.name for s in BUILTINS if s.kind == KIND_PLANNER] + ["expert", "expert(replies=4)"]
 PEEK_GAMES = 180           # 4-player games of four different planners, every planner in 72
 
 
@@ -352,7 +354,7 @@ def test_turn_planners_place_their_workers_where_the_best_turn_is():
     for a in log[:players]:
         legal = np.array(api.legal_actions(state), dtype=np.int32)
         buf = new_buffers()
-        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, _ = buf
+        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, _, _ = buf
         values = np.zeros(L.MAXS + 1)
         P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, ps,
                             pl, bk, bv, line, hk, key, val, stamp, meta, top, values)
@@ -408,14 +410,14 @@ def test_the_plan_cache_gives_the_plan_searched_at_the_same_visible_position():
     rng = np.random.default_rng(seed)
     states = [s for s in decision_states(players, seed, spec, every=5) if s.get(L.G_PHASE) == L.PH_MOVE]
     buf = new_buffers()
-    t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache = buf
+    t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = buf
     P.new_cache_generation(meta)
 
     def choose(s, stream=7):
         legal = np.array(api.legal_actions(s), dtype=np.int32)
         P.forget_plan(meta)
         P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(stream), t, legal2, ps, pl,
-                      bk, bv, line, hk, key, val, stamp, plan, meta, top, cache)
+                      bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw)
         return plan[:meta[P.M_LEN], 0].tolist()
 
     reordered = 0

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from evora_sim.cli import main
-from evora_sim.experiments.train import _read_trained, previous_weights, write_weights
+from evora_sim.experiments.train import _read_trained, plan_training, previous_weights, write_weights
 from evora_sim.rules import load_rules
 from evora_sim.runner import RunError
 from strategies.registry import parse_spec
@@ -56,6 +56,8 @@ def test_a_tiny_training_writes_a_usable_file_that_says_how_it_was_made_and_resu
     (["--teacher", "nonesuch"], "--teacher: unknown strategy 'nonesuch'"),
     (["--start", "random"], "--start 'random': a weighted player"),
     (["--set", "white_stone.vp=x"], "white_stone.vp"),
+    (["--replies", "33"], "--replies = '33': a whole number from 0 to 32"),
+    (["--replies", "two"], "--replies = 'two'"),
 ])
 def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, cli, args, words):
     out = tmp_path / "t"
@@ -95,6 +97,26 @@ def test_the_counts_trained_in_a_folder_are_kept_when_another_is_added(tmp_path)
     assert got.counts == (2, 4)
     assert got.for_players(4)[0] == 0.25 and got.for_players(2)[0] == 0.5
     assert "2 players: made 2" in got.made_by and "4 players: made 4" in got.made_by
+
+
+def test_the_trained_expert_looks_as_far_as_the_built_in_one_unless_told(tmp_path):
+    """How far the planner looks is not a matter of the rules: by default a trained expert, and
+    the weights its check duels, value as many best turns by the next seat's reply as the
+    built-in expert at that player count (a variant's expert is compared at equal depth), and
+    the file records it beside other counts'."""
+    rules = load_rules(overrides=("white_stone.vp=6",))
+    for n in (2, 3, 4):
+        plan = plan_training(n, 10, "cardheights", 1, 100, rules, tmp_path / "a")
+        assert plan.replies == parse_spec("expert").replies_for(n)
+        assert plan.previous.replies_for(n) == plan.replies
+    assert parse_spec("expert").replies_for(2) > 0
+    plan = plan_training(2, 10, "cardheights", 1, 100, rules, tmp_path / "a", "cardheights", "3")
+    assert plan.replies == 3 and plan.previous.replies == ((2, 3),)
+    for n, k in ((2, 3), (4, 0)):
+        plan = type("P", (), {"players": n, "rules": rules})()
+        write_weights(tmp_path, plan, tuple(np.zeros(77)), "x", "x", k)
+    got = _read_trained(tmp_path, RunError)
+    assert got.replies == ((2, 3),) and "replies = 3" in (tmp_path / "expert.toml").read_text()
 
 
 def test_the_start_is_the_folders_weights_then_the_built_in_expert_then_cardheights(tmp_path):

@@ -26,6 +26,9 @@ from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, l
               help="Weights the fit starts from and the new ones must beat: a weighted player or learned "
                    "weights. Default: DIR/expert.toml's, else the built-in expert (rulebook rules), else "
                    "cardheights.")
+@click.option("--replies", type=str, default=None, metavar="K",
+              help="How many of its best turns the trained expert values by the next seat's reply (0-32; "
+                   "0: it plans one turn). Default: the built-in expert's at that player count.")
 @click.option("--duel-games", type=int, default=DEFAULT_DUEL_GAMES, show_default=True, metavar="N",
               help="Games of the check: the new weights in one seat, the previous in the others, every "
                    "seed under every seat order.")
@@ -40,7 +43,7 @@ from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, l
               help="loky: processes on this machine; dask: a dask.distributed cluster (teacher games).")
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def train(players, games, teacher, start, duel_games, seed, rules_file, overrides, out, quiet, **kw):
+def train(players, games, teacher, start, replies, duel_games, seed, rules_file, overrides, out, quiet, **kw):
     """Train the expert for these rules: the teacher (by default the search player) plays itself,
     every one of its turns is set beside the turn planner's best alternatives, a conditional logit
     fits the weights under which the teacher's turns rank first, and the new weights duel the
@@ -55,7 +58,7 @@ def train(players, games, teacher, start, duel_games, seed, rules_file, override
 
     rules = load_rules_arg(rules_file, overrides)
     try:
-        plan = plan_training(players, games, teacher, seed, duel_games, rules, out, start)
+        plan = plan_training(players, games, teacher, seed, duel_games, rules, out, start, replies)
     except (StrategyError, RunError, RulesError) as exc:
         raise UserError(str(exc)) from None
     backend = _backend(kw)
@@ -75,7 +78,7 @@ def _command(plan, start, rules_file, overrides, out) -> str:
     words = ["evora", "train", "--players", str(plan.players), "--games", str(plan.games), "--teacher", plan.teacher]
     if start is not None:
         words += ["--start", start]
-    words += ["--seed", str(plan.seed), "--duel-games", str(plan.duel_games)]
+    words += ["--replies", str(plan.replies), "--seed", str(plan.seed), "--duel-games", str(plan.duel_games)]
     if rules_file:
         words += ["--rules", str(rules_file)]
     for o in overrides:

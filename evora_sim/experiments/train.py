@@ -9,7 +9,9 @@ The recipe (expert iteration's imitation step, Anthony et al. 2017):
 3. **Fit**: a conditional logit (``strategies.fit``) moves the starting weights (the previous
    expert's, or ``cardheights`` restated) until the teacher's turns rank first.
 4. **Check**: the candidate duels the previous weights on fresh seeds (seat rotation, its
-   interval); only a candidate that wins more than its fair share replaces them.
+   interval); only a candidate that wins more than its fair share replaces them. Both play at
+   the planner depth the file will record (``replies``: how many best turns are valued by the
+   next seat's reply; by default the built-in expert's), so the check compares weights.
 5. **Write** ``DIR/expert.toml`` (other player counts already there are kept), with the command,
    seed, teacher and games that made it, and the rules hash it was trained for.
 
@@ -49,8 +51,9 @@ class TrainPlan:
     seed: int
     duel_games: int
     rules: Rules
-    previous: object            # the Strategy the candidate starts from and must beat
+    previous: object            # the Strategy the candidate starts from and must beat (at ``replies``)
     previous_label: str
+    replies: int = 0            # best turns the trained expert values by the next seat's reply
 
 
 @dataclass(frozen=True)
@@ -123,10 +126,16 @@ def _read_trained(out: Path, error):
 
 
 def plan_training(players: int, games: int | None, teacher: str, seed: int, duel_games: int,
-                  rules, out, start: str | None = None) -> TrainPlan:
-    """Every argument checked (one line each) before anything is played or written."""
+                  rules, out, start: str | None = None, replies: int | None = None) -> TrainPlan:
+    """Every argument checked (one line each) before anything is played or written. ``replies``
+    (None: the built-in expert's at this player count) is how far the trained expert looks: how
+    many of its best turns it values by the next seat's reply. Not a matter of the rules, so a
+    variant's expert looks as far as the built-in one it is compared with."""
+    from dataclasses import replace
+
     from strategies.errors import StrategyError
-    from strategies.registry import parse_spec
+    from strategies.learned import check_replies
+    from strategies.registry import parse_spec, shipped_expert
 
     if players not in (2, 3, 4):
         raise RunError(f"--players must be 2, 3 or 4, got {players!r}")
@@ -146,8 +155,12 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
     if mine is not None and mine.rules_hash != rules.hash:
         raise RunError(f"{Path(out) / 'expert.toml'} holds weights trained for other rules (hash {mine.rules_hash}, "
                        f"these are {rules.hash}); train into another --out")
+    if replies is None:
+        replies = dict(shipped_expert(RunError).replies).get(players, 0)
+    replies = check_replies(replies, "--replies", RunError)
     previous, label = previous_weights(players, rules, Path(out), RunError, start)
-    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label)
+    previous = replace(previous, replies=((players, replies),) if replies else ())
+    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label, replies)
 
 
 def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
@@ -171,7 +184,7 @@ def _rows_of(players: int, rules: Rules, start, items):
     want = check_want(WANT)
     _, W = seat_arrays([start] * players)
     work = new_plan_work()
-    ps, pl, bk, bv, line, hk, key, val, stamp, _plan, meta, top, _cache = work
+    ps, pl, bk, bv, line, hk, key, val, stamp, _plan, meta, top, _cache, _rw = work
     bufs = new_buffers()
     feats = np.zeros((MAX_ROWS_PER_GAME, NL))
     group = np.zeros(MAX_ROWS_PER_GAME, dtype=np.int64)
@@ -240,26 +253,32 @@ def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool)
     from evora_sim.duel import duel
     from strategies.builtin import PLANS, Strategy
 
-    cand = Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),))
+    cand = Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),),
+                    replies=plan.previous.replies)
     field = [cand] + [plan.previous] * (plan.players - 1)
     tag = hashlib.sha256(np.asarray(weights, dtype=np.float64).tobytes()).hexdigest()[:10]
     return duel(field, plan.duel_games, seed=plan.seed + 1, jobs=jobs, rules=plan.rules, quiet=quiet,
                 out=out / f"duel-{plan.players}p-{tag}")
 
 
-def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str) -> Path:
-    """DIR/expert.toml with these players' weights beside the counts already trained there for the
-    same rules (written whole, never through a link: ``fsutil.write_bytes_atomic``)."""
+def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str, replies: int = 0) -> Path:
+    """DIR/expert.toml with these players' weights (and ``replies``) beside the counts already
+    trained there for the same rules (written whole, never through a link:
+    ``fsutil.write_bytes_atomic``)."""
     from strategies.learned import LearnedWeights, to_table
 
     old = _read_trained(out, RunError)
-    kept = dict(old.weights) if old is not None and old.rules_hash == plan.rules.hash else {}
+    same = old is not None and old.rules_hash == plan.rules.hash
+    kept = dict(old.weights) if same else {}
     kept[plan.players] = tuple(weights)
+    kept_replies = {n: k for n, k in old.replies if n != plan.players} if same else {}
+    if replies:
+        kept_replies[plan.players] = int(replies)
     made = {} if old is None or old.rules_hash != plan.rules.hash else _made_by_counts(old.made_by)
     made[plan.players] = made_by
     text = to_table(LearnedWeights(TRAINED_NAME, tuple(sorted(kept.items())), description,
                                    " | ".join(f"{n} players: {m}" for n, m in sorted(made.items())),
-                                   plan.rules.hash))
+                                   plan.rules.hash, tuple(sorted(kept_replies.items()))))
     path = out / "expert.toml"
     write_bytes_atomic(path, text.encode("utf-8"))
     return path
@@ -308,7 +327,7 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
     if kept:
         path = write_weights(out, plan, weights, f"{made_by}; checked by duel: {verdict}",
                              "A turn planner valuing positions by weights fitted to the search player's turns "
-                             "(evora train); made_by says how, per player count.")
+                             "(evora train); made_by says how, per player count.", plan.replies)
         lines.append(f"Better: {verdict}.")
         lines.append(f"Written: {path}; use it as --strategies {path}:{TRAINED_NAME}")
     else:
@@ -316,7 +335,8 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
         from strategies.learned import LearnedWeights, to_table
         write_bytes_atomic(path, to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
                                                          f"Not better than {plan.previous_label}: {verdict}.",
-                                                         made_by, plan.rules.hash)).encode("utf-8"))
+                                                         made_by, plan.rules.hash,
+                                                         plan.previous.replies)).encode("utf-8"))
         lines.append(f"Not better: {verdict}. The previous weights are kept; the candidate is in {path} "
                      "(more teacher games, --games, usually help).")
     lines.append(f"Took {(time.monotonic() - t0) / 60:.1f} min.")
