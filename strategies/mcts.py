@@ -61,8 +61,8 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, MAXSTACK, N_ACTIONS, NTYPES, P_FINAL,
-    PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_CARDS, STACK_LEN, STACK_TOP,
+    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, N_ACTIONS, NTYPES, P_FINAL,
+    PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_TOP,
     STATE_SIZE,
 )
 from evora_sim.rng import randbelow
@@ -72,6 +72,7 @@ from .compiled import (F_DENIAL, F_VP, F_WIN, KIND_PLANNER, KIND_RANDOM, LEARNED
 from .features import B_OTHER, NB, NL
 from .planner import M_CACHE_HITS, M_LEAVES, M_SEARCHES
 from .policy import forget_plans, new_policy_work, new_rollout_cache, plan_meta, policy_choose
+from .unseen import determinize
 
 # A search seat's options, in the columns after the features of its row of W (its own feature
 # columns hold the rollout policy's weights).
@@ -168,28 +169,6 @@ def forget_tree(work):
     """No search continues a tree kept before this call: a new game begins."""
     keep = work[19]
     keep[K_VALID] = 0
-
-
-@njit(cache=True, _nrt=False)
-def determinize(s, rs):
-    """Put each stack's cards below its top card in canonical order, then shuffle them: one
-    sample of what nobody knows, drawn without reading it."""
-    for t in range(NTYPES):
-        base = STACK_CARDS + t * MAXSTACK
-        lo = s[STACK_TOP + t] + 1
-        hi = s[STACK_LEN + t]
-        for i in range(lo + 1, hi):                    # insertion sort: at most 8 cards
-            x = s[base + i]
-            j = i - 1
-            while j >= lo and s[base + j] > x:
-                s[base + j + 1] = s[base + j]
-                j -= 1
-            s[base + j + 1] = x
-        for i in range(hi - 1, lo, -1):                # Fisher-Yates
-            j = lo + randbelow(rs, i - lo + 1)
-            x = s[base + i]
-            s[base + i] = s[base + j]
-            s[base + j] = x
 
 
 @njit(cache=True, inline="always")

@@ -58,6 +58,7 @@ from evora_sim.rng import randbelow
 from evora_sim.engine import NGROUPS, PATTERNS
 
 from .compiled import REPLIES, action_signature, evaluate, evaluate_here, memo_find
+from .unseen import determinize
 
 DEPTH = 40             # decisions searched in one turn (a turn has at most about 20)
 TT_BITS = 12
@@ -104,7 +105,7 @@ _ALIKE = np.array([NGROUPS[q] > 1 and PATTERNS[q, 0, 0] == PATTERNS[q, 1, 0]
 
 
 def new_reply_work():
-    """The two-ply planner's states (a candidate turn's end, the reply's end) and legal list."""
+    """The look-ahead's states (the sampled position, a candidate's end) and legal list."""
     return (np.zeros(STATE_SIZE, dtype=np.int32), np.zeros(STATE_SIZE, dtype=np.int32),
             np.zeros(N_ACTIONS, dtype=np.int32))
 
@@ -579,38 +580,60 @@ def _replay(c, R, p, line, m, legal, meta):
 
 
 @njit(cache=True, _nrt=False)
+def _play_best_turn(c, R, W, q, me, legal, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
+    """Play seat ``q``'s best turn at ``c`` as this seat (weights row ``me``) foresees it."""
+    k = E.legal_actions(c, R, legal)
+    search_seen(c, R, W, q, me, legal, k, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+    _replay(c, R, q, line[0], bk[0, B_PVLEN], legal, meta)
+
+
+@njit(cache=True, _nrt=False)
 def _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top,
                        replies, rw):
-    """Two plies: the seat's ``replies`` best turns under its value, each valued instead at the
-    position after the next seat's best reply to it, by the seat's value there less the next
-    seat's (both under this seat's weights: it does not know the other's). A turn that ends the
-    game is valued so where it ends. The reply is searched on the cards this seat saw when it planned
-    (``search_seen``): a card its own turn would draw is below a stack's top now (P10).
+    """A round ahead: the seat's ``replies`` best turns under its value, each played on until its
+    own next turn has been played too (every other seat's best reply in turn, then its own best
+    next turn, each searched with this seat's weights: it does not know the others'), and
+    valued there: its value less the best other seat's. A turn the game ends in is valued where
+    it ends.
+
+    What is not known stays unknown (P10): the turns are played on one sample of the order below
+    the stacks' tops (``unseen.determinize``, from the seat's own stream), so a card a foreseen
+    draw takes is a sampled card, and each foreseen search knows only the tops the seat saw when
+    it planned (``search_seen``).
 
     Why: a one-turn planner values its turn as if no one moved after it, and the turn that
-    leaves the next seat a majority or a strong space looks as good as one that does not. At 2
-    players, re-valuing the 8 best turns this way lifted the expert from 70% to 86% against
-    ``cardheights`` (docs/history/expert.md); at 4 players, where the next seat is one of
-    three, it changed nothing measurable."""
-    end, after, legal3 = rw
+    leaves the next seat a majority or a strong space looks as good as one that does not, and
+    so does a turn that leaves itself nothing to do next. At 2 players, looking a round ahead
+    from the 8 best turns lifted the expert from 70% to 9x% against ``cardheights``, and from
+    27% to xx% against ``mcts(iterations=100)`` (docs/history/expert.md)."""
+    base, end, legal3 = rw
     lines, values, lengths, keys = top
     meta[M_WANT] = min(replies, TOP_MAX)
     search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
     meta[M_WANT] = 0
     m = meta[M_NTOP]
-    q = (p + 1) % s[G_NPLAYERS]
+    players = s[G_NPLAYERS]
+    E.copy_core(s, base)
+    determinize(base, rs)
     best = -1
     best_u = -np.inf
     best_v = -np.inf
     for j in range(m):
-        E.copy_core(s, end)
+        E.copy_core(base, end)
         _replay(end, R, p, lines[j], lengths[j], legal3, meta)
-        E.copy_core(end, after)
-        if end[G_PHASE] != PH_TERMINAL and end[G_CUR] == q:
-            k = E.legal_actions(end, R, legal3)
-            search_seen(end, R, W, q, p, legal3, k, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
-            _replay(after, R, q, line[0], bk[0, B_PVLEN], legal3, meta)
-        u = evaluate(after, R, p, W, p) - evaluate(after, R, q, W, p)
+        for _ in range(players - 1):                # the others' replies, in turn
+            if end[G_PHASE] == PH_TERMINAL or end[G_CUR] == p:
+                break
+            _play_best_turn(end, R, W, end[G_CUR], p, legal3, rs, ps, pl, bk, bv, line, hk, key, val, stamp,
+                            meta, top)
+        if end[G_PHASE] != PH_TERMINAL and end[G_CUR] == p:     # then its own next turn
+            _play_best_turn(end, R, W, p, p, legal3, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+        u = evaluate(end, R, p, W, p)
+        other = -np.inf
+        for q in range(players):
+            if q != p:
+                other = max(other, evaluate(end, R, q, W, p))
+        u -= other
         if u > best_u or (u == best_u and values[j] > best_v):
             best = j
             best_u = u
