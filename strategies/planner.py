@@ -608,7 +608,7 @@ def _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, 
     from about 27% to about 50% against ``mcts(iterations=100)``; it costs 4 to 12 times the
     time (docs/history/expert.md has the figures)."""
     base, end, legal3 = rw
-    lines, values, lengths, keys = top
+    lines, values, lengths, _ = top
     meta[M_WANT] = min(replies, TOP_MAX)
     search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
     meta[M_WANT] = 0

@@ -7,7 +7,7 @@ the noise of three opponents' turns. The turn planner (``strategies.planner``) a
 exactly, the turns its evaluation values most; what it cannot see is what the other seats do
 next. So this search lets the planner propose its ``candidates`` best distinct turns, and
 spends the budget on telling them apart by what follows: each iteration samples the unseen
-stack order (``mcts.determinize``), plays one candidate turn, goes on through the turns that
+stack order (``unseen.determinize``), plays one candidate turn, goes on through the turns that
 follow (down the tree, then as the rollout policy plays), and scores the seats
 (``mcts.seat_rewards``) ``horizon`` turns after the root. The most visited candidate is played.
 
@@ -49,7 +49,7 @@ from evora_sim.rng import randbelow
 from .compiled import NF
 from .compiled import KIND_RANDOM
 from .mcts import (
-    K_VALID, WHY_TOP, X_CANDIDATES, X_DEPTH, X_OTHERS, determinize, mcts_choose, note_row, play_out, plan_rest_of_turn,
+    K_VALID, WHY_TOP, X_CANDIDATES, X_DEPTH, X_OTHERS, mcts_choose, note_row, play_out, plan_rest_of_turn,
     rollout_weights, search_options, seat_rewards, within,
 )
 from .planner import (
@@ -57,6 +57,7 @@ from .planner import (
     cache_best_line, search_turn, visible_hash,
 )
 from .policy import forget_plans, new_rollout_cache, policy_choose
+from .unseen import determinize
 
 
 TREE_CAP = 1 << 15          # most nodes of one search's tree (``tree_nodes``)

@@ -19,7 +19,8 @@ from evora_sim.rules import load_rules
 from evora_sim.runner import simulate
 from strategies.compiled import KIND_MCTS
 from strategies.decide import choose, new_game
-from strategies.mcts import REUSE_TREES, determinize, search_counts, tree_bytes
+from strategies.mcts import REUSE_TREES, search_counts, tree_bytes
+from strategies.unseen import determinize
 from strategies.turn_search import turn_tree_bytes
 from strategies.registry import StrategyError, from_resolved, parse_spec, resolved, seat_arrays, tree_nodes
 from cli_results import one_error_line
