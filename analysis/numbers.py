@@ -80,19 +80,38 @@ def bracket(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%
 
 
 def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
-           signed: bool = False) -> str:
+           signed: bool = False, bounds: tuple[float, float] | None = None) -> str:
     """'26.4% (26.3–26.5)': the estimate and its 95% range, for a designer's table cell; the
-    digits are those the interval needs."""
+    digits are those the interval needs, and more where fewer would print the estimate equal to
+    a limit it is not equal to. ``bounds``: the figure's possible values (a share: 0 to 1, the
+    default for '%'; a count: 0 up), which no printed limit passes. A range of zero width is no
+    measurement and reads as one value with 'no variation'."""
     if not math.isfinite(v):
         return "n/a"
     sign = "+" if signed else ""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{scale * v:{sign}.1f}{unit}"
-    d = decimals(scale * (hi - lo) / 2)
+    if bounds is None and unit == "%" and not signed:
+        bounds = (0.0, 1.0)
+    if bounds is not None:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    if lo == hi:
+        return f"{scale * v:{sign}.1f}{unit} (no variation: the same in every seed)"
+    d = distinct_decimals(v, lo, hi, scale)
     # a signed range reads "-16.6 to -7.2": a dash between signed numbers would read as a minus
     dash = not signed and lo >= 0
     between = f"{scale * lo:.{d}f}–{scale * hi:.{d}f}" if dash else f"{scale * lo:.{d}f} to {scale * hi:.{d}f}"
     return f"{scale * v:{sign}.{d}f}{unit} ({between})"
+
+
+def distinct_decimals(v: float, lo: float, hi: float, scale: float = 100.0, most: int = 6) -> int:
+    """The digits a range needs (:func:`decimals` of its half-width), and more while the estimate
+    would print equal to a limit it differs from: '2.8 (2.5-2.8)' becomes '2.78 (2.50-2.81)'."""
+    d = decimals(scale * (hi - lo) / 2)
+    while d < most and ((lo < v and round(scale * v, d) == round(scale * lo, d))
+                        or (v < hi and round(scale * v, d) == round(scale * hi, d))):
+        d += 1
+    return d
 
 
 def p_text_words(p: float) -> str:
