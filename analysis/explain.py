@@ -227,10 +227,15 @@ def largest_seat(table: pd.DataFrame) -> int:
     return int(tot.loc[tot["part"].abs().idxmax(), "seat"])
 
 
-def _pts(r) -> str:
+def _pts(r, unit: str = "") -> str:
+    """A part with its interval; a part from fewer than ``FEW_GAMES`` games of its cause has no
+    interval that covers (tests/test_explain.py), so it is flagged and shown without one."""
     from .numbers import ranged
 
-    return ranged(r["part"], r["lo"], r["hi"], unit="", signed=True)
+    if r["games_of_cause"] < FEW_GAMES:
+        games = int(r["games_of_cause"])
+        return f"{100 * r['part']:+.1f}{unit} (from {games:,} game{'s' if games != 1 else ''}: too few for a range)"
+    return ranged(r["part"], r["lo"], r["hi"], unit=unit, signed=True)
 
 
 def why_sentence(table: pd.DataFrame, seat: int, n: int, turns: np.ndarray | None = None) -> str:
@@ -337,8 +342,7 @@ def counterfactuals(base: Arm, arms: list[Arm], m: int, alpha: float = ALPHA) ->
     fair_t = pd.DataFrame(fair)
     fair_t["p_holm"] = np.r_[np.nan, holm(fair_t["p"].to_numpy()[1:])] if len(arms) else np.nan
     fair_t["significant"] = fair_t["p_holm"] < alpha
-    fair_t = fair_t.sort_values("unfairness", kind="stable").reset_index(drop=True)
-    fair_t.insert(0, "rank", np.arange(1, len(fair_t) + 1))
+    fair_t = rank_fixes(fair_t)
     measures = []
     for arm in arms:
         for name, values in arm.measures.items():
@@ -353,6 +357,30 @@ def counterfactuals(base: Arm, arms: list[Arm], m: int, alpha: float = ALPHA) ->
     return {"seats": seats_t, "fairness": fair_t, "measures": pd.DataFrame(measures)}
 
 
+def rank_fixes(fair: pd.DataFrame) -> pd.DataFrame:
+    """The fixes in the order a designer should read them, numbered: the changes the paired test
+    finds significantly fairer than the run's rules (Holm over the changes), fairest first; then
+    the run's rules, followed by the changes no test tells from them; then those significantly less
+    fair. Ranked on the estimate alone, a change that does nothing outranked the rules on noise."""
+    fair = fair.drop(columns="rank", errors="ignore")
+    sig = fair["significant"].astype(bool).to_numpy()
+    change = fair["change_ms"].to_numpy(dtype=float)
+    group = np.where(sig & (change < 0), 0, np.where(sig & (change > 0), 2, 1))
+    base = (fair["arm"] == "the run's rules").to_numpy()
+    order = np.lexsort((fair["unfairness"].to_numpy(dtype=float), ~base, group))
+    out = fair.iloc[order].reset_index(drop=True)
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out
+
+
+def fairer_fixes(fair: pd.DataFrame) -> pd.DataFrame:
+    """The changes that make the seats significantly fairer than the run's rules, by the paired
+    test on the seats' mean squared deviation, Holm over the changes; fairest first. The only ones
+    a report may recommend."""
+    sig = fair["significant"].astype(bool)
+    return fair[sig & (fair["change_ms"] < 0)].sort_values("unfairness", kind="stable")
+
+
 # ---------------------------------------------------------------------------------------------
 # what a reader sees
 # ---------------------------------------------------------------------------------------------
@@ -365,7 +393,8 @@ METHOD = ("How to read it: each game's win is put down to one cause: a tie-break
           "replay the run's first seeds under each rule change, each game paired with the run's own game of "
           "the same seed and rotation; the seat unfairness is the root mean square of the seats' deviations "
           "(analysis/fairness.py); whether a change moved it is tested on the paired difference of the seats' "
-          "mean squared deviations (Holm over the changes; the squared figures are in fixes.csv). "
+          "mean squared deviations (Holm over the changes; the squared figures are in fixes.csv). A part from "
+          f"fewer than {FEW_GAMES} games of its cause is shown without a range: too few games for one that covers. "
           "docs/explain.md says more.")
 
 
@@ -387,7 +416,7 @@ def shown_parts(table: pd.DataFrame) -> pd.DataFrame:
             if cause in CAUSES and r["games_of_cause"] == 0:
                 continue
             name = {"total": "Total", "tie_break": "tie-break (its steps together)"}.get(cause, cause.replace("_", " "))
-            row[name] = _cell(r["part"], r["lo"], r["hi"])
+            row[name] = _pts(r, " pp")
         rows.append(row)
     return pd.DataFrame(rows)
 

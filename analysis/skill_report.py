@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
+from .explain import fairer_fixes
 from .numbers import PP, p_cell, ranged
 from .sections import Section, Table
 from .skill import QUIET, VERDICTS, Ladder, figure_table, rung_ratings, verdicts
@@ -158,8 +159,7 @@ def fixes_line(fixes: pd.DataFrame, labels) -> str:
         rules = f[f["arm"] == "the run's rules"].iloc[0]
         now = (f"at rung {rung + 1} ({labels[rung]}) the rules' seat unfairness is "
                f"{ranged(rules['unfairness'], rules['lo'], rules['hi'], unit=PP)}")
-        changes = f[f["arm"] != "the run's rules"]
-        fixed = changes[changes["significant"].astype(bool) & (changes["unfairness"] < rules["unfairness"])]
+        fixed = fairer_fixes(f)
         if len(fixed):
             best = fixed.iloc[0]
             return f"{now} and the best fix, {best['arm']}, leaves {ranged(best['unfairness'], best['lo'], best['hi'], unit=PP)}"

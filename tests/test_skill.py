@@ -291,8 +291,13 @@ def test_explain_seeds_explain_every_rung_and_the_report_ranks_the_fixes_at_each
     page = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "Fixes at every rung (evora explain on each rung's seeds): at rung 1 (random) the rules' seat " \
            "unfairness is" in page and "; at rung 3 (balanced) the rules' seat unfairness is" in page
-    # the sections after Skill describe the top rung: the answer quotes its best fix
-    assert "What would fix it? Best of the rule changes replayed on the same seeds" in page
+    # the sections after Skill describe the top rung: the answer quotes its best fix, when one is
+    # significantly fairer than the rules (issue 50), else says that none is
+    from analysis.explain import fairer_fixes
+
+    top = fairer_fixes(fixes[fixes["rung"] == 2])
+    assert ("What would fix it? Best of the rule changes replayed on the same seeds" in page) == (len(top) > 0)
+    assert ("makes the seats significantly fairer than the run's rules" in page) == (len(top) == 0)
 
 
 def test_bad_explain_seeds_are_one_line_and_write_nothing(tmp_path):
@@ -504,9 +509,12 @@ def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant():
     def rung(i, comp_sig):
         return pd.DataFrame([
             {"rung": i, "rank": 1, "arm": "seat compensation (starting VP)", "unfairness": 0.005, "lo": 0.001,
-             "hi": 0.011, "significant": comp_sig},
+             "hi": 0.011, "change_ms": -0.0005, "significant": comp_sig},
             {"rung": i, "rank": 2, "arm": "the run's rules", "unfairness": 0.024, "lo": 0.018, "hi": 0.029,
-             "significant": False}])
+             "change_ms": 0.0, "significant": False},
+            # significant, but less fair: never the fix (issue 50)
+            {"rung": i, "rank": 3, "arm": "end at once", "unfairness": 0.031, "lo": 0.023, "hi": 0.037,
+             "change_ms": 0.0004, "significant": True}])
 
     line = fixes_line(pd.concat([rung(0, False), rung(1, True)], ignore_index=True), ["greedy", "expert"])
     assert "at rung 1 (greedy) the rules' seat unfairness is 2.4 pp (1.8–2.9) and no rule change lowers it " \

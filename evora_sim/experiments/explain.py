@@ -317,6 +317,14 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
         change = "" if r.arm == "the run's rules" else (
             ", a significant change" if r.significant else ", no significant change")
         lines.append(f"  {r.rank}. {r.arm}: {shown}{change}")
+    better = X.fairer_fixes(fair)
+    if better.empty:
+        lines.append("What would fix it? None of the changes tried makes the seats significantly fairer than the "
+                     "run's rules (paired test, Holm over the changes).")
+    else:
+        best = better.iloc[0]
+        lines.append(f"What would fix it? {best.arm}: it leaves {ranged(best.unfairness, best.lo, best.hi, unit=' pp')}, "
+                     "significantly fairer than the run's rules (paired test, Holm over the changes).")
     seats_t = result["seats"]
     if len(seats_t):
         lines.append(f"Change of {X.seat_words(seat, n)}'s win rate under each (95% interval; * = significant after "
