@@ -106,88 +106,221 @@ def hardly_any_cards(cards: pd.DataFrame | None, n: int) -> str | None:
             "(--strategies with cards, or evora card-value).")
 
 
-def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
-            min_effect: float = MIN_EFFECT, cards: pd.DataFrame | None = None, why: dict | None = None,
-            explained: dict | None = None, expert: tuple | None = None) -> list[Answer]:
-    """The first screen of each player count: the seat that deviates most from a fair share first,
-    named in words, then the first player (where it is another and its deviation significant), how
-    fair the seats are as a whole and with which players. ``cards``: the card table, to say when the
-    players hardly play cards; ``why``: per player count the decomposition of the seats' deviations
-    (``analysis.tables.why``); ``explained``: an ``evora explain`` result
-    (``analysis.explain.read_summary``), whose best fix is quoted; ``expert``: the seat tables
-    (``tables.seat_advantage``) of runs with the expert in every seat, quoted beside the field's."""
-    out = []
-    counts = sorted({int(r.manifest["config"]["players"]) for r in runs})
-    for n in counts:
-        if n in held:
-            out.append(Answer(n, held[n], [BOTS], held=True))
-            continue
-        grp = adv[adv["n_players"] == n].copy()
+@dataclass
+class Field:
+    """One field's seat figures at a player count: its seats' rows of ``tables.seat_advantage``
+    (with ``avg_score``), its fairness test row, and who played, in words."""
+
+    rows: pd.DataFrame
+    test: pd.Series
+    who: str                                    # 'good players (the built-in expert in every seat)'
+    short: str                                  # 'good players', 'the simple bots'
+
+    @classmethod
+    def of(cls, adv: pd.DataFrame, tests: pd.DataFrame, n: int, who: str, short: str) -> "Field | None":
+        grp = adv[adv["n_players"] == n].copy().sort_values("seat")
+        if grp.empty:
+            return None
         grp["avg_score"] = grp["mean_score"].mean()
-        first = grp[grp["seat"] == 0].iloc[0]
-        t = tests[tests["n_players"] == n].iloc[0]
-        details = []
-        worst = grp.loc[grp["diff"].abs().idxmax()]
-        if int(worst["seat"]) != 0 and first["significant"]:
-            details.append(_seat_sentence(first, n, min_effect))
-        if np.isfinite(t["unfairness_lo"]):
-            fair = ranged(t["unfairness"], t["unfairness_lo"], t["unfairness_hi"], unit=PP)
-            if not t["significant"]:
-                verdict = (f"consistent with fair seats ({p_text_words(t['p'])}): any unfairness is at most "
-                           f"{100 * t['unfairness_hi']:.2g}{PP}")
-            else:
-                verdict = (f"the seats are not all fair ({p_text_words(t['p'])})"
-                           + (f", but by less than the {pp(min_effect)} that matters" if t["negligible"] else ""))
-            details.append(f"Is it fair? Seat unfairness, the typical seat's distance from a fair share: "
-                           f"{fair}; {verdict}.")
-        seat = int(worst["seat"])
-        at_expert = expert_sentence(expert, n, seat, min_effect)
-        if at_expert:
-            details.insert(0, at_expert)
-        few = hardly_any_cards(cards, n)
-        if few:
-            details.append(few)
-        details.append(f"{BOTS} {int(first['games']):,} games per seat; seeds are the independent units.")
-        out.append(Answer(n, _seat_sentence(worst, n, min_effect), details, why=_why(why, n, seat),
-                          fix=_fix(explained, n)))
+        return cls(grp, tests[tests["n_players"] == n].iloc[0], who, short)
+
+    def row(self, seat: int):
+        return self.rows[self.rows["seat"] == seat].iloc[0]
+
+    @property
+    def worst(self) -> int:
+        """The seat that deviates most from a fair share, either way (at a tie, as at 2 players
+        always, the seat ahead)."""
+        d = self.rows["diff"].to_numpy(dtype=float)
+        key = np.round(np.abs(d), 12) + 1e-13 * np.sign(d)
+        return int(self.rows["seat"].iloc[int(np.argmax(key))])
+
+    def deviating(self) -> list[int]:
+        """The seats whose deviation is significant (Holm over the seats), largest first."""
+        d = self.rows[self.rows["significant"].astype(bool)]
+        return [int(s) for s in d.sort_values("diff", key=abs, ascending=False, kind="stable")["seat"]]
+
+    def direction(self, n: int) -> tuple[int, int] | None:
+        """(seat, +1 or -1): the seat ahead by most among the significant ones, else the one behind
+        by most; None when no seat deviates significantly."""
+        sig = self.rows[self.rows["significant"].astype(bool)]
+        if sig.empty:
+            return None
+        ahead = sig[sig["diff"] > 0]
+        if len(ahead):
+            return int(ahead.loc[ahead["diff"].idxmax(), "seat"]), 1
+        return int(sig.loc[sig["diff"].idxmin(), "seat"]), -1
+
+    def standing(self, n: int) -> str:
+        """'the first seat is ahead', 'the last seat is behind', 'no seat is clearly ahead'."""
+        d = self.direction(n)
+        if d is None:
+            return "no seat is clearly ahead or behind"
+        return f"{_seat_words(d[0], n)} is {'ahead' if d[1] > 0 else 'behind'}"
+
+    def unfairness(self, min_effect: float) -> str | None:
+        t = self.test
+        if not np.isfinite(t["unfairness_lo"]):
+            return None
+        fair = ranged(t["unfairness"], t["unfairness_lo"], t["unfairness_hi"], unit=PP)
+        if not t["significant"]:
+            verdict = (f"consistent with fair seats ({p_text_words(t['p'])}): any unfairness is at most "
+                       f"{100 * t['unfairness_hi']:.2g}{PP}")
+        else:
+            verdict = (f"the seats are not all fair ({p_text_words(t['p'])})"
+                       + (f", but by less than the {pp(min_effect)} that matters" if t["negligible"] else ""))
+        return f"seat unfairness, the typical seat's distance from a fair share: {fair}; {verdict}"
+
+
+def _seat_words(seat: int, n: int) -> str:
+    from .explain import seat_words
+
+    return seat_words(seat, n).replace(" player", " seat")
+
+
+def reversed_seats(strong: Field, bots: Field) -> list[int]:
+    """The seats significantly off a fair share in both fields, in opposite directions."""
+    out = []
+    for s in strong.rows["seat"]:
+        a, b = strong.row(int(s)), bots.row(int(s))
+        if a["significant"] and b["significant"] and np.sign(a["diff"]) != np.sign(b["diff"]):
+            out.append(int(s))
     return out
 
 
-def expert_sentence(expert: tuple | None, n: int, seat: int, min_effect: float) -> str | None:
-    """The same seat's figure among strong players (the built-in expert in every seat), and that
-    field's seat unfairness, or None without an expert run for ``n`` players."""
+def _size_differs(a, b) -> float | None:
+    """The difference of one seat's deviation between two independent fields when a z test on it
+    (standard errors from the 95% ranges) rejects at 5%, else None."""
+    z95 = 1.959964
+    se = np.hypot((a["ci_hi"] - a["ci_lo"]) / (2 * z95), (b["ci_hi"] - b["ci_lo"]) / (2 * z95))
+    d = float(a["diff"] - b["diff"])
+    return d if se > 0 and abs(d) / se > z95 else None
+
+
+def contrast(strong: Field, bots: Field, n: int) -> str:
+    """The first sentence when a report holds a strong field beside the bots': which seat is ahead
+    among each, naming a reversal, or a difference of size, where there is one."""
+    s_dir, b_dir = strong.direction(n), bots.direction(n)
+    flipped = reversed_seats(strong, bots)
+    head = f"Among {strong.short} {strong.standing(n)}; among {bots.short} {bots.standing(n)}"
+    if flipped:
+        if n == 2:
+            return f"{head}: the seat finding reverses with skill."
+        return f"{head}: the seat finding reverses with skill for {' and '.join(_seat_words(s, n) for s in flipped)}."
+    if s_dir != b_dir:
+        return head + "."
+    if s_dir is None:
+        return f"Among {strong.short}, as among {bots.short}, no seat is clearly ahead or behind."
+    seat = s_dir[0]
+    size = _size_differs(strong.row(seat), bots.row(seat))
+    if size is None:
+        return f"Among {strong.short} {strong.standing(n)}, as among {bots.short}."
+    more = "more" if abs(strong.row(seat)["diff"]) > abs(bots.row(seat)["diff"]) else "less"
+    return (f"Among {strong.short} {strong.standing(n)}, as among {bots.short}, but by {abs(100 * size):.1f}{PP} "
+            f"{more} (a significant difference of size).")
+
+
+def _field_details(f: Field, n: int, min_effect: float, skip: int | None, alone: bool = False) -> list[str]:
+    """Every other seat off a fair share, then the field's seat unfairness (``alone``: the report's
+    only field, so the question need not say among whom)."""
+    # at 2 players the other seat is the mirror of the first: no sentence of its own
+    out = [] if n == 2 else [_seat_sentence(f.row(s), n, min_effect) for s in f.deviating() if s != skip]
+    fair = f.unfairness(min_effect)
+    if fair:
+        out.append(f"Is it fair{'' if alone else ' among ' + f.short}? " + fair[0].upper() + fair[1:] + ".")
+    return out
+
+
+def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
+            min_effect: float = MIN_EFFECT, cards: pd.DataFrame | None = None, why: dict | None = None,
+            explained: dict | None = None, expert: tuple | None = None) -> list[Answer]:
+    """The first screen of each player count, led by the strongest play measured. With a strong
+    field (``expert``: the seat tables, ``tables.seat_advantage``, of runs with one strong player in
+    every seat, the players by count, and their ``why``), the first sentence says which seat is
+    ahead among good players and among the bots, naming a reversal; then the strong field's seat
+    that deviates most, every other seat that deviates, its seat unfairness, its Why; the bots'
+    figures follow in the detail. Without one, the bots' findings as they are. ``cards``: to say
+    when the players hardly play cards; ``why``: per player count the decomposition of the bots'
+    seats' deviations (``analysis.tables.why``); ``explained``: an ``evora explain`` result whose
+    fix is quoted only when it is significantly fairer."""
+    out = []
+    counts = sorted({int(r.manifest["config"]["players"]) for r in runs})
+    bot_names = {int(r.manifest["config"]["players"]): ", ".join(dict.fromkeys(r.manifest["config"].get("strategies", [])))
+                 for r in runs}
+    for n in counts:
+        strong = strong_field(expert, n)
+        bots = None if n in held else Field.of(adv, tests, n, f"these bots ({bot_names[n]})",
+                                               f"the simple bots ({bot_names[n]})" if strong else "these bots")
+        if strong is None and bots is None:
+            out.append(Answer(n, held[n], [BOTS], held=True))
+            continue
+        lead_field = strong or bots
+        named = strong.direction(n) if strong is not None else None      # the seat the first sentence names
+        seat = named[0] if named else lead_field.worst
+        lead = _seat_sentence(lead_field.row(seat), n, min_effect)
+        details = _field_details(lead_field, n, min_effect, skip=seat, alone=strong is None)
+        few = hardly_any_cards(cards, n)
+        if strong is not None:
+            e_why = expert[3] if len(expert) > 3 and expert[3] else None
+            lead = (contrast(strong, bots, n) + " " if bots is not None else "") + \
+                f"Among {strong.short}: " + lead[0].lower() + lead[1:]
+            details.append(f"Who: {strong.who}; {int(strong.row(seat)['games']):,} games; seeds are the "
+                           f"independent units. {STRONG_NOTE}")
+            if bots is not None:
+                b_seat = bots.worst
+                b_lines = [_seat_sentence(bots.row(b_seat), n, min_effect),
+                           *_field_details(bots, n, min_effect, skip=b_seat)]
+                details.append(f"Among {bots.short}, {int(bots.row(b_seat)['games']):,} games per seat: "
+                               + " ".join(b_lines))
+                if why and n in why:
+                    details.append(f"Why, among {bots.short}? " + _why(why, n, b_seat)[len("Why? "):])
+            else:
+                details.append(held[n])
+            if few:
+                details.append(few)
+            why_text = _why(e_why, n, seat, among=strong.short)
+        else:
+            if few:
+                details.append(few)
+            details.append(f"{BOTS} {int(bots.row(seat)['games']):,} games per seat; seeds are the independent units.")
+            why_text = _why(why, n, seat)
+        out.append(Answer(n, lead, details, why=why_text, fix=_fix(explained, n)))
+    return out
+
+
+STRONG_NOTE = ("The expert is a learned bot, trained to play like the search player; good play by bots, "
+               "not people.")
+
+
+def strong_field(expert: tuple | None, n: int) -> Field | None:
+    """The strong field at ``n`` players from ``answers``' ``expert`` argument, or None."""
     if expert is None:
         return None
-    adv, tests, players = expert
-    grp = adv[adv["n_players"] == n].copy()
-    if grp.empty:
+    adv, tests, players = expert[:3]
+    if n not in players:
         return None
-    grp["avg_score"] = grp["mean_score"].mean()
-    row = grp[grp["seat"] == seat].iloc[0]
-    text = _seat_sentence(row, n, min_effect)
-    text = text[0].lower() + text[1:]
-    t = tests[tests["n_players"] == n].iloc[0]
-    fair = (f"; seat unfairness {ranged(t['unfairness'], t['unfairness_lo'], t['unfairness_hi'], unit=PP)}"
-            if np.isfinite(t["unfairness_lo"]) else "")
-    who = ("At expert skill (the built-in expert, trained from the search player, in every seat; "
-           if players[n] == "expert" else f"With {players[n]} in every seat (")
-    return f"{who}{int(row['games']):,} games): {text[:-1]}{fair}."
+    who = ("good players (the built-in expert, trained from the search player, in every seat)"
+           if players[n] == "expert" else f"good players ({players[n]} in every seat)")
+    return Field.of(adv, tests, n, who, "good players")
 
 
-def _why(why: dict | None, n: int, seat: int) -> str:
+def _why(why: dict | None, n: int, seat: int, among: str | None = None) -> str:
     """The lead seat's deviation in one sentence by its causes, or how to get it."""
     from .explain import why_sentence
 
+    where = f", among {among}" if among else ""
     if why and n in why:
         table, turns = why[n]
-        return "Why? " + why_sentence(table, seat, n, turns)
-    return ("Why? These runs were played before the game loop recorded where games are decided: play them "
+        return f"Why{where}? " + why_sentence(table, seat, n, turns)
+    return (f"Why{where}? These runs were played before the game loop recorded where games are decided: play them "
             "again (the same command) for the decomposition.")
 
 
 def _fix(explained: dict | None, n: int) -> str:
-    """The best fix of an ``evora explain`` result for this player count, or how to measure the fixes."""
-    from .numbers import ranged
+    """The best fix of an ``evora explain`` result for this player count, quoted only when its paired
+    test says it lowers the seat unfairness (Holm over the changes); else that none does; or how to
+    measure the fixes."""
+    from .explain import fairer_fixes
 
     if explained is None or int(explained["about"]["players"]) != n:
         return ("What would fix it? evora explain RUN --out DIR replays the run's seeds under every rule change "
@@ -196,11 +329,29 @@ def _fix(explained: dict | None, n: int) -> str:
     none = fixes["change_made"].isna() | (fixes["change_made"] == "")
     if none.all():
         return ""
-    base, best = fixes[none].iloc[0], fixes[~none].iloc[0]
-    return (f"What would fix it? Best of the rule changes replayed on the same seeds: {best['arm']} "
+    base = fixes[fixes["arm"] == "the run's rules"]
+    base = base.iloc[0] if len(base) else fixes[none].iloc[0]
+    players = _explained_players(explained)
+    now = ranged(base["unfairness"], base["lo"], base["hi"], unit=PP)
+    better = fairer_fixes(fixes)
+    if better.empty:
+        return (f"What would fix it? None of the {int((~none).sum())} rule changes replayed on the same seeds{players} "
+                f"makes the seats significantly fairer than the run's rules ({now}; paired test, Holm over the "
+                "changes); every change and what else it changes: section Why.")
+    best = better.iloc[0]
+    return (f"What would fix it? Best of the rule changes replayed on the same seeds{players}: {best['arm']} "
             f"({best['change_made']}) leaves a seat unfairness of {ranged(best['unfairness'], best['lo'], best['hi'], unit=PP)}"
-            f", against {ranged(base['unfairness'], base['lo'], base['hi'], unit=PP)} under the run's rules; "
+            f", against {now} under the run's rules, significantly fairer (paired test, Holm over the changes); "
             "every fix and what else it changes: section Why.")
+
+
+def _explained_players(explained: dict) -> str:
+    """', among balanced, greedy': the players of the run an ``evora explain`` replayed."""
+    cfg = explained.get("config") or {}
+    strategies = (cfg.get("run_config") or {}).get("strategies") if isinstance(cfg, dict) else None
+    if not isinstance(strategies, list) or not strategies:
+        return ""
+    return ", among " + ", ".join(dict.fromkeys(map(str, strategies)))
 
 
 def strongest(cards: pd.DataFrame, spaces: pd.DataFrame, k: int = 3) -> pd.DataFrame:
@@ -257,14 +408,60 @@ def _card_item(r, n: int, exp_n, given: dict, field_: str) -> str:
             f"(experiment: evora card-value{field_}; {p_text_words(g['p_holm'])}); {seen}; an association){when}")
 
 
-def strongest_lines(top: pd.DataFrame, counts, experiment: dict | None = None, fields: dict | None = None) -> list[str]:
+ASSOCIATION_PLAYS = 1_000     # plays of a card below which its association is not quoted beside an experiment
+EXPERIMENT_TOP = 3
+
+
+def _experiment_items(n: int, given: dict, cards: pd.DataFrame | None, field_: str, alpha: float = 0.05) -> list[str]:
+    """The strongest cards by the experiment (the card the only difference between paired games):
+    its significant changes (Holm over the cards), largest first; beside each, the run's
+    association, quoted only from ``ASSOCIATION_PLAYS`` plays up (an association from a few
+    hundred plays, most of them in the final round, led the answer against the experiment)."""
+    from .names import card_title
+
+    rows = [g for g in given.values() if bool(g.get("exercised", True)) and np.isfinite(g["change"])
+            and g["p_holm"] < alpha]
+    rows.sort(key=lambda g: -abs(g["change"]))
+    obs = ({} if cards is None or cards.empty else
+           {r["card"]: r for _, r in cards[cards["n_players"] == n].iterrows()})
+    items = []
+    for g in rows[:EXPERIMENT_TOP]:
+        caused = ranged(g["change"], g["lo"], g["hi"], unit=PP, signed=True)
+        text = (f"{card_title(g['card'])}: holding one more from the start changes the holder's win rate by {caused} "
+                f"(experiment: evora card-value{field_}; {p_text_words(g['p_holm'])})")
+        o = obs.get(g["card"])
+        if o is not None and np.isfinite(o.get("adj_diff", np.nan)):
+            times = int(o["times"])
+            if times >= ASSOCIATION_PLAYS:
+                text += (f"; in the run's games seats that play it win "
+                         f"{ranged(o['adj_diff'], o['adj_lo'], o['adj_hi'], unit=PP, signed=True)} "
+                         f"({p_text_words(o['p_adj_holm'])}; an association, from {times:,} plays)")
+            else:
+                text += (f"; its association in the run's games is not quoted: {times:,} plays, fewer than "
+                         f"{ASSOCIATION_PLAYS:,}")
+        items.append(text)
+    if not items:
+        items.append(f"in the experiment (evora card-value{field_}) no card changes the holder's win rate "
+                     "significantly (Holm over the cards)")
+    return items
+
+
+def strongest_lines(top: pd.DataFrame, counts, experiment: dict | None = None, fields: dict | None = None,
+                    cards: pd.DataFrame | None = None) -> list[str]:
     """A sentence per player count for the strongest findings; ``experiment``: an ``evora
-    card-value`` result (``analysis.cardvalue.read_summary``) whose causal figures are quoted
-    (``fields``: the report's strategies per player count, to say when the experiment's differ)."""
+    card-value`` result (``analysis.cardvalue.read_summary``): at its player count the strongest
+    cards are the experiment's, each with the run's association beside it (``cards``: the
+    report's card table) when played often enough, and the space findings follow; ``fields``: the
+    report's strategies per player count, to say when the experiment's differ."""
     exp_n, given, field_ = _experiment_rows(experiment, fields or {})
     out = []
     for n in counts:
         d = top[top["n_players"] == n]
+        if n == exp_n:
+            items = _experiment_items(n, given, cards, field_)
+            items += [_card_item(r, n, None, {}, "") for _, r in d.iterrows() if r["kind"] == "space"]
+            out.append(f"{n} players: " + "; ".join(items) + ".")
+            continue
         if d.empty:
             out.append(f"{n} players: no card or space is linked to a significantly different win rate "
                        "once strategy and seat are adjusted for.")

@@ -288,36 +288,53 @@ def _note_panel(ax, text: str, title: str):
             transform=ax.transAxes, bbox={"boxstyle": "round", "fc": "#fff4e0", "ec": "#d9a441"})
 
 
-def seat_deviation(adv: pd.DataFrame, held: dict[int, str]):
+def seat_deviation(adv: pd.DataFrame, held: dict[int, str], beside: pd.DataFrame | None = None,
+                   labels: tuple[str, str] = ("", "")):
     """Each seat's win rate minus the fair share (pp) with its 95% interval, one panel per
     player count: the effect itself, on an axis that always shows 0 (fair) and the interval.
-    ``held``: player counts whose seat finding is held back, with the reason shown instead."""
-    counts = sorted(set(adv["n_players"].unique()) | set(held))
+    ``held``: player counts whose seat finding is held back, with the reason shown instead.
+    ``beside``: a second field's seats (the bots', when ``adv`` is the strongest play), drawn
+    hollow just below each seat's point, so a reversal shows as points on either side of 0."""
+    fields = [(adv, labels[0], "o", COLOURS[0], 0.0)]
+    if beside is not None and len(beside):
+        fields.append((beside, labels[1], "s", COLOURS[1], 0.22))
+    counts = sorted(set().union(*(set(f[0]["n_players"].unique()) for f in fields)) | set(held))
     fig, axes = _panels(counts, width=3.9, height=2.6)
     span = 0.0
-    for n in counts:
-        d = adv[adv["n_players"] == n]
-        if len(d):
-            span = max(span, float(np.nanmax(np.abs(100 * (d[["ci_lo", "ci_hi"]].to_numpy() - 1 / n)))))
+    for d, *_ in fields:
+        for n in counts:
+            g = d[d["n_players"] == n]
+            if len(g):
+                span = max(span, float(np.nanmax(np.abs(100 * (g[["ci_lo", "ci_hi"]].to_numpy() - 1 / n)))))
     lim = max(1.0, span * 1.15)
     for ax, n in zip(axes, counts):
-        if n in held:
+        if n in held and not any(len(f[0][f[0]["n_players"] == n]) for f in fields):
             _note_panel(ax, held[n], f"{n} players: no seat finding")
             continue
-        d = adv[adv["n_players"] == n].sort_values("seat")
-        y = d["seat"].to_numpy()
-        v = 100 * d["diff"].to_numpy()
-        lo, hi = 100 * (d["ci_lo"].to_numpy() - 1 / n), 100 * (d["ci_hi"].to_numpy() - 1 / n)
         ax.axvspan(-1, 1, color="#eeeeee", zorder=0, label="within 1 pp")
         ax.axvline(0, color="black", linewidth=0.9)
-        ax.errorbar(v, y, xerr=np.clip(np.vstack([v - lo, hi - v]), 0, None), fmt="o", ms=6,
-                    color=COLOURS[0], ecolor=COLOURS[0], capsize=3, elinewidth=1.5)
-        ax.set_yticks(y, [f"seat {s}" + (" (first)" if s == 0 else "") for s in y])
-        ax.invert_yaxis()
+        games = []
+        for d, label, marker, colour, shift in fields:
+            d = d[d["n_players"] == n].sort_values("seat")
+            if d.empty:
+                continue
+            y = d["seat"].to_numpy() + shift
+            v = 100 * d["diff"].to_numpy()
+            lo, hi = 100 * (d["ci_lo"].to_numpy() - 1 / n), 100 * (d["ci_hi"].to_numpy() - 1 / n)
+            ax.errorbar(v, y, xerr=np.clip(np.vstack([v - lo, hi - v]), 0, None), fmt=marker, ms=6,
+                        color=colour, ecolor=colour, capsize=3, elinewidth=1.5,
+                        mfc=colour if shift == 0 else "white", label=label or None)
+            games.append(f"{int(d['games'].iloc[0]):,}")
+        seats = np.arange(n)
+        ax.set_yticks(seats, [f"seat {s}" + (" (first)" if s == 0 else "") for s in seats])
+        # room below the last seat for the second field's point and the legend
+        ax.set_ylim(n - 0.5 + (0.9 if len(fields) > 1 else 0.0), -0.5)
         ax.set_xlim(-lim, lim)
         ax.set_xlabel(f"win rate minus fair share {100 / n:.1f}% (percentage points)")
-        ax.set_title(f"{n} players ({int(d['games'].iloc[0]):,} games)")
+        ax.set_title(f"{n} players ({' / '.join(games)} games)")
         ax.grid(axis="x", alpha=0.3)
+        if len(fields) > 1:
+            ax.legend(fontsize=7, loc="lower right")
     fig.suptitle("How far each seat is from a fair share (95% ranges; 0 = fair)")
     tight_layout(fig)
     return fig

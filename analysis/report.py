@@ -314,17 +314,23 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     title, header = brief.run_header(runs, rules)
     why = T.why(data)
     expert = None
-    if expert_runs:
-        e_adv, e_tests = T.seat_advantage(scan(expert_runs, report=True, backend=backend, scheduler=scheduler),
-                                          min_effect)
-        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): r.manifest["config"]["strategies"][0]
-                                   for r in expert_runs})
-    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained, expert)
+    bots_adv = adv[~adv["n_players"].isin(list(held))]
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
-                     lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
+                     lambda: plots.seat_deviation(bots_adv, held))
+    if expert_runs:
+        e_data = scan(expert_runs, report=True, backend=backend, scheduler=scheduler)
+        e_adv, e_tests = T.seat_advantage(e_data, min_effect)
+        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): r.manifest["config"]["strategies"][0]
+                                   for r in expert_runs}, T.why(e_data) or None)
+        # the strongest play drawn first, the bots' beside it
+        answer_figure = ("Each seat's deviation from a fair share, among good players and among the bots",
+                         "seat_deviation", lambda: plots.seat_deviation(
+                             e_adv, {n: t for n, t in held.items() if n not in set(e_adv["n_players"])},
+                             beside=bots_adv, labels=("good players", "the bots")))
+    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained, expert)
     fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
     top = brief.strongest(cards, spaces)
-    strongest = brief.strongest_lines(top, data.player_counts, card_value, fields)
+    strongest = brief.strongest_lines(top, data.player_counts, card_value, fields, cards)
     strongest_figure = (("Strongest card and space findings", "strongest", lambda: plots.strongest(top))
                         if len(top) else None)
     findings = strategy_findings(rat, mu, min_effect) + majority_findings(share, outcomes, margin, shape, triggers)

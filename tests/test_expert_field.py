@@ -33,10 +33,13 @@ def test_the_answer_quotes_the_expert_field_beside_the_planners(runs, cli, tmp_p
     assert res.exit_code == 0, res.output
     md = (tmp_path / "r" / "report.md").read_text()
     answer = md[:md.index("\n## ", md.index("## The answer") + 1)] if "## The answer" in md else md
-    assert "At expert skill (the built-in expert, trained from the search player, in every seat; 40 games)" in answer
+    # issue 49: the strong field leads, the bots' figures follow
+    assert "**Among good players " in answer and "; among the simple bots (balanced, greedy) " in answer
+    assert "Who: good players (the built-in expert, trained from the search player, in every seat); 40 games" in answer
+    assert "Among the simple bots (balanced, greedy), 60 games per seat: " in answer
     assert "of 2-player games (95% range" in answer
     plain = cli.invoke(main, ["report", str(runs / "p2"), "--out", str(tmp_path / "plain")])
-    assert plain.exit_code == 0 and "At expert skill" not in (tmp_path / "plain" / "report.md").read_text()
+    assert plain.exit_code == 0 and "good players" not in (tmp_path / "plain" / "report.md").read_text()
 
 
 @pytest.mark.parametrize("which, words", [
