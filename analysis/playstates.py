@@ -23,11 +23,12 @@ import pandas as pd
 from evora_sim.gameloop import PLAY_STATES
 
 from .numbers import p_text_words, ranged
-from .stats import ALPHA, clustered_share, holm, ratio_ci, ratio_diff
+from .stats import ALPHA, clustered_share, conditional_share_p, holm, ratio_ci, ratio_diff
 
 SEAT_COLUMNS = ("turns_leading",)   # the seats table's column the baseline reads (with the games' turns)
 LATE, EARLY = 0.6, 0.45             # mean place in the game (round / rounds) called late, early
 MIN_PLAYS = 100                     # plays of a card before its "by the leader" is tested
+EXACT_PLAYS = 2_000                 # below, the leader test is exact (conditional_share_p); from here the t test
 # the card table's columns this module adds (PlayStates.table, beside the card and its plays)
 TIMING_COLUMNS = [f"{m}{end}" for m in ("mean_place", "share_final_round", "share_leading", "turns_leading")
                   for end in ("", "_lo", "_hi")] + ["leading_diff", "leading_diff_lo", "leading_diff_hi", "leading_p",
@@ -87,6 +88,8 @@ class PlayStates:
             row["mean_place"], row["mean_place_lo"], row["mean_place_hi"] = v, max(lo, 0.0), min(hi, 1.0)
             row["turns_leading"], row["turns_leading_lo"], row["turns_leading_hi"] = base
             d, lo, hi, p = ratio_diff(self.leading[c], x, self.turns_leading, self.turns)
+            if 0 < x.sum() < EXACT_PLAYS:
+                p = conditional_share_p(self.leading[c], x, self.turns_leading, self.turns)
             row.update(leading_diff=d, leading_diff_lo=lo, leading_diff_hi=hi, leading_p=p)
             rows.append(row)
         out = pd.DataFrame(rows)

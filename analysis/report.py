@@ -182,12 +182,14 @@ def _seat_section(adv, tests, dists, held, runs, min_effect) -> Section:
 
 
 TIMING_CAPTION = (
-    "When each card is played, which explains part of its association: its plays' mean place in the game "
+    "When each card is played (descriptive: it can suggest why a card is associated with winning, not show it): "
+    "its plays' mean place in the game "
     "(the round played in over the game's rounds: 100% is the last round), the share played after the end "
     "was triggered, and the share played in a turn its seat began leading on VP (the totals the final "
     "scoring would give had the game ended then; a tie is no lead), against the share of all turns begun "
-    "leading; p: that difference, t on seed groups, Holm over the cards played 100 times or more. A card "
-    "played mostly late or by leaders looks strong because strong positions play it. 95% ranges over seeds.")
+    "leading; p: that difference (under 2,000 plays an exact test given each seed group's own rate of turns "
+    "begun leading, from 2,000 a t test on seed groups), Holm over the cards played 100 times or more. A card "
+    "played mostly late or by leaders may look strong because strong positions play it. 95% ranges over seeds.")
 
 
 def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> Section:

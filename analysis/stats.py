@@ -209,6 +209,30 @@ def ratio_diff(y, x, b, t) -> tuple[float, float, float, float]:
     return d, d - q * se, d + q * se, float(2 * stats.t.sf(abs(d) / se, g - 1))
 
 
+def conditional_share_p(y, x, b, t) -> float:
+    """Two-sided mid-p of ``sum(y)`` leading plays among ``sum(x)`` when each of a group's ``x``
+    plays begins a turn led at that group's own rate of turns begun leading, ``b / t`` (the null of
+    "played by leaders as often as they take turns"): the exact Poisson-binomial law of the sum,
+    by the discrete Fourier transform of its characteristic function. The t test on the ratio
+    difference (:func:`ratio_diff`) rejected 7-8% at a nominal 5% for cards played a hundred or a
+    few hundred times, most groups holding none and a few several (tests/test_playstates.py)."""
+    y, x, b, t = (np.asarray(a, dtype=float) for a in (y, x, b, t))
+    keep = x > 0
+    if not keep.any() or (t[keep] <= 0).any():
+        return float("nan")
+    n, p = x[keep], b[keep] / t[keep]
+    m = int(round(n.sum())) + 1
+    z = np.exp(-2j * np.pi * np.arange(m) / m)
+    log_phi = np.zeros(m, complex)
+    with np.errstate(divide="ignore"):
+        for s in range(0, len(n), 256):           # bounded memory: 256 groups x m points at a time
+            log_phi += (n[s:s + 256, None] * np.log(1 - p[s:s + 256, None] + p[s:s + 256, None] * z)).sum(axis=0)
+    pmf = np.clip(np.fft.ifft(np.exp(log_phi)).real, 0.0, None)
+    k = int(round(y.sum()))
+    below, above = pmf[:k].sum() + 0.5 * pmf[k], pmf[k + 1:].sum() + 0.5 * pmf[k]
+    return float(min(1.0, 2 * min(below, above)))
+
+
 def mean_ci_from(mean, sd, n):
     """The same t interval from summaries (arrays broadcast: groupby mean, std(ddof=1), count);
     (lo, hi)."""
