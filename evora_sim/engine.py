@@ -11,7 +11,7 @@ paying 3 cards for a tile) push *frames* on a small stack inside the state; the 
 the decision until it is resolved. ``settle`` resolves everything that needs no choice, so a
 non-terminal state always has at least one legal action.
 
-Rules decisions (docs/RULES.md): D1-D20 from shared/rules/DECISIONS.md and the project's P1-P9.
+Rules decisions: docs/RULES.md (the rulebook in brief, D1-D20 where it is silent, P1-P12, V1-V5).
 
 How it is compiled, for speed (measure with scripts/bench_engine.py):
 - Functions that allocate nothing are ``_nrt=False``: numba then emits no atomic reference

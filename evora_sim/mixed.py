@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 import traceback
 from contextlib import contextmanager
 
 import numpy as np
+from numba.core import event
 
 from strategies.custom import is_custom
 from strategies.errors import StrategyError
@@ -54,20 +56,67 @@ class DecisionTimeout(BaseException):
     ``except Exception`` cannot swallow it."""
 
 
-def _expire(*_):
+class _Clock(event.Listener):
+    """A decision's clock, stopped while its own thread compiles (numba holds its compiler lock).
+
+    A strategy's first call of a compiled reader (``api.finish``, ``api.score_now``, its own
+    ``@njit`` code) compiles it, on a cold cache for minutes: that is the machine's start-up,
+    not the strategy's thinking, and an alarm raised inside numba's compiler left it broken ("no
+    compiled object yet for <Library 'play_on'>", blamed on the strategy). So the clock stops
+    when a compile starts and runs on, with the time that was left, when it ends; an alarm due
+    during a compile waits for its end. ``arm(seconds)``/``disarm()`` set and clear the timer,
+    ``fire()`` stops the decision."""
+
+    def __init__(self, seconds: float, arm, disarm, fire):
+        self.left, self.arm, self.disarm, self.fire = float(seconds), arm, disarm, fire
+        self.thread = threading.get_ident()
+        self.compiling = 0
+        self.due = False
+        self.ends = None
+
+    def start(self):
+        self.ends = time.monotonic() + self.left
+        self.arm(self.left)
+
+    def expire(self, *_):
+        if self.compiling:
+            self.due = True
+        else:
+            self.fire()
+
+    def on_start(self, ev):
+        if threading.get_ident() == self.thread:
+            self.compiling += 1
+            if self.compiling == 1:
+                self.disarm()
+                self.left = max(self.ends - time.monotonic(), 0.0)
+
+    def on_end(self, ev):
+        if threading.get_ident() == self.thread and self.compiling:
+            self.compiling -= 1
+            if self.compiling == 0:
+                self.ends = time.monotonic() + self.left
+                self.arm(1e-3 if self.due else max(self.left, 1e-3))
+
+
+def _raise_timeout():
     raise DecisionTimeout()
 
 
 @contextmanager
 def deadline(seconds: float):
-    """Raise :class:`DecisionTimeout` in this thread once ``seconds`` have passed. In the main
-    thread a real-time timer (SIGALRM) interrupts even a blocking call; elsewhere (a Dask worker
-    thread) the exception is raised at the thread's next Python instruction."""
+    """Raise :class:`DecisionTimeout` in this thread once ``seconds`` have passed, not counting
+    the time numba spends compiling in it (:class:`_Clock`). In the main thread a real-time
+    timer (SIGALRM) interrupts even a blocking call; elsewhere (a Dask worker thread) the
+    exception is raised at the thread's next Python instruction."""
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        previous = signal.signal(signal.SIGALRM, _expire)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        clock = _Clock(seconds, lambda t: signal.setitimer(signal.ITIMER_REAL, t),
+                       lambda: signal.setitimer(signal.ITIMER_REAL, 0), _raise_timeout)
+        previous = signal.signal(signal.SIGALRM, clock.expire)
         try:
-            yield
+            with event.install_listener("numba:compiler_lock", clock):
+                clock.start()
+                yield
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
@@ -75,14 +124,22 @@ def deadline(seconds: float):
     import ctypes
 
     ident = threading.get_ident()
-    timer = threading.Timer(seconds, lambda: ctypes.pythonapi.PyThreadState_SetAsyncExc(
+    timers = []
+
+    def arm(t):
+        timers.append(threading.Timer(t, clock.expire))
+        timers[-1].daemon = True
+        timers[-1].start()
+
+    clock = _Clock(seconds, arm, lambda: timers[-1].cancel(), lambda: ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(ident), ctypes.py_object(DecisionTimeout)))
-    timer.daemon = True
-    timer.start()
     try:
-        yield
+        with event.install_listener("numba:compiler_lock", clock):
+            clock.start()
+            yield
     finally:
-        timer.cancel()
+        for timer in timers:
+            timer.cancel()
 
 
 class _Table:

@@ -18,7 +18,7 @@ from . import engine as E
 from . import layout as L
 from .names import END_TITLES, effect_title, tile_title, type_title
 from .position import scoring_table
-from .rules import Rules
+from .rules import Rules, switch_value
 from .savegame import GAME_SIZE
 
 
@@ -241,8 +241,27 @@ def change_lines(rules: Rules, b: np.ndarray, a: np.ndarray, action: int) -> lis
 
     # the end of the game
     if not b[L.G_END_TRIGGER] and a[L.G_END_TRIGGER]:
-        out.append("END TRIGGER: " + end_trigger_text(rules, a) + "; the round is played to its end")
+        out.append(f"END TRIGGER: {end_trigger_text(rules, a)}; {after_trigger_text(rules, a)}")
     return out
+
+
+# What follows the end trigger under each value of end.after_trigger (V3); the round limit (P4)
+# ends the game at once whatever the value.
+AFTER_TRIGGER = {"finish_round": "the round is played to its end",
+                 "finish_turn": "the game ends with this turn (end.after_trigger = finish_turn, V3)",
+                 "one_more_turn": "every player plays one more turn, this seat last "
+                                  "(end.after_trigger = one_more_turn, V3)"}
+# How the workers go onto the Construction Site under each value of setup.placement_order (V5).
+PLACEMENT = {"seat_order": "workers placed in seat order",
+             "reverse": "workers placed in reverse seat order, the last seat first "
+                        "(setup.placement_order = reverse, V5)"}
+
+
+def after_trigger_text(rules: Rules, s: np.ndarray) -> str:
+    """What the rules in force play after the end was triggered in ``s``."""
+    if int(s[L.G_END_TRIGGER]) == L.END_ROUND_LIMIT:
+        return "the game ends here"
+    return AFTER_TRIGGER[switch_value(rules, "end.after_trigger")]
 
 
 def end_trigger_text(rules: Rules, s: np.ndarray) -> str:
@@ -311,7 +330,7 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
         p = int(arr[L.G_CUR])
         if arr[L.G_PHASE] == L.PH_SETUP:
             if turn_key != "setup":
-                lines.append("Setup: workers placed in seat order")
+                lines.append("Setup: " + PLACEMENT[switch_value(rules, "setup.placement_order")])
                 turn_key = "setup"
             who = f"seat {p} ({names[p]}) "
         else:
@@ -367,4 +386,4 @@ def replay_lines(rules: Rules, n_players: int, seed: int, strategies: list,
 
 
 __all__ = ["ReplayError", "scoring_lines", "winner_line", "change_lines", "end_trigger_text",
-           "replay_lines"]
+           "after_trigger_text", "replay_lines"]

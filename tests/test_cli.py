@@ -22,7 +22,7 @@ from evora_sim import savegame
 from evora_sim.batch import play_game
 from evora_sim.cli import main
 from evora_sim.position import position_state, scoring_table
-from evora_sim.replay import scoring_lines
+from evora_sim.replay import AFTER_TRIGGER, PLACEMENT, scoring_lines
 from evora_sim.rules import load_rules
 from strategies.builtin import BUILTINS, GREEDY, NAMES, RANDOM
 KNOWN = ", ".join(sorted(NAMES + ("expert", "mcts")))
@@ -218,6 +218,32 @@ def test_replay_under_a_rules_file(runner, tmp_path):
     assert f"(hash {load_rules(rules).hash})" in out.splitlines()[0]
     whites = [line for line in out.splitlines() if "white stone at height" in line]
     assert whites and all(line.endswith("(+3 VP)") for line in whites)
+
+
+@pytest.mark.parametrize("after, more", [("finish_round", None), ("finish_turn", 0), ("one_more_turn", 3)])
+def test_replay_says_what_follows_the_end_trigger_under_the_rules_in_force(runner, after, more):
+    """Issue 50, item 8: the trigger line said "the round is played to its end" under every V3
+    value. It names the rules' value, and the turns the log then shows agree with it (the round's
+    remaining seats, none, or one turn for every seat)."""
+    lines = ok(runner.invoke(main, ["replay", "-n", "3", "--seed", "4", "--strategies", "greedy",
+                                    "--set", f"end.after_trigger={after}"])).splitlines()
+    at = next(i for i, line in enumerate(lines) if "END TRIGGER:" in line)
+    assert lines[at].endswith("; " + AFTER_TRIGGER[after])
+    header = next(line for line in reversed(lines[:at]) if line.startswith("Round "))
+    seat = int(header.split("seat ")[1].split()[0])
+    turns_after = [line for line in lines[at:] if line.startswith("Round ")]
+    assert len(turns_after) == (2 - seat if more is None else more)
+
+
+@pytest.mark.parametrize("order, first", [("seat_order", 0), ("reverse", 3)])
+def test_replay_says_in_which_order_the_workers_are_placed(runner, order, first):
+    """Issue 50, item 8: "Setup: workers placed in seat order" was printed under V5's reverse
+    order too."""
+    lines = ok(runner.invoke(main, ["replay", "-n", "4", "--seed", "3", "--strategies", "random",
+                                    "--set", f"setup.placement_order={order}"])).splitlines()
+    at = lines.index("Setup: " + PLACEMENT[order])
+    assert lines[at + 1].startswith(f"  seat {first} (random) [setup] ")
+    assert ("reverse" in lines[at]) == (order == "reverse")
 
 
 def test_evora_console_script_end_to_end(tmp_path):

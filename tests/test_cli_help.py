@@ -60,6 +60,21 @@ def test_rules_says_what_every_key_means_in_the_rulebooks_words():
     assert text.count("Available column spaces in the Temple") == 1      # said once for the three keys
 
 
+def test_rules_gives_the_rulebooks_own_tie_break():
+    """Issue 50, item 8: `evora rules` said the rulebook is silent on a tie for the most VP. It
+    is not: fewer parts left, then the later seat, as the engine's order of the seats has it
+    (``ranking.order_key``); no meaning calls the rulebook silent."""
+    from evora_sim.cli.rules import meanings
+    from evora_sim.ranking import order_key
+
+    text = ok(CliRunner().invoke(main, ["rules", "--grep", "end.tie_break"]))
+    assert "fewer column parts remaining" in text and "further back in turn order" in text
+    assert not [k for k, v in meanings().items() if "silent" in v]
+    # the same order in the engine: on equal VP, fewer parts left first, then the later seat
+    assert order_key(50, 0, 3, 0) > order_key(50, 0, 4, 3)
+    assert order_key(50, 0, 3, 2) > order_key(50, 0, 3, 1)
+
+
 def test_games_counts_games_seeds_counts_seeds_and_a_mixed_field_rotates(tmp_path):
     cli = CliRunner()
     base = ["simulate", "-n", "4", "--strategies", "greedy(plan=action),random,random,random", "--jobs", "1", "-q"]

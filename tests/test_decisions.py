@@ -1,5 +1,5 @@
-"""One test (or more) per rules decision: D1-D20 (shared/rules/DECISIONS.md) and the project's
-P1-P12 and the variant keys V1 (docs/RULES.md). Every test drives the engine through the public API from a position
+"""One test (or more) per rules decision (docs/RULES.md): D1-D20 and the project's
+P1-P12 and the variant keys V1-V5. Every test drives the engine through the public API from a position
 written into the state (tests/helpers.py), on the default rules and board.
 """
 import copy

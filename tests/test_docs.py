@@ -219,3 +219,35 @@ def test_the_readme_is_a_guide_by_question():
     measured = re.findall(r"<!-- first-run -->(.*?)<!-- /first-run -->", readme, re.S)
     assert len(measured) == 1 and re.search(r"\d+ min", measured[0]) and re.search(r"20\d\d-\d\d-\d\d", measured[0])
     assert not re.search(r"\b\d+ (to|-) \d+ min(utes)?\b.*first", readme.replace(measured[0], ""))
+
+
+# ---- the documentation stands on its own (issue 50, item 8) ---------------------------------
+OUTSIDE = re.compile(r"(?<![\w/])(?:\.\./)?shar" r"ed/|DECISIONS\.md|evora-rule" r"book")   # split: not a hit itself
+
+
+def test_no_page_or_source_points_to_a_rules_text_outside_the_repository():
+    """docs/RULES.md named a rulebook text and a decisions file that were never in the
+    repository; neither the pages nor the code point outside it."""
+    files = [ROOT / p for p in PAGES] + [p for pkg in ("evora_sim", "strategies", "analysis", "tests")
+                                         for p in sorted((ROOT / pkg).rglob("*")) if p.suffix in (".py", ".toml", ".md")]
+    assert not [f"{f.relative_to(ROOT)}: {m.group(0)}" for f in files
+                for m in OUTSIDE.finditer(f.read_text(encoding="utf-8"))]
+
+
+def test_the_rules_page_holds_the_rulebook_points_it_relies_on():
+    """docs/RULES.md states the rulebook in brief, including its own tie-break for the win (D18:
+    fewer parts left, then the later seat; the rulebook is not silent there), and every reading
+    D1-D20; P10's hidden information names the lot of a shared victory (V4) beside the stacks'
+    order."""
+    text = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+    brief = text.split("## The game in brief (the rulebook)", 1)[1].split("\n## ", 1)[0]
+    for point in ("**Setup.**", "**A turn.**", "**Building.**", "**Column majorities.**", "**Playing cards.**",
+                  "**The end.**", "**Final scoring.**", "**Who wins.**"):
+        assert point in brief, point
+    wins = " ".join(brief.split("**Who wins.**", 1)[1].split())
+    assert "fewer parts left" in wins and "later in turn order" in wins
+    assert "silent on a tie" not in text
+    for d in range(1, 21):
+        assert re.search(rf"^- \*\*D{d} ", text, re.M), f"D{d}"
+    p10 = " ".join(text.split("**P10 ", 1)[1].split("\n- **", 1)[0].split())
+    assert "Two things are hidden" in p10 and "lot" in p10 and "below its top card" in p10

@@ -4,7 +4,11 @@ range, files nested too deeply. Every case goes through the command line as a us
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -95,6 +99,76 @@ def test_a_strategy_that_never_decides_is_stopped_by_the_decision_timeout(tmp_pa
     assert "did not decide within 0.5 s" in line and "seed 7" in line and "Bot" in line
     line = one_error_line(cli.invoke(main, simulate_args(tmp_path / "run", spec, "--decision-timeout", "0.5")))
     assert "did not decide within 0.5 s" in line and not (tmp_path / "run").exists()
+
+
+def _busy(seconds: float) -> None:
+    """Work for ``seconds`` in short steps, so that a worker thread's timeout (raised at its
+    next Python instruction) lands on time."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("thread", [False, True], ids=["main thread", "worker thread"])
+def test_the_decision_clock_stops_while_numba_compiles(thread):
+    """Issue 50, item 14: time under numba's compiler lock is not the strategy's. A 1 s compile
+    inside a 0.5 s decision does not stop it; the clock then runs on with what was left."""
+    from numba.core import event
+
+    from evora_sim.mixed import DecisionTimeout, deadline
+
+    def compiling(seconds):
+        with event.trigger_event("numba:compiler_lock"):
+            _busy(seconds)
+
+    outcome = {}
+
+    def decide():
+        t0 = time.monotonic()
+        with deadline(0.5):
+            compiling(1.0)
+            _busy(0.1)
+        outcome["fits"] = time.monotonic() - t0
+        t0 = time.monotonic()
+        try:
+            with deadline(0.5):
+                compiling(0.2)
+                _busy(10.0)
+        except DecisionTimeout:
+            outcome["stopped"] = time.monotonic() - t0
+
+    if thread:
+        worker = threading.Thread(target=decide)
+        worker.start()
+        worker.join(30)
+    else:
+        decide()
+    assert outcome["fits"] >= 1.1
+    assert 0.65 <= outcome["stopped"] < 5
+
+
+def test_a_cold_compile_inside_a_decision_is_not_its_timeout(tmp_path):
+    """With an empty compile cache, a decision's first call of two compiled readers of the API
+    compiles them for longer than a 0.05 s timeout, and the decision still ends normally (before,
+    the alarm went off inside numba's compiler)."""
+    script = textwrap.dedent("""
+        import time
+        from evora_sim import api
+        from evora_sim.mixed import deadline
+
+        state = api.new_game(n_players=2, seed=1)
+        t0 = time.monotonic()
+        with deadline(0.05):
+            api.column_leader(state, 0)
+            api.score_now(state, 0)
+        print(time.monotonic() - t0)
+        """)
+    env = dict(os.environ, EVORA_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                          cwd=Path(__file__).resolve().parent.parent, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout) > 0.05          # it did compile for longer than the timeout
+    assert any(tmp_path.rglob("*.nbi"))       # ... into the empty cache
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])

@@ -87,3 +87,66 @@ def test_no_module_imports_itself_through_others():
     graph = {name: imported(name, path, known) for name, path in known.items()}
     assert "evora_sim.mixed" in graph["evora_sim.batch"]       # the finder sees real imports
     assert circles(graph) == []
+
+
+# ---- the compile cache's key (evora_sim.compiled_sources) ----------------------------------
+def test_the_compile_key_covers_every_module_compiled_code_imports():
+    """The key's own quick import scan finds the same files as the parser above, from every
+    module that mentions njit; ranking.py (compiled into the engine, no njit of its own) is in,
+    the command line is out."""
+    from evora_sim import compiled_sources
+
+    known = modules()
+    graph = {name: imported(name, path, known) for name, path in known.items()}
+    todo = [name for name, path in known.items() if b"njit" in path.read_bytes()]
+    reached = set()
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            parts = name.split(".")
+            todo += [".".join(parts[:i]) for i in range(1, len(parts))] + sorted(graph[name])
+    covered = set(compiled_sources(ROOT))
+    assert covered == {known[name] for name in reached}
+    assert ROOT / "evora_sim" / "ranking.py" in covered
+    assert ROOT / "evora_sim" / "cli" / "play.py" not in covered
+
+
+def test_every_compiled_function_lives_in_a_keyed_file():
+    """Every numba function any module holds (``order_key`` is ranking.py's, compiled by
+    engine.py) is defined in a file of the key."""
+    import importlib
+    import inspect
+
+    from numba.core.dispatcher import Dispatcher
+
+    from evora_sim import compiled_sources
+
+    covered = set(compiled_sources(ROOT))
+    homes = set()
+    for name in modules():
+        if name.split(".")[0] in ("evora_sim", "strategies") and not name.endswith("__main__"):
+            for value in vars(importlib.import_module(name)).values():
+                if isinstance(value, Dispatcher):
+                    homes.add(Path(inspect.getfile(value.py_func)).resolve())
+    assert ROOT / "evora_sim" / "ranking.py" in homes
+    assert homes <= covered
+
+
+def test_an_edit_to_ranking_changes_the_compile_key(tmp_path):
+    """In a copy of the packages: a change to ``order_key`` (no njit in its file) makes a new
+    cache folder; a change to the command line or the replay does not."""
+    import shutil
+
+    from evora_sim import source_key
+
+    for pkg in PACKAGES:
+        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    before = source_key(tmp_path)
+    for quiet in ("evora_sim/cli/play.py", "evora_sim/replay.py"):
+        with open(tmp_path / quiet, "a") as f:
+            f.write("\n# an edit compiled code never sees\n")
+    assert source_key(tmp_path) == before
+    ranking = tmp_path / "evora_sim" / "ranking.py"
+    ranking.write_text(ranking.read_text().replace("+ seat", "- seat"))
+    assert source_key(tmp_path) != before

@@ -767,3 +767,25 @@ def test_strategies_lists_the_builtins(cli):
     for f in FEATURES:
         assert any(line.split()[:1] == [f] for line in lines)
     assert "balanced(column=2, emperor=0.5)" in out and "FILE.toml:NAME" in out and "FILE.py:NAME" in out
+
+
+def test_strategies_lists_the_expert_and_how_it_was_made(cli):
+    """Issue 50, item 10: the expert was missing from the listing a designer reads to learn the
+    players. It is there, with how far it looks at each player count and, for each count, the
+    command that made its weights (from its weights file)."""
+    from strategies.errors import StrategyError
+    from strategies.learned import shipped_expert
+
+    out = ok(cli.invoke(main, ["strategies"]))
+    section = out.split("The expert: expert, or expert(replies=K)\n")[1].split("\n\n")[0]
+    flat = " ".join(section.split())
+    weights = shipped_expert(StrategyError)
+    assert weights.description in flat and "under the shipped rules" in flat
+    for part in weights.made_by.split(" | "):
+        assert part.startswith(tuple(f"{n} players: evora train --players {n} " for n in weights.counts))
+        assert " ".join(part.split()) in flat
+    looks = dict(weights.replies)
+    for n in weights.counts:
+        said = re.search(rf"at ([\d and]*\b{n}\b[\d and]*) players (it [^;]*)", flat, re.I).group(2)
+        assert said == (f"it looks a round ahead from its {looks[n]} best turns" if n in looks else
+                        "it plans one turn")

@@ -65,7 +65,8 @@ def replay(n_players, seed, spec, rules_path, overrides=(), decision_timeout=Non
 @main.command(name="strategies", epilog=examples("evora strategies",
                                                 "evora replay -n 2 --seed 1 --strategies 'balanced(column=2)',greedy"))
 def list_strategies():
-    """List the built-in strategies: name, description and weights; then the features."""
+    """List the built-in strategies: name, description and weights; the search player and the
+    expert; then the features."""
     from strategies.builtin import BUILTINS, FEATURE_HELP, PLAN_HELP
     from strategies.compiled import FEATURES
     from strategies.custom import GROUP, entry_points
@@ -87,6 +88,7 @@ def list_strategies():
     lines += ["", f"The search player: {NAME}(option=value, ...)", f"  {DESCRIPTION}"]
     ow = max(len(k) for k in DEFAULTS)
     lines += [f"  {k.ljust(ow)}  {HELP[k]} (default {DEFAULTS[k]})" for k in DEFAULTS]
+    lines += ["", *expert_lines()]
     fw = max(len(f) for f in FEATURES)
     lines += ["", "Features (weight names), for the player to move:"]
     lines += [f"  {f.ljust(fw)}  {FEATURE_HELP[f]}" for f in FEATURES]
@@ -103,6 +105,39 @@ def list_strategies():
               "Equal values are broken by the game's random stream, so every game is reproducible "
               "from its seed."]
     click.echo("\n".join(lines))
+
+
+def expert_lines(width: int = 100) -> list[str]:
+    """The built-in expert for ``evora strategies``: what it is, how far it looks at each player
+    count, and how its weights were made, from its weights file (so the listing cannot drift
+    from the player)."""
+    import textwrap
+
+    from strategies.errors import StrategyError
+    from strategies.learned import SHIPPED, shipped_expert
+    from strategies.registry import EXPERT_NAME
+
+    from ..experiments.train import _made_by_counts as made_by_counts
+    from ..rules import load_rules
+
+    weights = shipped_expert(StrategyError)
+    replies, by_reach = dict(weights.replies), {}
+    for n in weights.counts:
+        k = replies.get(n, 0)
+        by_reach.setdefault(f"it looks a round ahead from its {k} best turns" if k else "it plans one turn",
+                            []).append(str(n))
+    reach = "; ".join(f"at {' and '.join(counts)} players {what}" for what, counts in by_reach.items())
+    lines = [f"The expert: {EXPERT_NAME}, or {EXPERT_NAME}(replies=K)",
+             *textwrap.wrap(f"{weights.description} {reach.capitalize()}; {EXPERT_NAME}(replies=K) looks "
+                            f"ahead from its K best turns at every player count (0: one turn).",
+                            width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False),
+             f"  How its weights were made (strategies/{SHIPPED}, "
+             + ("under the shipped rules):" if weights.rules_hash == load_rules().hash else
+                f"under the rules of hash {weights.rules_hash}, not the shipped ones):")]
+    for n, how in sorted(made_by_counts(weights.made_by).items()):
+        lines += textwrap.wrap(f"{n} players: {how}", width, initial_indent="    ", subsequent_indent="      ",
+                               break_on_hyphens=False, break_long_words=False)
+    return lines + ["  How strong it is now: reports/expert_strength; the docs' Strategies page, \"The expert\"."]
 
 
 @main.command(epilog=examples(

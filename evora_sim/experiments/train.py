@@ -327,7 +327,7 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
     if kept:
         path = write_weights(out, plan, weights, f"{made_by}; checked by duel: {verdict}",
                              "A turn planner valuing positions by weights fitted to the search player's turns "
-                             "(evora train); made_by says how, per player count.", plan.replies)
+                             "(evora train).", plan.replies)
         lines.append(f"Better: {verdict}.")
         lines.append(f"Written: {path}; use it as --strategies {path}:{TRAINED_NAME}")
     else:
