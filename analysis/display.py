@@ -22,8 +22,11 @@ def _points(r, v, lo, hi) -> str:
     return ranged(r[v], r[lo], r[hi], unit=PP, signed=True)
 
 
-def _mean(r, v, lo, hi, unit="") -> str:
-    return ranged(r[v], r[lo], r[hi], scale=1.0, unit=unit)
+COUNT = (0.0, float("inf"))       # the possible values of a count or of VP scored: never below 0
+
+
+def _mean(r, v, lo, hi, unit="", bounds=None) -> str:
+    return ranged(r[v], r[lo], r[hi], scale=1.0, unit=unit, bounds=bounds)
 
 
 def _pct(v, digits=1) -> str:
@@ -140,7 +143,7 @@ def vp_by_category(vp: pd.DataFrame) -> pd.DataFrame:
     return _frame([{
         PLAYERS: int(r["n_players"]), "By": r["by"], "Group": r["group"],
         "Category": CATEGORY_LABELS.get(r["category"], "final score"),
-        "Mean VP (95% range)": _mean(r, "mean", "ci_lo", "ci_hi"), "Median": f"{r['median']:g}",
+        "Mean VP (95% range)": _mean(r, "mean", "ci_lo", "ci_hi", bounds=COUNT), "Median": f"{r['median']:g}",
         "Seat-games scoring": _pct(r["share_nonzero"]),
     } for _, r in vp.iterrows()])
 
@@ -156,7 +159,7 @@ def columns_held(t: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, r in t.iterrows():
         row = {PLAYERS: int(r["n_players"]), "By": r["by"], "Group": r["group"],
-               "Columns held (95% range)": _mean(r, "mean_held", "ci_lo", "ci_hi")}
+               "Columns held (95% range)": _mean(r, "mean_held", "ci_lo", "ci_hi", bounds=COUNT)}
         for h in ("0", "1", "2", "3", "4+"):
             v = r.get(f"share_{h}", np.nan)
             row[f"holding {h}"] = _pct(v) if pd.notna(v) else ""
@@ -185,7 +188,7 @@ def victory_margin(t: pd.DataFrame) -> pd.DataFrame:
 def game_shape(t: pd.DataFrame) -> pd.DataFrame:
     return _frame([{
         PLAYERS: int(r["n_players"]), "Games": f"{int(r['games']):,}",
-        "Rounds (95% range)": _mean(r, "rounds_mean", "rounds_lo", "rounds_hi"),
+        "Rounds (95% range)": _mean(r, "rounds_mean", "rounds_lo", "rounds_hi", bounds=COUNT),
         "Rounds, 10th-90th percentile": f"{r['rounds_p10']:g}-{r['rounds_p90']:g}",
         "Turns per game": f"{r['turns_mean']:.1f}", "Mean score (VP)": f"{r['score_mean']:.1f}",
         "Winner's mean score (VP)": f"{r['winner_score_mean']:.1f}",
@@ -202,7 +205,7 @@ def end_triggers(t: pd.DataFrame) -> pd.DataFrame:
 def tension(t: pd.DataFrame) -> pd.DataFrame:
     return _frame([{
         PLAYERS: int(r["n_players"]), "Games": f"{int(r['games']):,}",
-        "Lead changes per game (95% range)": _mean(r, "lead_changes_mean", "lead_changes_lo", "lead_changes_hi"),
+        "Lead changes per game (95% range)": _mean(r, "lead_changes_mean", "lead_changes_lo", "lead_changes_hi", bounds=COUNT),
         "Games without a lead change": _pct(r["share_no_change"]),
         "Winner's comeback, VP (median; 90th pct)": f"{r['comeback_median']:g}; {r['comeback_p90']:g}",
         "Winner led for good, rounds before the end (median)": f"{r['led_rounds_median']:g}",

@@ -98,6 +98,8 @@ def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%"
     if lo == hi:
         return f"{scale * v:{sign}.1f}{unit} (no variation: the same in every seed)"
     d = distinct_decimals(v, lo, hi, scale)
+    if round(scale * lo, d) == round(scale * hi, d):     # narrower than the most digits shown
+        return f"{scale * v:{sign}.{d}f}{unit} (a range narrower than {10.0 ** -d:g})"
     # a signed range reads "-16.6 to -7.2": a dash between signed numbers would read as a minus
     dash = not signed and lo >= 0
     between = f"{scale * lo:.{d}f}–{scale * hi:.{d}f}" if dash else f"{scale * lo:.{d}f} to {scale * hi:.{d}f}"
