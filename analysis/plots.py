@@ -393,8 +393,11 @@ def tension(dists: dict):
 
 def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[str]):
     """One small panel per headline figure: its value at each rung (weakest left) with 95%
-    ranges, the no-effect value dashed, the verdict in the title."""
+    ranges, the no-effect value dashed, the verdict (and where it settles, when known) in the
+    title."""
     import textwrap
+
+    from .skill import UNKNOWN
 
     figs = list(verdict["figure"])
     cols = 4
@@ -411,7 +414,8 @@ def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[s
         if np.isfinite(v.null):
             ax.axhline(scale * v.null, color=COLOURS[3], linestyle="--", linewidth=0.9)
         ax.set_xticks(range(len(rung_names)), x_labels)
-        ax.set_title(textwrap.fill(f"{v.label}: {v.verdict}", 40), fontsize=8)
+        settles = f"; {v.settles}" if v.settles not in ("", UNKNOWN) else ""
+        ax.set_title(textwrap.fill(f"{v.label}: {v.verdict}{settles}", 40), fontsize=8)
         ax.set_ylabel("rounds" if v.kind == "mean" else ("pp" if v.kind in ("unfairness", "rate change") else "%"),
                       fontsize=8)
         ax.grid(axis="y", alpha=0.3)

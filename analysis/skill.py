@@ -6,32 +6,61 @@ random numbers: game ``i`` of every rung is dealt the same stacks), each with it
 one rung's players, weakest first. For each headline figure (every seat's win rate, the seat
 unfairness, the strongest cards and spaces, the majorities' share of the score, game length, the
 end triggers' shares) :func:`figure_table` gives its value at each rung with its 95% interval,
-and :func:`verdicts` says how it moves with skill:
+and :func:`verdicts` says how it moves with skill (:func:`judge` does it for many ladders at
+once, which is how the tests calibrate it):
 
-- **grows / shrinks with skill**: the weighted least-squares slope of the figure on the rung's
-  place in the ladder (0, 1, 2, ...) is significant. "Grows" means the finding gets larger: its
-  effect moves away from "no effect" (a fair share, no difference) going up the ladder; for a
-  figure without a "no effect" value (game length, shares) it means the figure rises. The rungs
-  are treated as independent; they share their seeds, which correlates their estimates
-  positively (the same deals). A correlation shared by every pair of rungs cancels from any
-  contrast of them (a slope, a deviation from the mean), so then the true variance is smaller
-  than assumed and the tests are conservative.
+- **rises / falls with skill**: the weighted least-squares slope of the figure on the rung's
+  place in the ladder (0, 1, 2, ...) is significant, and stays significant (at the plain 5%)
+  with any one rung left out. For a figure with a "no effect" value (a fair share for a seat's
+  win rate, fair seats for the seat unfairness, no effect for a card) the words say which way:
+  "away from" or "toward" it, judged at the rung where the figure is furthest from it.
+- **changes with skill, one rung carries it**: the trend is significant, but not without one
+  of the rungs (named in the findings): one rung that differs is not a trend with skill.
 - **reverses**: the effect is significant in one direction at one rung and in the other at
   another.
-- **varies with skill, no trend** (figures without a "no effect" value): no significant trend,
-  but the rungs differ (Cochran's heterogeneity test).
-- **no difference found between rungs** (figures without a "no effect" value): neither; this
-  says no test found a difference, not that there is none.
-- **holds at every rung**: significant at every rung, in the same direction, with no trend.
-- **some rungs only**: significant at some rungs (in one direction), not at others, no trend.
-- **no effect at any rung**: never significant, no trend.
+- **varies with skill, no trend**: the rungs differ (Cochran's heterogeneity test) without a
+  trend (a figure that rises and falls again).
+- **holds at every rung**: the pooled figure over the rungs differs from "no effect", and the
+  rungs are consistent with one value: neither the heterogeneity test nor the trend is
+  significant even at the plain 5% (uncorrected, so stricter than the verdicts above), and every
+  rung's estimate is on the same side. The pooled figure and its interval are given. A rung where
+  the effect is absent can hide in the rungs' noise: the tests measure how often (module tests).
+- **found, not shown at every rung**: the pooled figure, or some rung's, differs from "no
+  effect", but the rungs are not shown consistent with one value.
+- **no effect at any rung** (a figure with a "no effect" value) or **no difference found between
+  rungs** (game length, shares): none of the above; this says no test found an effect or a
+  difference, not that there is none.
 
-Every test behind a verdict is Holm-corrected in one family: each figure's trend, each
-descriptive figure's heterogeneity, and each figure's test at each rung. So a ladder in which
+**Where it settles**, for every figure measured in win rate (seats, seat unfairness, why parts,
+cards, spaces), against the designer's smallest effect that matters (``--min-effect``, default
+:data:`analysis.stats.MIN_EFFECT`): each rung below the top is tested for agreement with the top
+rung within that effect (two one-sided tests), from the rung below the top downward, stopping
+at the first that is not shown to agree. "stops moving above rung k": rungs k up to the top are
+all shown within the smallest effect of the top rung (every rung: "steady at every rung").
+Otherwise "still moving at the top" when the top step is itself a significant change (a rung
+above the top would tell where it settles), else "not shown to settle", with the seeds a rung
+that would show it. Agreement is hard to show: the top two rungs' difference must be known to a
+fraction of the smallest effect (at 1 pp, a 4-player seat needs 70,000 to 100,000 seeds a rung;
+see the tests). The equivalence tests are a family of their own, corrected by Holm's procedure over
+the figures with each figure's rungs in a fixed sequence (:func:`analysis.stats.chained_holm`),
+so a ladder claims any figure settled where it has not in at most 5% of ladders.
+
+**The rungs share their deals.** A deal that favours a seat can favour it at every rung, so the
+rungs' estimates are correlated. For the seats' win rates the correlation is measured from the
+seeds (:func:`seat_correlations`) and every test uses it (generalised least squares: a shared
+error does not average out of the pooled value, and cancels from a difference). For the other
+figures it is not measured: the pooled value is given the error it has at any correlation (as if
+perfectly correlated: conservative), and the contrasts (trend, heterogeneity, the steps) treat
+the rungs as independent, which a positive correlation shared by the rungs makes conservative;
+the seat unfairness, whose estimate is biased up by noise, is pooled by twice the mean of the
+rungs' own p-values, a test at any dependence.
+
+Every test behind a verdict is Holm-corrected in one family: each figure's trend, its
+heterogeneity, its pooled test, its top step, and its test at each rung. So a ladder in which
 skill changes nothing and nothing has an effect states a finding (any verdict but "no effect at
-any rung" and "no difference found between rungs") in at most 5% of ladders, however many
-figures and rungs it has (tests/test_skill.py: 2% of simulated eleven-figure, five-rung
-ladders; with each rung's test uncorrected across the rungs, 45% stated one).
+any rung" and "no difference found between rungs", or "still moving at the top") in at most 5%
+of ladders, however many figures and rungs it has (tests/test_skill.py measures it, with the
+rungs independent and with a deal shared by the rungs).
 
 A figure's test at a rung starts from the p-value its rung's report gives (the seat tests
 Holm-corrected over the seats, the seat unfairness's test of "all seats fair", the card and
@@ -62,13 +91,24 @@ from scipy import stats as sps
 
 from evora_sim.manifest import RunError
 
-from .stats import ALPHA, ELO, bradley_terry, bradley_terry_many, holm
+from .stats import (ALPHA, ELO, MIN_EFFECT, bradley_terry, bradley_terry_many, chained_holm, holm, holm_rows,
+                    tost_p)
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
-VERDICTS = ("holds at every rung", "grows with skill", "shrinks with skill", "reverses",
-            "varies with skill, no trend", "some rungs only", "no effect at any rung",
+WIN_RATE_KINDS = ("rate", "unfairness", "rate change")     # figures in win rate: the smallest effect applies
+TOWARD = {"rate": "the fair share", "unfairness": "fair seats", "rate change": "no effect"}
+HOLDS = "holds at every rung"
+ONE_RUNG = "changes with skill, one rung carries it"
+VARIES = "varies with skill, no trend"
+UNEVEN = "found, not shown at every rung"
+TRENDS = tuple(f"{verb} with skill, {way} {null}" for null in TOWARD.values() for verb in ("rises", "falls")
+               for way in ("away from", "toward")) + ("rises with skill", "falls with skill")
+VERDICTS = (HOLDS, *TRENDS, ONE_RUNG, "reverses", VARIES, UNEVEN, "no effect at any rung",
             "no difference found between rungs")
 QUIET = ("no effect at any rung", "no difference found between rungs")     # verdicts that state no finding
+STEADY = "steady at every rung"            # every rung within the smallest effect of the top one
+MOVING = "still moving at the top"         # the top step is a significant move
+UNKNOWN = "not shown to settle"
 
 
 class LadderError(RunError):
@@ -172,7 +212,7 @@ def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFr
 def why_rows(why, n: int) -> list[dict]:
     """Where each seat's deviation comes from, at one rung (:mod:`analysis.explain`): the part won
     in the final round after the end was triggered and the part won by the tie-break, so the
-    verdicts say whether a mechanism grows with skill (the last turn played better by better
+    verdicts say whether a mechanism rises with skill (the last turn played better by better
     players). None (a rung played before these facts were recorded): no rows."""
     from .explain import seat_words
 
@@ -201,8 +241,8 @@ def _strongest(tables: list, key: str, what: str) -> list[dict]:
     for k in keep:
         for _, r in both[both[key] == k].iterrows():
             rows.append({**_row(f"{what} {k}", f"{r['name']}: win rate when {'played' if what == 'card' else 'used'}"
-                                " (adjusted difference)", "rate change", 0.0, r["adj_diff"], r["adj_lo"],
-                                r["adj_hi"], r["seat_games_used"], r["significant"], r["p_adj_holm"]),
+                                " (adjusted difference, an association)", "rate change", 0.0, r["adj_diff"],
+                                r["adj_lo"], r["adj_hi"], r["seat_games_used"], r["significant"], r["p_adj_holm"]),
                          "rung": int(r["rung"])})
     return rows
 
@@ -238,91 +278,302 @@ def half_width_se(lo, hi) -> np.ndarray:
     return (np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)) / (2 * sps.norm.ppf(0.975))
 
 
-def trend(values, ses) -> tuple[float, float, float]:
+def _normal_p(z) -> np.ndarray:
+    """Two-sided normal p-value of a z statistic."""
+    return 2 * sps.norm.sf(np.abs(z))
+
+
+def _covariance(se, corr, seen):
+    """The rungs' covariance (the errors ``se`` and correlation ``corr``; a rung not ``seen`` gets
+    variance 1 and no correlation, so it drops out of :func:`_precision`). A rung with no
+    variation (error 0) is given the smallest positive error of the others."""
+    k = se.shape[-1]
+    pos = np.where(seen & (se > 0), se, np.inf).min(axis=-1, keepdims=True)
+    s = np.where(seen, np.where(se > 0, se, pos), 1.0)
+    s = np.where(np.isfinite(s), s, 1.0)
+    both = seen[..., :, None] & seen[..., None, :]
+    r = np.where(both, corr, np.eye(k))
+    r = np.where(np.eye(k, dtype=bool), 1.0, r)
+    return r * s[..., :, None] * s[..., None, :]
+
+
+def _precision(cov, seen):
+    """Inverse covariance of the seen rungs, zero at the others (their block is apart)."""
+    both = seen[..., :, None] & seen[..., None, :]
+    return np.linalg.pinv(cov, hermitian=True) * both
+
+
+def _gls(x, v, prec):
+    """Generalised least squares of the rungs' values on the columns of ``x`` (rungs x p), many
+    figures at once: (coefficients, their covariance, the residuals' chi-square)."""
+    xtp = np.einsum("kp,...kj->...pj", x, prec)
+    a = np.linalg.pinv(xtp @ x)
+    beta = np.einsum("...pq,...qj,...j->...p", a, xtp, v)
+    res = v - beta @ x.T
+    return beta, a, np.einsum("...k,...kj,...j->...", res, prec, res)
+
+
+def _trend(v, se, corr, seen):
+    """Slope per rung, its error and the two-sided p of "no slope" (nan below two rungs)."""
+    k = v.shape[-1]
+    x = np.column_stack([np.ones(k), np.arange(k, dtype=float)])
+    prec = _precision(_covariance(se, corr, seen), seen)
+    beta, a, _ = _gls(x, np.where(seen, v, 0.0), prec)
+    ok = (seen.sum(axis=-1) >= 2) & np.any(seen & (se > 0), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.sqrt(a[..., 1, 1])
+        slope = beta[..., 1]
+        p = _normal_p(slope / s)
+    nan = np.full(ok.shape, np.nan)
+    return np.where(ok, slope, nan), np.where(ok, s, nan), np.where(ok, p, nan)
+
+
+def _figure_arrays(values, ses, corr=None):
+    """One figure's rungs (or many ladders' of it: leading axes) as the core's arrays: values,
+    errors, correlation, seen, each (ladders, 1, rungs[, rungs])."""
+    v = np.asarray(values, dtype=float)
+    k = v.shape[-1]
+    v = v.reshape(-1, 1, k)
+    se = np.broadcast_to(np.asarray(ses, dtype=float), np.asarray(values).shape).reshape(-1, 1, k)
+    r = np.eye(k) if corr is None else np.nan_to_num(np.asarray(corr, dtype=float))
+    return v, se, np.broadcast_to(r, (len(v), 1, k, k)), np.isfinite(v) & np.isfinite(se)
+
+
+def _shaped(a, values):
+    """A core result (ladders, 1) back in the shape of ``values`` without its rungs: a float
+    for one figure."""
+    a = a.reshape(np.shape(values)[:-1])
+    return float(a) if a.ndim == 0 else a
+
+
+def trend(values, ses, corr=None):
     """Weighted least-squares slope of ``values`` on their place (0, 1, ...) with known standard
-    errors ``ses``: (slope per rung, its standard error, two-sided p of "no slope"). A rung with
-    no variation (standard error 0) is given the smallest positive error of the others."""
-    v = np.asarray(values, dtype=float)
-    se = np.asarray(ses, dtype=float)
-    ok = np.isfinite(v) & np.isfinite(se)
-    x, v, se = np.arange(len(ok))[ok].astype(float), v[ok], se[ok]
-    if len(v) < 2 or not np.any(se > 0):
-        return float("nan"), float("nan"), float("nan")
-    se = np.where(se > 0, se, se[se > 0].min())
-    w = 1.0 / se ** 2
-    xc = x - (w * x).sum() / w.sum()
-    sxx = (w * xc ** 2).sum()
-    slope = float((w * xc * v).sum() / sxx)
-    s = float(np.sqrt(1.0 / sxx))
-    return slope, s, float(2 * sps.norm.sf(abs(slope / s)))
+    errors ``ses`` (and, given, the rungs' correlation ``corr``: generalised least squares):
+    (slope per rung, its standard error, two-sided p of "no slope"); leading axes: many at once.
+    A rung with no variation (standard error 0) is given the smallest positive error of the
+    others."""
+    return tuple(_shaped(a, values) for a in _trend(*_figure_arrays(values, ses, corr)))
 
 
-def heterogeneity(values, ses) -> float:
+def _heterogeneity(v, se, corr, seen):
+    k = v.shape[-1]
+    prec = _precision(_covariance(se, corr, seen), seen)
+    q = _gls(np.ones((k, 1)), np.where(seen, v, 0.0), prec)[2]
+    n = seen.sum(axis=-1)
+    ok = (n >= 2) & np.any(seen & (se > 0), axis=-1)
+    return np.where(ok, sps.chi2.sf(q, np.maximum(n - 1, 1)), np.nan)
+
+
+def heterogeneity(values, ses, corr=None):
     """p-value of "the figure is the same at every rung" (Cochran's Q: weighted squared deviations
-    from the weighted mean, chi-square on rungs - 1 degrees of freedom). It catches a figure that
-    rises and falls again, which a linear trend misses."""
-    v = np.asarray(values, dtype=float)
-    se = np.asarray(ses, dtype=float)
-    ok = np.isfinite(v) & np.isfinite(se)
-    v, se = v[ok], se[ok]
-    if len(v) < 2 or not np.any(se > 0):
-        return float("nan")
-    se = np.where(se > 0, se, se[se > 0].min())
-    w = 1.0 / se ** 2
-    q = float((w * (v - (w * v).sum() / w.sum()) ** 2).sum())
-    return float(sps.chi2.sf(q, len(v) - 1))
+    from the weighted mean, chi-square on rungs - 1 degrees of freedom; leading axes: many at
+    once). It catches a figure that rises and falls again, which a linear trend misses."""
+    return _shaped(_heterogeneity(*_figure_arrays(values, ses, corr)), values)
 
 
-def verdict(values, lo, hi, significant, null, trend_slope, trend_significant,
-            varies: bool = False) -> str:
-    """One figure's verdict from its values at the rungs (weakest first); ``significant``,
-    ``trend_significant`` and ``varies``: its tests after the ladder's correction (the module)."""
-    v = np.asarray(values, dtype=float)
-    if not np.isfinite(null):                       # descriptive: a trend, or a change without one
-        if trend_significant:
-            return "grows with skill" if trend_slope > 0 else "shrinks with skill"
-        return "varies with skill, no trend" if varies else "no difference found between rungs"
-    e = v - null
-    sig = np.array([bool(x) for x in significant])
-    if np.any(sig & (e > 0)) and np.any(sig & (e < 0)):
-        return "reverses"
-    if trend_significant:
-        z = np.abs(e) / np.maximum(half_width_se(lo, hi), 1e-12)
-        direction = np.sign(e[int(np.argmax(z))]) or np.sign(trend_slope)
-        return "grows with skill" if direction * trend_slope > 0 else "shrinks with skill"
-    if not sig.any():
-        return "no effect at any rung"
-    if sig.all() and len(set(np.sign(e))) == 1:
-        return "holds at every rung"
-    return "some rungs only"
+def _pooled(v, se, corr, seen, measured):
+    """The figure's one value over the rungs and its standard error. With the rungs' correlation
+    ``measured``: the generalised least-squares mean. Without it, the inverse-variance weighted
+    mean with the error it has whatever the correlation (the weighted sum of the errors, as if the
+    rungs were perfectly correlated): the rungs share their deals, so their errors cannot be
+    assumed to average out."""
+    k = v.shape[-1]
+    cov = _covariance(se, corr, seen)
+    beta, a, _ = _gls(np.ones((k, 1)), np.where(seen, v, 0.0), _precision(cov, seen))
+    s = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+    w = np.where(seen, s ** -2.0, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = w / w.sum(axis=-1, keepdims=True)
+    bound_m, bound_se = (w * np.where(seen, v, 0.0)).sum(axis=-1), (w * s).sum(axis=-1)
+    m = np.where(measured, beta[..., 0], bound_m)
+    err = np.where(measured, np.sqrt(a[..., 0, 0]), bound_se)
+    ok = np.any(seen & (se > 0), axis=-1)            # a figure never measured with any spread: no test
+    return np.where(ok, m, np.nan), np.where(ok, err, np.nan)
 
 
-def verdicts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per figure: the trend (slope per rung), the tests behind its verdict Holm-corrected in
-    the ladder's one family (see the module), the rungs (0 the weakest) where its own test is
-    significant after that correction, and the verdict, in the table's figure order."""
-    rows, groups = [], []
-    for fig, g in table.groupby("figure", sort=False):
-        g = g.sort_values("rung")
-        groups.append(g)
-        ses = half_width_se(g["lo"], g["hi"])
-        slope, s, p = trend(g["value"], ses)
-        descriptive = not np.isfinite(g["null"].iloc[0])
-        rows.append({"figure": fig, "label": g["label"].iloc[0], "kind": g["kind"].iloc[0],
-                     "null": g["null"].iloc[0], "rungs": len(g), "slope": slope, "slope_se": s, "p_trend": p,
-                     "p_same": heterogeneity(g["value"], ses) if descriptive else np.nan})
-    out = pd.DataFrame(rows)
-    at_rungs = [g["p"].to_numpy(dtype=float) if np.isfinite(g["null"].iloc[0]) else np.full(len(g), np.nan)
-                for g in groups]
-    family = holm(np.concatenate([out["p_trend"].to_numpy(), out["p_same"].to_numpy(), *at_rungs]))
-    m = len(out)
-    out["p_trend_holm"], out["p_same_holm"] = family[:m], family[m:2 * m]
-    rung_sig = np.split(np.nan_to_num(family[2 * m:], nan=1.0) < ALPHA, np.cumsum([len(a) for a in at_rungs])[:-1])
-    out["significant_rungs"] = [[int(r) for r in g["rung"].to_numpy()[sig]] for g, sig in zip(groups, rung_sig)]
-    out["trend_significant"] = np.nan_to_num(out["p_trend_holm"].to_numpy(), nan=1.0) < ALPHA
-    varies = np.nan_to_num(out["p_same_holm"].to_numpy(), nan=1.0) < ALPHA
-    out["verdict"] = [verdict(g["value"], g["lo"], g["hi"], sig, r.null, r.slope, r.trend_significant, bool(v))
-                      for r, v, g, sig in zip(out.itertuples(), varies, groups, rung_sig)]
+def judge(value, se, p, null, kind, corr=None, min_effect: float = MIN_EFFECT) -> dict:
+    """The verdicts of many ladders at once: ``value``, ``se`` (standard errors) and ``p`` (each
+    rung's own test) of shape (ladders, figures, rungs), ``null`` and ``kind`` per figure,
+    ``corr`` (ladders, figures, rungs, rungs) the rungs' correlation where measured (nan where
+    not). Returns arrays per (ladder, figure), the verdict and where it settles among them; see
+    the module for the method. :func:`verdicts` is this for one ladder's table; the tests run it
+    on thousands of simulated ladders."""
+    value, se, p = (np.asarray(a, dtype=float) for a in (value, se, p))
+    n_lad, n_fig, k = value.shape
+    null = np.asarray(null, dtype=float)
+    kind = np.asarray(kind, dtype=object)
+    if corr is None:
+        corr = np.full((n_lad, n_fig, k, k), np.nan)
+    corr = np.asarray(corr, dtype=float)
+    measured = np.isfinite(corr).all(axis=(-2, -1))
+    corr = np.where(np.isfinite(corr), corr, np.eye(k))
+    seen = np.isfinite(value) & np.isfinite(se)
+    has_null = np.isfinite(null)[None, :]
+    out = {}
+    out["slope"], out["slope_se"], out["p_trend"] = _trend(value, se, corr, seen)
+    out["p_same"] = _heterogeneity(value, se, corr, seen)
+    # the trend with each rung left out: one that a single rung carries is not a trend with skill
+    worst, carried = np.full((n_lad, n_fig), -np.inf), np.full((n_lad, n_fig), -1)
+    for i in range(k):
+        s_i, _, p_i = _trend(value, se, corr, seen & (np.arange(k) != i))
+        p_i = np.where(np.sign(s_i) == np.sign(out["slope"]), p_i, 1.0)
+        better = np.nan_to_num(p_i, nan=-np.inf) > worst
+        worst, carried = np.where(better, p_i, worst), np.where(better, i, carried)
+    three = seen.sum(axis=-1) >= 3
+    out["p_without"] = np.where(three & np.isfinite(worst), worst, np.nan)
+    out["carried_by"] = np.where(three, carried, -1)
+    # the pooled value against no effect (the seat unfairness: see below)
+    m, m_se = _pooled(value, se, corr, seen, measured)
+    rate_like = has_null & (kind != "unfairness")[None, :]
+    half = sps.norm.ppf(1 - ALPHA / 2) * m_se
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_wald = _normal_p((m - null) / m_se)
+        # a root mean square is biased up by noise, so pooling rungs would find unfairness in fair
+        # seats: twice the mean of the rungs' own p-values is a test at any dependence between the
+        # rungs (Rueschendorf 1982), small only when every rung's p-value is small
+        has_p = seen & np.isfinite(p)
+        p_mean = np.minimum(1.0, 2 * np.where(has_p, p, 0.0).sum(axis=-1) / has_p.sum(axis=-1))
+    out["pooled"] = np.where(rate_like, m, np.nan)
+    out["pooled_lo"], out["pooled_hi"] = np.where(rate_like, m - half, np.nan), np.where(rate_like, m + half, np.nan)
+    out["p_pooled"] = np.where(rate_like, p_wald, np.where(has_null, p_mean, np.nan))
+    # the top step, and each rung against the top one within the smallest effect (figures in win rate)
+    cov = _covariance(se, corr, seen)
+    judged = np.isin(kind, WIN_RATE_KINDS)[None, :] & seen.all(axis=-1) & np.any(se > 0, axis=-1) & (k >= 2)
+    top = k - 1
+    diff = value - value[..., top:]
+    with np.errstate(invalid="ignore"):
+        diff_se = np.sqrt(np.maximum(np.diagonal(cov, axis1=-2, axis2=-1) + cov[..., top:, top]
+                                     - 2 * cov[..., :, top], 0.0))
+    out["step"] = np.where(judged, -diff[..., top - 1], np.nan)
+    out["step_se"] = np.where(judged, diff_se[..., top - 1], np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["p_step"] = np.where(judged, _normal_p(out["step"] / out["step_se"]), np.nan)
+    chain = tost_p(diff[..., :top][..., ::-1], diff_se[..., :top][..., ::-1], min_effect)
+    chain = np.where(judged[..., None], chain, np.nan)
+    # the ladder's family: every test behind a verdict, Holm-corrected together
+    tests = ("p_trend", "p_same", "p_pooled", "p_step")
+    at_rungs = np.where(has_null[..., None], p, np.nan)
+    family = holm_rows(np.concatenate([*(out[t] for t in tests), at_rungs.reshape(n_lad, -1)], axis=1))
+    for i, t in enumerate(tests):
+        out[f"{t}_holm"] = family[:, i * n_fig:(i + 1) * n_fig]
+    rung_sig = np.nan_to_num(family[:, len(tests) * n_fig:], nan=1.0).reshape(n_lad, n_fig, k) < ALPHA
+    out["rung_significant"] = rung_sig
+
+    def below(a, level=ALPHA):
+        return np.nan_to_num(a, nan=1.0) < level
+
+    out["trend_significant"] = below(out["p_trend_holm"])
+    # "holds" asks more than the corrected tests' silence: no sign at the plain 5% of the rungs
+    # differing or trending, and every rung's estimate on the side of no effect the figure is on
+    side = np.where(rate_like, np.sign(np.nan_to_num(out["pooled"] - null)), 1.0)
+    same_side = np.all(~seen | (np.sign(value - null[None, :, None]) == side[..., None]), axis=-1)
+    out["verdict"] = verdict_words(value, se, null, kind, rung_sig, out["slope"], out["trend_significant"],
+                                    robust=~(np.nan_to_num(out["p_without"], nan=0.0) >= ALPHA),
+                                    varies=below(out["p_same_holm"]), found=below(out["p_pooled_holm"]),
+                                    consistent=~below(out["p_same"]) & ~below(out["p_trend"]) & same_side)
+    # where each figure in win rate settles: the equivalence tests, a family of their own
+    columns = np.flatnonzero(np.isin(kind, WIN_RATE_KINDS))
+    agreed = np.zeros((n_lad, n_fig), dtype=int)
+    agreed[:, columns] = chained_holm(chain[:, columns], ALPHA)
+    unfinished = (agreed[:, columns] < top) | ~judged[:, columns]
+    out["settle_level"] = ALPHA / np.maximum(unfinished.sum(axis=1), 1)
+    out["agreed"] = agreed
+    moving = below(out["p_step_holm"])
+    words = np.where(agreed >= top, STEADY,
+                     np.where(agreed > 0, np.char.add("stops moving above rung ", (k - agreed).astype(str)),
+                              np.where(moving, MOVING, UNKNOWN))).astype(object)
+    out["settles"] = np.where(judged, words, "")
+    out["more_seeds"] = np.where(judged & (out["settles"] == UNKNOWN),
+                                 seeds_to_settle(out["step_se"], min_effect, out["settle_level"][:, None]), np.nan)
+    return out
+
+
+def verdict_words(value, se, null, kind, sig, slope, trend_significant, robust, varies, found, consistent):
+    """The verdicts (ladders x figures) from the tests after the ladder's correction (the
+    module): ``robust`` (the trend stays significant, at the plain 5%, with any one rung left
+    out) and ``consistent`` (neither the rungs' difference nor the trend significant at the
+    plain 5%, a stricter condition for "holds" than the ladder's corrected level, and every rung
+    on the figure's side of no effect)."""
+    e = value - null[None, :, None]
+    has_null = np.isfinite(null)[None, :]
+    reverses = np.any(sig & (e > 0), axis=-1) & np.any(sig & (e < 0), axis=-1)
+    z = np.where(np.isfinite(e), np.abs(e) / np.maximum(np.nan_to_num(se, nan=np.inf), 1e-12), -np.inf)
+    strongest = np.take_along_axis(e, np.argmax(z, axis=-1)[..., None], axis=-1)[..., 0]
+    direction = np.where(np.nan_to_num(np.sign(strongest)) != 0, np.sign(strongest), np.sign(slope))
+    rises = np.where(slope > 0, "rises", "falls").astype(object)
+    way = np.where(direction * slope > 0, "away from", "toward").astype(object)
+    toward = np.array([TOWARD.get(x, "no effect") for x in kind], dtype=object)[None, :]
+    moved = rises + " with skill" + np.where(has_null, ", " + way + " " + toward, "")
+    quiet = np.where(has_null, "no effect at any rung", "no difference found between rungs").astype(object)
+    level = np.select([has_null & found & consistent, has_null & (found | sig.any(axis=-1))], [HOLDS, UNEVEN],
+                      quiet)
+    return np.select([has_null & reverses, trend_significant & ~robust, trend_significant, varies],
+                     ["reverses", ONE_RUNG, moved, VARIES], level).astype(object)
+
+
+def seeds_to_settle(step_se, min_effect: float, level, power: float = 0.8):
+    """How many times the rungs' seeds the top two rungs would need for their equivalence test
+    (at ``level``) to show, with chance ``power``, that they agree within ``min_effect`` if they
+    are equal: the standard error of their difference shrinks as one over the root of the
+    seeds, and both one-sided tests pass together at that power when the margin is the test's
+    critical value plus the power's two-sided quantile of standard errors."""
+    step_se = np.asarray(step_se, dtype=float)
+    if not min_effect > 0:
+        return np.full(step_se.shape, np.inf)
+    need = sps.norm.isf(np.asarray(level, dtype=float)) + sps.norm.isf((1 - power) / 2)
+    return np.maximum(1.0, (need * step_se / min_effect) ** 2)
+
+
+def verdicts(table: pd.DataFrame, min_effect: float = MIN_EFFECT, corr: dict | None = None) -> pd.DataFrame:
+    """Per figure of one ladder's :func:`figure_table`, in its order: the tests and verdict of
+    :func:`judge`, the rungs (0 the weakest) where its own test is significant after the
+    ladder's correction, and where it settles within ``min_effect`` (a win rate). ``corr``:
+    per figure, the rungs' correlation where it was measured (:func:`seat_correlations`)."""
+    figures = list(dict.fromkeys(table["figure"]))
+    k = int(table["rung"].max()) + 1
+    at = {f: i for i, f in enumerate(figures)}
+    grid = {c: np.full((1, len(figures), k), np.nan) for c in ("value", "lo", "hi", "p")}
+    f_idx, r_idx = table["figure"].map(at).to_numpy(), table["rung"].to_numpy(dtype=int)
+    for c in grid:
+        grid[c][0, f_idx, r_idx] = table[c].to_numpy(dtype=float)
+    first = table.drop_duplicates("figure").set_index("figure").loc[figures]
+    r = np.full((1, len(figures), k, k), np.nan)
+    for f, m in (corr or {}).items():
+        if f in at:
+            r[0, at[f]] = m
+    got = judge(grid["value"], half_width_se(grid["lo"], grid["hi"]), grid["p"], first["null"].to_numpy(dtype=float),
+                first["kind"].to_numpy(), r, min_effect)
+    out = pd.DataFrame({"figure": figures, "label": first["label"].to_numpy(), "kind": first["kind"].to_numpy(),
+                        "null": first["null"].to_numpy(dtype=float),
+                        "rungs": np.isfinite(grid["value"][0]).sum(axis=1)})
+    for key, a in got.items():
+        if key in ("rung_significant", "settle_level"):
+            continue
+        out[key] = a[0]
+    out["settle_level"] = float(got["settle_level"][0])
+    out["significant_rungs"] = [[int(i) for i in np.flatnonzero(s)] for s in got["rung_significant"][0]]
+    return out
+
+
+def seat_correlations(ladder: Ladder) -> dict:
+    """Per seat figure: the correlation between the rungs of the seat's per-seed win rate. The
+    rungs play the same deals, so a deal that favours a seat can favour it at every rung: such a
+    shared error does not average out over the rungs (the pooled value's error takes it in) and
+    cancels from a difference between them (the trend, heterogeneity and equivalence tests)."""
+    n = ladder.players
+    per_rung = []
+    for run in ladder.runs:
+        cfg = run.manifest["config"]
+        rotations = n if cfg["seat_rotation"] else 1
+        seeds = int(cfg["games"])
+        s = run.table("seats", ["game_id", "seat", "win"])
+        at = (s["game_id"].to_numpy() // rotations) * n + s["seat"].to_numpy(dtype=np.int64)
+        won = np.bincount(at, weights=s["win"].to_numpy(dtype=float), minlength=seeds * n)
+        per_rung.append(won.reshape(seeds, n) / rotations)
+    out = {}
+    for seat in range(n):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[f"seat {seat}"] = np.nan_to_num(np.corrcoef(np.stack([w[:, seat] for w in per_rung])))
     return out
 
 

@@ -9,9 +9,10 @@ import pandas as pd
 
 from . import plots
 from .explain import fairer_fixes
-from .numbers import PP, p_cell, ranged
+from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
-from .skill import QUIET, VERDICTS, Ladder, figure_table, rung_ratings, verdicts
+from .skill import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,
+                    figure_table, rung_ratings, seat_correlations, verdicts)
 from .stats import ALPHA
 
 
@@ -42,7 +43,30 @@ def rung_names(labels) -> list[str]:
     return [f"{i + 1}. {x}" for i, x in enumerate(labels)]
 
 
-def shown_verdicts(table: pd.DataFrame, verdict: pd.DataFrame, labels) -> pd.DataFrame:
+def settle_words(v, labels, seeds: int) -> str:
+    """Where a figure settles, and what would tell when it is not known."""
+    if v.settles == MOVING:
+        return f"{MOVING}: a rung above {labels[-1]} would tell where it settles"
+    if v.settles == UNKNOWN:
+        if not np.isfinite(v.more_seeds):
+            return f"{UNKNOWN}: --min-effect 0 leaves no room to show agreement"
+        return (f"{UNKNOWN}: about {need_seeds(v.more_seeds, seeds):,} seeds a rung at the top two rungs would "
+                "show it, if they agree")
+    return v.settles
+
+
+def need_seeds(factor: float, seeds: int) -> int:
+    """The seeds a rung ``factor`` times ``seeds`` makes, to two significant figures (upward)."""
+    n = factor * seeds
+    step = 10 ** max(int(np.floor(np.log10(n))) - 1, 0)
+    return int(np.ceil(n / step) * step)
+
+
+def _pooled(v) -> str:
+    return _cell(v.kind, v.pooled, v.pooled_lo, v.pooled_hi) if np.isfinite(v.pooled) else ""
+
+
+def shown_verdicts(table: pd.DataFrame, verdict: pd.DataFrame, labels, seeds: int) -> pd.DataFrame:
     names = rung_names(labels)
     rows = []
     for v in verdict.itertuples():
@@ -50,12 +74,14 @@ def shown_verdicts(table: pd.DataFrame, verdict: pd.DataFrame, labels) -> pd.Dat
         row = {"Finding": v.label}
         for r in g.itertuples():
             row[names[r.rung]] = _cell(v.kind, r.value, r.lo, r.hi)
+        row["All rungs pooled"] = _pooled(v)
         row["Trend per rung"] = _slope(v.kind, v.slope)
         row["p (Holm)"] = p_cell(v.p_trend_holm)
         row["Significant at rungs (Holm)"] = (", ".join(str(r + 1) for r in v.significant_rungs) or "none"
                                               if np.isfinite(v.null) else "")
         row["Rungs differ, p (Holm)"] = p_cell(v.p_same_holm)
         row["Verdict"] = v.verdict
+        row["Where it settles"] = settle_words(v, labels, seeds) if v.settles else ""
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -76,43 +102,91 @@ def shown_steps(steps: pd.DataFrame) -> pd.DataFrame:
     } for s in steps.itertuples()])
 
 
-def _finding_line(v, g, labels) -> str:
+def _finding_line(v, g, labels, seeds) -> str:
     lo, hi = g.iloc[0], g.iloc[-1]
     text = (f"{v.label}: {v.verdict} ({_cell(v.kind, lo.value, lo.lo, lo.hi)} with {labels[0]}, "
             f"{_cell(v.kind, hi.value, hi.lo, hi.hi)} with {labels[-1]}")
-    if v.verdict == "varies with skill, no trend":
+    if v.verdict == VARIES:
         low, high = g.loc[g["value"].idxmin()], g.loc[g["value"].idxmax()]
         text += (f"; from {_cell(v.kind, low.value, low.lo, low.hi)} with {low.rung_label} to "
                  f"{_cell(v.kind, high.value, high.lo, high.hi)} with {high.rung_label}, the rungs differ: "
                  f"Holm p {p_cell(v.p_same_holm) or 'n/a'}")
     elif np.isfinite(v.slope):
         text += f"; trend {_slope(v.kind, v.slope)} per rung, Holm p {p_cell(v.p_trend_holm) or 'n/a'}"
-    return text + ")."
+    if v.verdict == ONE_RUNG and v.carried_by >= 0:
+        text += (f"; without rung {v.carried_by + 1} ({labels[v.carried_by]}) the trend is not significant, "
+                 f"p {p_cell(v.p_without)}")
+    text += ")"
+    return text + (f"; {settle_words(v, labels, seeds)}." if v.settles else ".")
 
 
-def findings(table, verdict, steps, labels, seeds) -> list[str]:
+def _held(v, g) -> str:
+    """A finding that holds, with its pooled value (the seat unfairness, pooled by p-values only:
+    its rungs' range)."""
+    if np.isfinite(v.pooled):
+        return f"{v.label}, {_pooled(v)} over the rungs"
+    low, high = g.loc[g["value"].idxmin()], g.loc[g["value"].idxmax()]
+    return (f"{v.label}, from {_cell(v.kind, low.value, low.lo, low.hi)} to "
+            f"{_cell(v.kind, high.value, high.lo, high.hi)} at the rungs")
+
+
+def settle_line(verdict, labels, seeds, min_effect) -> str | None:
+    """Where the findings in win rate settle, in one sentence; None when no figure is judged."""
+    judged = verdict[verdict["settles"] != ""]
+    if judged.empty:
+        return None
+    parts = []
+    for v in judged.itertuples():
+        if v.settles not in (MOVING, UNKNOWN):
+            parts.append(f"{v.label}: {v.settles}")
+    moving = [v.label for v in judged.itertuples() if v.settles == MOVING]
+    if moving:
+        parts.append(f"{MOVING}: {'; '.join(moving)} (a rung above {labels[-1]} would tell where "
+                     f"{'it settles' if len(moving) == 1 else 'they settle'})")
+    unknown = judged[judged["settles"] == UNKNOWN]
+    if len(unknown):
+        need = unknown["more_seeds"].to_numpy(dtype=float)
+        if np.isfinite(need).all():
+            lo, hi = need_seeds(need.min(), seeds), need_seeds(need.max(), seeds)
+            tell = (f"about {lo:,} seeds a rung at the top two rungs would show it" if lo == hi else
+                    f"about {lo:,} to {hi:,} seeds a rung at the top two rungs would show whether they settle")
+        else:
+            tell = "--min-effect 0 leaves no room to show agreement"
+        parts.append(f"{UNKNOWN}: {len(unknown)} of {len(judged)} ({tell}, if they do)")
+    return (f"Where the findings in win rate settle (each rung shown within ±{pp(min_effect)} of the top rung, "
+            "the smallest effect that matters, --min-effect; two one-sided tests, Holm over the findings): "
+            + "; ".join(parts) + ".")
+
+
+def findings(table, verdict, steps, labels, seeds, min_effect) -> list[str]:
     """The Findings section's skill sentences: a count per verdict, then every finding that is
-    not the same at every rung, then the ladder's own check (its steps)."""
+    not the same at every rung, where the findings settle, then the ladder's own check (its
+    steps)."""
     counts = verdict["verdict"].value_counts()
     parts = [f"{k} ({counts[k]})" for k in VERDICTS if k in counts]
     out = [f"Against skill ({len(labels)} rungs, weakest first: {'; '.join(labels)}; {seeds:,} seeds each, "
            f"the same deals at every rung), the verdicts of {len(verdict)} headline findings: {', '.join(parts)}. "
-           "A verdict of 'grows' or 'shrinks' is a significant trend over the rungs; every test behind a verdict "
-           "(each finding's trend, its test at each rung) is Holm-corrected over the whole ladder; "
-           "findings that hold at every rung are robust to skill."]
-    robust = [v.label for v in verdict.itertuples() if v.verdict == "holds at every rung"]
+           "A finding that rises or falls has a significant trend over the rungs that no single rung carries; "
+           "one that holds at every rung differs from no effect over the rungs pooled, with the rungs consistent "
+           "with one value; every test behind a verdict (each finding's trend, its heterogeneity, its pooled "
+           "test, its top step, its test at each rung) is Holm-corrected over the whole ladder."]
+    robust = [_held(v, table[table["figure"] == v.figure]) for v in verdict.itertuples() if v.verdict == HOLDS]
     if robust:
         out.append("Robust to skill (holds at every rung): " + "; ".join(robust) + ".")
     for v in verdict.itertuples():
-        if v.verdict in ("grows with skill", "shrinks with skill", "reverses", "varies with skill, no trend"):
-            out.append(_finding_line(v, table[table["figure"] == v.figure].sort_values("rung"), labels))
-    partly = [v.label for v in verdict.itertuples() if v.verdict == "some rungs only"]
+        if v.verdict not in (HOLDS, UNEVEN, *QUIET):
+            out.append(_finding_line(v, table[table["figure"] == v.figure].sort_values("rung"), labels, seeds))
+    partly = [v.label for v in verdict.itertuples() if v.verdict == UNEVEN]
     if partly:
-        out.append("Significant at some rungs only (no trend): " + "; ".join(partly) + ".")
+        out.append(f"{UNEVEN[0].upper()}{UNEVEN[1:]} (an effect over the rungs pooled or at some rungs, the rungs not "
+                   "shown consistent with one value): " + "; ".join(partly) + ".")
     for quiet in QUIET:
         labels_quiet = [v.label for v in verdict.itertuples() if v.verdict == quiet]
         if labels_quiet:
             out.append(f"{quiet[0].upper()}{quiet[1:]}: " + "; ".join(labels_quiet) + ".")
+    settled = settle_line(verdict, labels, seeds, min_effect)
+    if settled:
+        out.append(settled)
     if len(steps):
         weak = steps[~steps["significant"]]
         if weak.empty:
@@ -173,7 +247,7 @@ def fixes_line(fixes: pd.DataFrame, labels) -> str:
 def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", scheduler: str | None = None,
                n_boot: int = 2000) -> SkillPart:
     table = figure_table(ladder, min_effect, backend=backend, scheduler=scheduler)
-    verdict = verdicts(table)
+    verdict = verdicts(table, min_effect, seat_correlations(ladder))
     ratings, steps = rung_ratings(ladder, n_boot=n_boot)
     seeds = int(ladder.runs[0].manifest["config"]["games"])
     names = rung_names(ladder.labels)
@@ -183,25 +257,35 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
                  "median half-width of the seats' 95% ranges); more --games or a larger --budget narrow it.")
     note = ("Every headline figure measured at each rung of a skill ladder: the same seeds (the same deals) "
             "played with every seat filled by the rung's players, weakest first. 'Trend per rung' is the "
-            "weighted least-squares slope of the figure on the rung's place. Every test behind a verdict (each "
-            "finding's trend, its test at each rung as the rung's report gives it, and for a figure without a "
-            "no-effect value Cochran's test of the rungs differing) is Holm-corrected in one family over the "
-            "whole ladder, so a ladder where nothing has an effect states a finding in at most 5% of ladders. "
-            "Verdicts: 'holds at every rung' (significant at every rung, one direction, no trend); "
-            "'grows/shrinks with skill' (a significant trend that moves the finding away from/towards no effect; "
-            "for a figure without a no-effect value, up/down); 'reverses' (significant in opposite directions "
-            "at two rungs); 'some rungs only' (significant at some, not all, no trend); 'no effect at any "
-            "rung'; for a figure without a no-effect value, 'varies with skill, no trend' (the rungs differ, "
-            "without a trend) and otherwise 'no difference found between rungs' (no test found one, which is "
-            "not a finding that there is none). The strongest cards and spaces are "
-            "those of largest mean effect over the rungs; their effects are associations, not causes (see "
-            "Card value). The rungs share their deals, which correlates their estimates; the trend test "
-            "treats them as independent, which is conservative when that correlation is positive. "
+            "weighted least-squares slope of the figure on the rung's place; 'All rungs pooled' the figure's one "
+            "value over the rungs. Verdicts: 'holds at every rung' (the pooled figure differs from no effect, and "
+            "the rungs are consistent with one value: no difference between them and no trend even at the plain "
+            "5%, every rung on the same side); 'rises/falls with skill' (a significant trend that stays "
+            "significant with any one rung left out; 'away from' or 'toward' the fair share, fair seats or no "
+            "effect); 'changes with skill, one rung carries it' (a significant trend that one rung carries "
+            "alone); 'reverses' (significant in opposite directions at two rungs); 'varies with skill, no trend' "
+            "(the rungs differ, by Cochran's test, without a trend); 'found, not shown at every rung' (an effect "
+            "pooled or at some rung, the rungs not shown consistent); 'no effect at any rung' and, for a figure "
+            "without a no-effect value (game length, shares), 'no difference found between rungs' (no test found "
+            "one, which is not a finding that there is none). Every test behind a verdict (each finding's trend, "
+            "its heterogeneity, its pooled test, its top step, its test at each rung as the rung's report gives "
+            "it) is Holm-corrected in one family over the whole ladder, so a ladder where nothing has an effect "
+            "states a finding in at most 5% of ladders. 'Where it settles' (figures in win rate): each rung below "
+            "the top is tested for agreement with the top rung within the smallest effect that matters "
+            f"({pp(min_effect)}, --min-effect) by two one-sided tests, downward from the rung below the top, a "
+            "family of its own corrected by Holm's procedure over the findings: 'stops moving above rung k' "
+            "(rungs k to the top agree), 'steady at every rung', 'still moving at the top' (the top step is a "
+            "significant change) or 'not shown to settle' with the seeds a rung that would show it. The rungs "
+            "share their deals, which correlates their estimates: for the seats it is measured from the seeds "
+            "and taken into every test; for the other figures the pooled range allows for any correlation and "
+            "the contrasts treat the rungs as independent, which a positive shared correlation makes "
+            "conservative. The strongest cards and spaces are those of largest mean effect over the rungs; their "
+            "effects are associations, not causes (see Card value). "
             f"{precision} The ratings come from 2-player duels between the rungs "
             "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds); a step is significant "
             "when the bootstrap p-value of 'the upper rung is no stronger' is below "
             f"{ALPHA} after Holm's correction over the steps.")
-    tables = [Table("skill_verdicts", verdict, shown_verdicts(table, verdict, ladder.labels), folded=False),
+    tables = [Table("skill_verdicts", verdict, shown_verdicts(table, verdict, ladder.labels, seeds), folded=False),
               Table("skill_figures", table, table.assign(rung=[names[i] for i in table["rung"]]), folded=True)]
     figures = [("Headline figures against skill", "skill_figures",
                 lambda: plots.skill_figures(table, verdict, names))]
@@ -221,7 +305,7 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
     section = Section("Skill", note, tables, figures)
     header = ("Skill ladder", f"{len(ladder.labels)} rungs, weakest first: " + "; ".join(names)
               + f". {precision} The sections after Skill describe the top rung, {ladder.labels[-1]}.")
-    said = findings(table, verdict, steps, ladder.labels, seeds)
+    said = findings(table, verdict, steps, ladder.labels, seeds, min_effect)
     if fixes is not None:
         said.append(fixes_line(fixes, ladder.labels))
     return SkillPart(section, said, header)

@@ -112,16 +112,56 @@ def binom_p(k: int, n: int, p0: float) -> float:
 def holm(pvalues) -> np.ndarray:
     """Holm-Bonferroni adjusted p-values (controls the family-wise error rate); NaNs stay NaN
     and do not count as tests."""
+    return holm_rows(np.asarray(pvalues, dtype=float)[None, :])[0]
+
+
+def holm_rows(pvalues) -> np.ndarray:
+    """:func:`holm` of every row of a 2-D array at once (each row one family), so a simulation
+    can correct thousands of families without a loop."""
     p = np.asarray(pvalues, dtype=float)
-    adjusted = np.full(len(p), np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = len(ok)
-    order = ok[np.argsort(p[ok], kind="stable")]
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
+    order = np.argsort(np.where(np.isfinite(p), p, np.inf), axis=1, kind="stable")
+    ranked = np.take_along_axis(p, order, axis=1)
+    m = np.isfinite(p).sum(axis=1, keepdims=True)
+    scaled = np.minimum(1.0, (m - np.arange(p.shape[1])) * ranked)
+    scaled = np.maximum.accumulate(np.where(np.isfinite(scaled), scaled, -np.inf), axis=1)
+    out = np.full(p.shape, np.nan)
+    np.put_along_axis(out, order, np.where(np.isfinite(ranked), scaled, np.nan), axis=1)
+    return out
+
+
+def tost_p(diff, se, margin: float) -> np.ndarray:
+    """p-value of "the true difference is at least ``margin`` away from 0" by two one-sided
+    tests (TOST, normal): small only when the estimate ``diff`` (standard error ``se``) is shown
+    to lie inside (-margin, +margin). This is how agreement is shown; a difference test that
+    fails to reject shows nothing of the kind. A margin of 0 can never be shown (p = 1)."""
+    diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
+    if margin <= 0:
+        return np.ones(np.broadcast(diff, se).shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.maximum(stats.norm.sf((diff + margin) / se), stats.norm.cdf((diff - margin) / se))
+
+
+def chained_holm(chains, alpha: float = ALPHA) -> np.ndarray:
+    """Holm's procedure over families of hypotheses each tested in a fixed order.
+    ``chains[..., f, j]``: family f's p-values in the order they may be rejected (nan: cannot
+    be), a hypothesis being tested only once every one before it in its chain is rejected;
+    leading axes are independent ladders. Each unfinished chain is tested at alpha over the
+    number of unfinished chains, and a chain rejected to its end hands its share to the others
+    (Holm's step). This is the graphical procedure of Bretz et al. (2009) with the chains' heads
+    joined in a complete graph of equal weights and each chain a fixed sequence, so the chance of
+    rejecting any true hypothesis stays at most alpha. Returns, per chain, how many of its
+    hypotheses are rejected (from its start)."""
+    p = np.asarray(chains, dtype=float)
+    length = p.shape[-1]
+    done = np.zeros(p.shape[:-1], dtype=int)
+    while True:
+        unfinished = done < length
+        level = alpha / np.maximum(unfinished.sum(axis=-1, keepdims=True), 1)
+        before = done.copy()
+        for j in range(length):
+            done += (done == j) & (np.nan_to_num(p[..., j], nan=1.0) < level)
+        if np.array_equal(done, before):
+            return done
 
 
 def chi_square_uniform(counts) -> tuple[float, float]:

@@ -3,13 +3,14 @@ ladder's plan and resume, its bad input, and the report's Skill section."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analysis.skill import half_width_se, ratings_from_wins, trend, verdict
+from analysis.skill import half_width_se, ratings_from_wins, trend, verdict_words
 from analysis.stats import ALPHA, wilson
 from scipy import stats
 from cli_results import ok, one_error_line
@@ -21,8 +22,8 @@ from evora_sim.manifest import RunError
 # ---------------------------------------------------------------------------------------------
 # the trend test keeps its level at "no trend", and finds a real one
 # ---------------------------------------------------------------------------------------------
-def _rates(p_by_rung, n, rng):
-    k = rng.binomial(n, p_by_rung)
+def _rates(p_by_rung, n, rng, sims=1):
+    k = rng.binomial(n, p_by_rung, size=(sims, len(p_by_rung)))
     lo, hi = wilson(k, n)
     return k / n, lo, hi
 
@@ -31,24 +32,18 @@ def test_trend_test_rejects_at_most_its_level_when_skill_changes_nothing():
     """Five rungs with the same true win rate (at a fair 25% and at a skewed 10%): the slope's
     two-sided test rejects in about 5% of ladders, not more (binomial margin for 4,000)."""
     rng = np.random.default_rng(12)
+    sims = 4000
     for p in (0.25, 0.10):
-        rejected = 0
-        sims = 4000
-        for _ in range(sims):
-            v, lo, hi = _rates(np.full(5, p), 400, rng)
-            rejected += trend(v, half_width_se(lo, hi))[2] < ALPHA
-        rate = rejected / sims
+        v, lo, hi = _rates(np.full(5, p), 400, rng, sims)
+        rate = (trend(v, half_width_se(lo, hi))[2] < ALPHA).mean()
         assert rate < ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims), (p, rate)
         assert rate > 0.02, (p, rate)            # a test that never rejects would also pass the line above
 
 
 def test_trend_test_finds_a_rate_that_climbs_with_skill():
     rng = np.random.default_rng(13)
-    found = 0
-    for _ in range(300):
-        v, lo, hi = _rates(np.linspace(0.25, 0.31, 5), 2000, rng)
-        found += trend(v, half_width_se(lo, hi))[2] < ALPHA
-    assert found / 300 > 0.9
+    v, lo, hi = _rates(np.linspace(0.25, 0.31, 5), 2000, rng, 300)
+    assert (trend(v, half_width_se(lo, hi))[2] < ALPHA).mean() > 0.9
 
 
 def test_heterogeneity_test_keeps_its_level_and_sees_a_rise_and_fall():
@@ -56,13 +51,28 @@ def test_heterogeneity_test_keeps_its_level_and_sees_a_rise_and_fall():
 
     rng = np.random.default_rng(14)
     sims = 3000
-    rejected = sum(heterogeneity(v, half_width_se(lo, hi)) < ALPHA
-                   for v, lo, hi in (_rates(np.full(5, 0.4), 300, rng) for _ in range(sims)))
-    assert 0.02 < rejected / sims < ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
+    v, lo, hi = _rates(np.full(5, 0.4), 300, rng, sims)
+    rejected = (heterogeneity(v, half_width_se(lo, hi)) < ALPHA).mean()
+    assert 0.02 < rejected < ALPHA + 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
     bump = np.array([0.32, 0.44, 0.44, 0.44, 0.32])           # no linear trend, clearly not flat
-    v, lo, hi = _rates(bump, 2000, rng)
+    v, lo, hi = (x[0] for x in _rates(bump, 2000, rng))
     assert heterogeneity(v, half_width_se(lo, hi)) < 1e-6
     assert trend(v, half_width_se(lo, hi))[2] > 0.01
+
+
+def test_the_tests_take_the_rungs_correlation_into_account():
+    """Rungs whose errors share a part (the same deals): the trend and heterogeneity tests given
+    that correlation keep their level where the same tests treating the rungs as independent
+    are too timid (a shared error cancels from a contrast)."""
+    from analysis.skill import heterogeneity
+
+    rng = np.random.default_rng(15)
+    sims, k, rho, se = 4000, 5, 0.6, 0.01
+    corr = np.full((k, k), rho) + (1 - rho) * np.eye(k)
+    v = rng.multivariate_normal(np.zeros(k), se ** 2 * corr, size=sims)
+    for test in (lambda c: trend(v, np.full(k, se), c)[2], lambda c: heterogeneity(v, np.full(k, se), c)):
+        assert abs((test(corr) < ALPHA).mean() - ALPHA) < 3 * np.sqrt(ALPHA * (1 - ALPHA) / sims)
+        assert (test(None) < ALPHA).mean() < 0.01
 
 
 def test_trend_slope_is_the_weighted_least_squares_slope():
@@ -73,114 +83,341 @@ def test_trend_slope_is_the_weighted_least_squares_slope():
 
 
 # ---------------------------------------------------------------------------------------------
-# verdicts
+# verdicts in words
 # ---------------------------------------------------------------------------------------------
-def _v(values, significant, null=0.25, slope=0.0, trend_significant=False, half=0.02, varies=False):
-    values = np.asarray(values, dtype=float)
-    return verdict(values, values - half, values + half, significant, null, slope, trend_significant, varies)
+def _v(values, significant, null=0.25, slope=0.0, trend_significant=False, half=0.02, varies=False,
+       kind="rate", robust=True, found=False, consistent=True):
+    values = np.asarray(values, dtype=float)[None, None]
+    sig = np.array([[[bool(x) for x in significant]]])
+    return verdict_words(values, np.full(values.shape, half / 1.96), np.array([null]), np.array([kind], dtype=object),
+                         sig, np.array([[slope]]), np.array([[trend_significant]]), np.array([[robust]]),
+                         np.array([[varies]]), np.array([[found]]), np.array([[consistent]]))[0, 0]
 
 
 def test_each_verdict():
-    assert _v([0.30, 0.31, 0.30], [True, True, True]) == "holds at every rung"
-    assert _v([0.27, 0.30, 0.33], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
-    assert _v([0.20, 0.22, 0.24], [True, True, False], slope=0.02, trend_significant=True) == "shrinks with skill"
+    assert _v([0.30, 0.31, 0.30], [True, True, True], found=True) == "holds at every rung"
+    # the issue 49 case: pooled, it holds, though no single rung need be significant
+    assert _v([0.28, 0.27, 0.29], [False, False, True], found=True) == "holds at every rung"
+    assert _v([0.28, 0.27, 0.29], [False, False, True], found=True, consistent=False) == \
+        "found, not shown at every rung"
+    assert _v([0.27, 0.30, 0.33], [False, True, True], slope=0.03, trend_significant=True) == \
+        "rises with skill, away from the fair share"
+    assert _v([0.20, 0.22, 0.24], [True, True, False], slope=0.02, trend_significant=True) == \
+        "rises with skill, toward the fair share"
+    # the issue 49 wording fault: a seat's rate that falls below its fair share falls, away from it
+    assert _v([0.252, 0.23, 0.203], [False, True, True], slope=-0.025, trend_significant=True) == \
+        "falls with skill, away from the fair share"
     assert _v([0.30, 0.25, 0.20], [True, False, True], slope=-0.05, trend_significant=True) == "reverses"
     # a trend across "no effect" whose ends are not significant after the ladder's correction
     assert _v([0.21, 0.25, 0.29], [False, False, False], slope=0.04, trend_significant=True) != "reverses"
-    assert _v([0.24, 0.27, 0.30], [False, True, True], slope=0.03, trend_significant=True) == "grows with skill"
+    # a trend one rung carries alone (issue 50: a part 'grows with skill' on the random rung alone)
+    assert _v([0.10, 0.0, 0.0], [True, False, False], null=0.0, kind="rate change", slope=-0.05,
+              trend_significant=True, robust=False) == "changes with skill, one rung carries it"
+    assert _v([0.01, 0.03, 0.05], [False, True, True], null=0.0, kind="unfairness", slope=0.02,
+              trend_significant=True) == "rises with skill, away from fair seats"
+    assert _v([-0.05, -0.02, 0.0], [True, False, False], null=0.0, kind="rate change", slope=0.025,
+              trend_significant=True) == "rises with skill, toward no effect"
     assert _v([0.26, 0.24, 0.25], [False, False, False]) == "no effect at any rung"
-    assert _v([0.30, 0.24, 0.25], [True, False, False]) == "some rungs only"
-    assert _v([0.30, 0.28, 0.31], [True, False, True]) == "some rungs only"
-    assert _v([0.24, 0.26, 0.25], [False, False, False]) == "no effect at any rung"
-    # a figure without a no-effect value (game length): only its trend is said
-    assert _v([20.0, 15.0, 11.0], [None] * 3, null=np.nan, slope=-4.5, trend_significant=True) == "shrinks with skill"
-    # ... and without a trend or a difference, no claim that it holds
-    assert _v([20.0, 20.5, 19.8], [None] * 3, null=np.nan, slope=0.0) == "no difference found between rungs"
-    assert _v([0.3, 0.45, 0.3], [None] * 3, null=np.nan, slope=0.0, varies=True) == "varies with skill, no trend"
+    assert _v([0.30, 0.24, 0.25], [True, False, False]) == "found, not shown at every rung"
+    assert _v([0.30, 0.40, 0.30], [True, True, True], varies=True) == "varies with skill, no trend"
+    # a figure without a no-effect value (game length): only its trend or difference is said
+    assert _v([20.0, 15.0, 11.0], [False] * 3, null=np.nan, kind="mean", slope=-4.5,
+              trend_significant=True) == "falls with skill"
+    assert _v([20.0, 20.5, 19.8], [False] * 3, null=np.nan, kind="mean", found=True) == \
+        "no difference found between rungs"
+    assert _v([0.3, 0.45, 0.3], [False] * 3, null=np.nan, kind="share", varies=True) == "varies with skill, no trend"
+
+
+def test_every_verdict_word_is_listed_for_the_findings_count():
+    """The Findings section counts verdicts in VERDICTS' order: a verdict missing from it would
+    not be counted."""
+    from analysis.skill import TOWARD, VERDICTS
+
+    for null in TOWARD.values():
+        for verb in ("rises", "falls"):
+            for way in ("away from", "toward"):
+                assert f"{verb} with skill, {way} {null}" in VERDICTS
+    assert "grows with skill" not in VERDICTS and "shrinks with skill" not in VERDICTS
+
+
+def test_equivalence_test_and_chained_holm():
+    from analysis.stats import chained_holm, tost_p
+
+    assert tost_p(0.0, 0.002, 0.01) < 1e-6                       # 5 errors inside the margin either way
+    assert tost_p(0.012, 0.002, 0.01) > 0.5                      # outside it
+    assert float(tost_p(0.0, 0.001, 0.0)) == 1.0                 # a margin of 0 is never shown
+    # at the margin itself the test rejects in its 5%
+    rng = np.random.default_rng(3)
+    at_margin = tost_p(rng.normal(0.01, 0.004, 20000), 0.004, 0.01)
+    assert abs((at_margin < ALPHA).mean() - ALPHA) < 0.006
+    # three chains: the first rejected to its end hands its share to the others
+    got = chained_holm(np.array([[0.001, 0.002], [0.02, 0.5], [0.03, 0.01]]))
+    assert list(got) == [2, 1, 0]                                # 0.02 < 0.05 / 2 once the first is done
+    assert list(chained_holm(np.array([[0.03, 0.001], [0.5, 0.5]]))) == [0, 0]   # the chain's order binds
 
 
 # ---------------------------------------------------------------------------------------------
-# the ladder's verdicts together: their level under no effect anywhere, their power at a trend
+# the verdicts calibrated on simulated ladders (analysis.skill.judge runs thousands at once)
 # ---------------------------------------------------------------------------------------------
-CARDS, SE_CARD = 16, 0.01
-STATES_NOTHING = ("no effect at any rung", "no difference found between rungs")
+ITEMS, SE_ITEM_AT_4000 = 16, 0.01
+QUIET_WORDS = ("no effect at any rung", "no difference found between rungs")
 
 
-def _ladder_table(rng, seat0, rungs=5, seeds=1000):
-    """A simulated ladder's figure table (:func:`analysis.skill.figure_table`'s rows) with eleven
-    figures, built as the rungs' reports build them: 4 seats' win rates (``seeds`` seeds of 4
-    games, seat 0 winning ``seat0[rung]``, the others the rest equally; Wilson intervals, exact
-    tests, Holm over the seats), the seat unfairness, the 3 strongest of 16 cards of no effect
-    (normal estimates, Holm over the cards, chosen over the rungs by the report's own rule), game length and two end triggers' shares (the same at
-    every rung). The rungs are independent (no shared deals: the tests' worst case)."""
-    import pandas as pd
-
+def _simulate(rng, last, seeds, sims, players=4, shared=0.0):
+    """``sims`` simulated ladders, the arrays :func:`analysis.skill.judge` takes, with the
+    figures a real ladder's report has (tests/test_explain.py: every seat's why parts): each
+    seat's win rate (one game a seed, the last seat winning ``last[rung]``, the others sharing
+    the rest; Wilson intervals, score tests Holm-corrected over the seats, and the rungs'
+    correlation measured from the seeds as seat_correlations does), the seat unfairness
+    (analysis.fairness), game length and two end triggers' shares (the same at every rung), a
+    final-round and a tie-break part per seat, and the 3 strongest of 16 cards and of 16 spaces
+    (no effect; Holm over them, chosen over the rungs by the report's rule). ``shared``: the share
+    of seeds whose deal decides the winner at every rung (common random numbers: the rungs'
+    estimates correlate); else the rungs are independent and their measured correlation is the
+    identity (what it is measured as, up to noise of 1 / sqrt(seeds))."""
     from analysis.fairness import seat_fairness
-    from analysis.skill import _row, _strongest
-    from analysis.stats import binom_p, holm
+    from analysis.stats import holm_rows
 
-    rows, cards = [], []
-    for r in range(rungs):
-        p = np.r_[seat0[r], np.full(3, (1 - seat0[r]) / 3)]
-        wins = rng.multinomial(4, p, size=seeds)
-        total, games = wins.sum(axis=0), 4 * seeds
-        lo, hi = wilson(total, games)
-        adj = holm([binom_p(k, games, 0.25) for k in total])
-        here = [{**_row(f"seat {s}", f"Seat {s}", "rate", 0.25, total[s] / games, lo[s], hi[s], games,
-                        adj[s] < ALPHA), "p": adj[s]} for s in range(4)]
-        f = seat_fairness(wins)
-        here.append({**_row("unfairness", "Seat unfairness", "unfairness", 0.0, f.rms, f.rms_lo, f.rms_hi, seeds,
-                             f.p < ALPHA), "p": f.p})
-        for fig, mean, se in (("rounds", 20.0, 0.1), ("end a", 0.6, 0.01), ("end b", 0.4, 0.01)):
-            v = rng.normal(mean, se)
-            here.append({**_row(fig, fig, "share", np.nan, v, v - 1.96 * se, v + 1.96 * se, games), "p": np.nan})
-        est = rng.normal(0.0, SE_CARD, CARDS)
-        p_adj = holm(2 * stats.norm.sf(np.abs(est) / SE_CARD))
-        cards.append(pd.DataFrame({"card": np.arange(CARDS), "name": [f"card {c}" for c in range(CARDS)],
-                                   "adj_diff": est, "adj_lo": est - 1.96 * SE_CARD, "adj_hi": est + 1.96 * SE_CARD,
-                                   "seat_games_used": games, "significant": p_adj < ALPHA, "p_adj_holm": p_adj}))
-        rows += [{**x, "rung": r} for x in here]
-    return pd.DataFrame(rows + _strongest(cards, "card", "card"))
+    last = np.asarray(last, dtype=float)
+    k = len(last)
+    probs = np.column_stack([np.repeat(((1 - last) / (players - 1))[:, None], players - 1, axis=1), last])
+    corr = np.full((sims, players, k, k), np.eye(k))
+    if shared:
+        cum = np.cumsum(probs[0])[:-1]
+        winners = (rng.random((sims, k, seeds))[..., None] > cum).sum(-1)
+        common = (rng.random((sims, seeds))[..., None] > cum).sum(-1)
+        winners = np.where((rng.random((sims, seeds)) < shared)[:, None, :], common[:, None, :], winners)
+        totals = np.stack([(winners == s).sum(-1) for s in range(players)], -1)
+        for s in range(players):
+            y = (winners == s).astype(float)
+            y -= y.mean(-1, keepdims=True)
+            c = np.einsum("lks,ljs->lkj", y, y)
+            d = np.sqrt(np.diagonal(c, axis1=1, axis2=2))
+            corr[:, s] = c / d[:, :, None] / d[:, None, :]
+    else:
+        totals = np.stack([rng.multinomial(seeds, probs[r], size=sims) for r in range(k)], 1)
+    fair = 1 / players
+    lo, hi = wilson(totals, seeds)
+    p_seat = 2 * stats.norm.sf(np.abs(totals - seeds * fair) / np.sqrt(seeds * fair * (1 - fair)))
+    p_seat = holm_rows(p_seat.reshape(-1, players)).reshape(p_seat.shape)
+    unfair = np.array([[(f.rms, f.rms_lo, f.rms_hi, f.p) for f in
+                        (seat_fairness(np.eye(players), counts=totals[i, r]) for r in range(k))] for i in range(sims)])
+    se_item = SE_ITEM_AT_4000 * np.sqrt(4000 / seeds)
+    why = rng.normal(0.0, se_item, (sims, 2 * players, k))
+    items, items_p = [], []
+    for _ in ("cards", "spaces"):
+        est = rng.normal(0.0, se_item, (sims, k, ITEMS))
+        p_adj = holm_rows((2 * stats.norm.sf(np.abs(est) / se_item)).reshape(-1, ITEMS)).reshape(est.shape)
+        keep = np.argsort(-np.abs(est).mean(axis=1), axis=1)[:, None, :3]
+        items.append(np.take_along_axis(est, keep, 2).transpose(0, 2, 1))
+        items_p.append(np.take_along_axis(p_adj, keep, 2).transpose(0, 2, 1))
+    shape_se = np.array([0.1, 0.01, 0.01])
+    shape = rng.normal(np.array([20.0, 0.6, 0.4])[None, :, None], shape_se[None, :, None], (sims, 3, k))
+    z = stats.norm.ppf(0.975)
+    value = np.concatenate([totals.transpose(0, 2, 1) / seeds, unfair[None, ..., 0].transpose(1, 0, 2), shape, why,
+                            *items], axis=1)
+    se = np.concatenate([((hi - lo) / (2 * z)).transpose(0, 2, 1),
+                         ((unfair[..., 2] - unfair[..., 1]) / (2 * z))[:, None], np.broadcast_to(
+                             shape_se[None, :, None], shape.shape), np.full((sims, 2 * players + 6, k), se_item)], 1)
+    p = np.concatenate([p_seat.transpose(0, 2, 1), unfair[:, None, :, 3], np.full(shape.shape, np.nan),
+                        2 * stats.norm.sf(np.abs(why) / se_item), *items_p], 1)
+    kind = ["rate"] * players + ["unfairness", "mean", "share", "share"] + ["rate change"] * (2 * players + 6)
+    null = [fair] * players + [0.0] + [np.nan] * 3 + [0.0] * (2 * players + 6)
+    full = np.full((sims, len(kind), k, k), np.nan)
+    full[:, :players] = corr
+    return {"value": value, "se": se, "p": p, "null": np.array(null), "kind": np.array(kind, dtype=object),
+            "corr": full}
 
 
-def test_a_ladder_where_nothing_has_an_effect_states_a_finding_in_at_most_5_percent():
-    """No effect anywhere (fair seats, null cards, the same game at every rung), five rungs,
-    eleven figures: the share of ladders that state any finding stays within the binomial band
-    of 5%. Tested one rung at a time, uncorrected across the rungs, most such ladders stated one
-    ('some rungs only', 'reverses')."""
-    from analysis.skill import verdicts
+def _judge(ladders, min_effect=0.01, **change):
+    from analysis.skill import judge
 
-    rng = np.random.default_rng(42)
-    sims, stated = 300, 0
-    for _ in range(sims):
-        v = verdicts(_ladder_table(rng, np.full(5, 0.25)))
-        assert len(v) == 11
-        stated += bool((~v["verdict"].isin(STATES_NOTHING)).any())
-    assert stated / sims <= stats.binom.ppf(0.999, sims, ALPHA) / sims, stated / sims
+    a = {**ladders, **change}
+    return judge(a["value"], a["se"], a["p"], a["null"], a["kind"], a["corr"], min_effect)
+
+
+def _states_finding(got):
+    """Per ladder and figure: a verdict that states a finding ("still moving at the top" too;
+    "stops moving" is a claim of agreement, calibrated on its own below)."""
+    return ~np.isin(got["verdict"], QUIET_WORDS) | (got["settles"] == "still moving at the top")
+
+
+def _at_most(rate, sims, level=ALPHA):
+    """The binomial band of a rate whose truth is at most ``level`` (one in a thousand above)."""
+    return rate <= stats.binom.ppf(0.999, sims, level) / sims
+
+
+def _at_least(count, sims, level):
+    return count >= stats.binom.ppf(0.001, sims, level)
+
+
+def test_null_ladders_state_a_finding_in_at_most_5_percent():
+    """No effect anywhere (fair seats, null cards and parts, the same game at every rung), five
+    rungs, 22 figures: the share of ladders that state any finding stays within the binomial
+    band of 5% (so the share of figures, far below). Measured on 400 ladders at 1,500 seeds a
+    rung (seed 42): 4.75% of ladders (19), 0.23% of figures."""
+    sims = 400
+    got = _judge(_simulate(np.random.default_rng(42), np.full(5, 0.25), 1500, sims))
+    stated = _states_finding(got)
+    assert stated.shape[1] == 22
+    assert _at_most(stated.any(axis=1).mean(), sims), stated.any(axis=1).mean()
+    assert stated.mean() <= ALPHA
+
+
+def test_null_ladders_keep_their_level_when_the_rungs_share_their_deals():
+    """A deal that decides the winner at every rung (half the seeds here) correlates the rungs:
+    a pooled value whose error ignored it would find effects in fair seats. With the correlation
+    measured from the seeds the ladders keep the 5% level; judged as if independent (the
+    correlation measured as none), they do not (measured, seed 44: 4.7% against 15.7% of 300)."""
+    sims = 300
+    ladders = _simulate(np.random.default_rng(44), np.full(5, 0.25), 1500, sims, shared=0.5)
+    got = _judge(ladders)
+    assert _at_most(_states_finding(got).any(axis=1).mean(), sims), _states_finding(got).any(axis=1).mean()
+    blind = ladders["corr"].copy()
+    blind[:, :4] = np.eye(5)
+    naive = _states_finding(_judge(ladders, corr=blind)).any(axis=1).mean()
+    assert not _at_most(naive, sims), naive
+
+
+@pytest.mark.parametrize("players", [4, 2])
+def test_a_constant_edge_of_3_points_holds_at_every_rung(players):
+    """Issue 49: the last seat 3 pp above its fair share at every rung, 1,500 seeds a rung; with
+    each rung's own test it was called 'holds at every rung' in 29 of 60 ladders. Pooled over
+    the rungs it is called so in at least 80% (measured, seed 45: 90.0% at 4 players, 88.7% at 2,
+    of 300 ladders), and never anything that says it moves."""
+    sims = 300
+    fair = 1 / players
+    got = _judge(_simulate(np.random.default_rng(45), np.full(5, fair + 0.03), 1500, sims, players=players))
+    words = got["verdict"][:, players - 1]
+    assert _at_least((words == "holds at every rung").sum(), sims, 0.8), Counter(words)
+    assert not any(w.startswith(("rises", "falls", "reverses")) for w in words), Counter(words)
+
+
+def test_an_effect_absent_at_one_rung_can_hide_among_the_rungs():
+    """What 'holds at every rung' cannot promise at this precision: the last seat at its fair share
+    at the weakest rung and 3 pp above it at the other four, 1,500 seeds a rung. The rungs'
+    consistency is tested at the plain 5% and every rung's estimate must lie above the fair share,
+    yet a 3 pp gap at one rung is within the noise of two rungs' difference (1.6 pp), so some
+    ladders still say it holds: measured 33% of 300 (seed 46). Bounded here so that a change that
+    makes it worse is seen; the docs say it."""
+    sims = 300
+    got = _judge(_simulate(np.random.default_rng(46), [0.25, 0.28, 0.28, 0.28, 0.28], 1500, sims))
+    assert (got["verdict"][:, 3] == "holds at every rung").mean() < 0.45
+
+
+@pytest.mark.parametrize("min_effect, seeds", [(0.01, 100_000), (0.02, 25_000)])
+def test_a_settling_effect_is_said_to_stop_moving(min_effect, seeds):
+    """The last seat 0, 3, 5, 5, 5 pp above its fair share: its verdict rises away from the fair
+    share and 'stops moving above rung 3' (or above rung 4, the top two shown to agree but not
+    the third) in at least 80% of ladders. Agreement within the designer's smallest effect needs
+    the top rungs' difference known to a fraction of it: within 1 pp (the default) 70,000 to
+    100,000 seeds a rung (measured, seed 47: 82% of 300 ladders at 70,000, 95% at 100,000),
+    within 2 pp a quarter of that (96% at 25,000). At 1,500 seeds a rung it is never shown, and
+    the report says about 70,000 would show it."""
+    sims = 300
+    got = _judge(_simulate(np.random.default_rng(47), [0.25, 0.28, 0.30, 0.30, 0.30], seeds, sims), min_effect)
+    words = got["settles"][:, 3]
+    right = np.isin(words, ["stops moving above rung 3", "stops moving above rung 4"])
+    assert _at_least(right.sum(), sims, 0.8), Counter(words)
+    assert (words == "stops moving above rung 3").mean() > 0.5
+    # rung 2 is 2 pp below the top: agreement there is false, at the edge of the 2-pp margin
+    assert _at_most(np.isin(words, ["stops moving above rung 2", "steady at every rung"]).mean(), sims)
+    assert (got["verdict"][:, 3] == "rises with skill, away from the fair share").mean() > 0.95
+    few = _judge(_simulate(np.random.default_rng(48), [0.25, 0.28, 0.30, 0.30, 0.30], 1500, 50), min_effect)
+    assert (few["settles"][:, 3] == "not shown to settle").all()
+    assert np.all(few["more_seeds"][:, 3] * 1500 > seeds / 4)     # and says more seeds are needed
+
+
+def _false_agreement(got, truth, min_effect):
+    """Per ladder: whether any figure is said to agree with its top rung at a rung where the truth
+    (``truth``: figures x rungs, nan where not known) differs from the top by the smallest effect
+    or more."""
+    k = truth.shape[1]
+    off = np.abs(truth - truth[:, -1:]) >= min_effect - 1e-12          # rungs truly not within the margin
+    false = np.zeros(got["agreed"].shape, dtype=bool)
+    for a in range(1, k):
+        rungs = off[:, k - 1 - a:k - 1].any(axis=1)                      # the rungs the claim covers
+        false |= (got["agreed"] == a) & rungs[None, :]
+    return false.any(axis=1)
+
+
+def test_a_ladder_still_moving_is_not_said_to_settle():
+    """The last seat rises by exactly the smallest effect (1 pp) at every step, so no rung is
+    within it of the top: 'stops moving' is false for it, and for the other seats (falling by a
+    third of a point a step) below rung 3; its seat unfairness rises by 0.58 pp a step. At
+    100,000 seeds a rung, the ladders that claim any false agreement stay within the 5% band
+    (measured, seed 49: 2%, 6 of 300, each at the margin's edge: a rung exactly 1 pp from the
+    top); the last seat is mostly 'still moving at the top' (87%)."""
+    sims, k, me = 300, 5, 0.01
+    last = 0.25 + me * np.arange(k)
+    got = _judge(_simulate(np.random.default_rng(49), last, 100_000, sims), me)
+    others = (1 - last) / 3
+    seats = np.vstack([others, others, others, last])
+    truth = np.full((got["agreed"].shape[1], k), np.nan)
+    truth[:4] = seats
+    truth[4] = np.sqrt(((seats - 0.25) ** 2).mean(axis=0))
+    truth[8:] = 0.0                                                    # the parts, cards and spaces
+    assert _at_most(_false_agreement(got, truth, me).mean(), sims)
+    assert (got["settles"][:, 3] == "still moving at the top").mean() > 0.5
+
+
+def test_a_trend_one_rung_carries_is_not_called_a_trend_with_skill():
+    """Issue 50: a part 'grew with skill' on the random rung alone (without it p 0.39). The last
+    seat 8 pp above its fair share at the weakest rung and fair at the other four: the trend is
+    significant, but left out of it, the weakest rung leaves none, so the verdict says one rung
+    carries it and not that the seat's edge falls with skill, save in the 5% of ladders where the
+    flat rungs show a trend by chance (measured, seed 50: 2.3% of 300; one rung carries it: 68%)."""
+    sims = 300
+    got = _judge(_simulate(np.random.default_rng(50), [0.33, 0.25, 0.25, 0.25, 0.25], 1500, sims))
+    words = got["verdict"][:, 3]
+    called = np.char.startswith(words.astype(str), "rises") | np.char.startswith(words.astype(str), "falls")
+    assert _at_most(called.mean(), sims), Counter(words)
+    assert (words == "changes with skill, one rung carries it").mean() > 0.5, Counter(words)
+    assert (got["carried_by"][words == "changes with skill, one rung carries it", 3] == 0).all()
 
 
 def test_a_planted_trend_is_found_at_the_power_its_test_has():
-    """Seat 0's win rate climbs from 25% to 28.6% over five rungs: its verdict is 'grows with
-    skill' at least as often as the trend test alone would reject at the family's strictest
-    Holm level (alpha over every test of the ladder), and it is never called anything that
-    contradicts the trend."""
+    """The last seat's win rate climbs from 25% to 28.6% over five rungs, 4,000 seeds a rung: a
+    trend is found (its verdict rises, or one rung carries it) at least as often as the trend
+    test alone would reject at the family's strictest Holm level (alpha over every test of the
+    ladder), and the seat is never called anything that contradicts the rise."""
+    sims = 200
+    rates = np.linspace(0.25, 0.286, 5)
+    ladders = _simulate(np.random.default_rng(43), rates, 4000, sims)
+    got = _judge(ladders)
+    slope, se, _ = trend(rates, np.sqrt(rates * (1 - rates) / 4000))
+    tests = sum(np.isfinite(got[t][0]).sum() for t in ("p_trend", "p_same", "p_pooled", "p_step"))
+    tests += np.isfinite(np.where(np.isfinite(ladders["null"])[:, None], ladders["p"][0], np.nan)).sum()
+    bound = stats.norm.sf(stats.norm.isf(ALPHA / (2 * tests)) - slope / se)
+    assert 0.4 < bound < 0.9                              # a region where the check is sharp
+    words = got["verdict"][:, 3]
+    found = got["trend_significant"][:, 3]
+    assert _at_least(found.sum(), sims, bound), (found.mean(), bound)
+    assert set(words) <= {"rises with skill, away from the fair share", "changes with skill, one rung carries it",
+                          "holds at every rung", "found, not shown at every rung", "no effect at any rung"}, \
+        Counter(words)
+
+
+def test_verdicts_of_a_table_are_judge_on_its_arrays():
+    """The report's path (a figure table, one row per figure and rung) gives what judge gives on
+    the same ladder."""
     from analysis.skill import verdicts
 
-    rng = np.random.default_rng(43)
-    rates = np.linspace(0.25, 0.286, 5)
-    ses = np.sqrt(rates * (1 - rates) / 4000)
-    slope, se, _ = trend(rates, ses)
-    sims, grows, tests = 200, 0, []
-    for _ in range(sims):
-        table = _ladder_table(rng, rates)
-        v = verdicts(table).set_index("figure")
-        tests.append(int(np.isfinite(v[["p_trend", "p_same"]].to_numpy()).sum()
-                         + np.isfinite(table.loc[np.isfinite(table["null"]), "p"]).sum()))
-        assert v.loc["seat 0", "verdict"] in ("grows with skill", "some rungs only", "no effect at any rung")
-        grows += v.loc["seat 0", "verdict"] == "grows with skill"
-    bound = stats.norm.sf(stats.norm.isf(ALPHA / (2 * max(tests))) - slope / se)
-    assert 0.5 < bound < 0.9                              # a region where the check is sharp
-    assert grows / sims >= stats.binom.ppf(0.001, sims, bound) / sims, (grows / sims, bound)
+    ladders = _simulate(np.random.default_rng(51), [0.25, 0.28, 0.30, 0.30, 0.30], 20_000, 1)
+    got = _judge(ladders, 0.02)
+    z = stats.norm.ppf(0.975)
+    rows = []
+    for f, (kind, null) in enumerate(zip(ladders["kind"], ladders["null"])):
+        for r in range(5):
+            v, s = ladders["value"][0, f, r], ladders["se"][0, f, r]
+            rows.append({"figure": f"f{f}", "label": f"figure {f}", "kind": kind, "null": null, "value": v,
+                         "lo": v - z * s, "hi": v + z * s, "n": 20_000, "p": ladders["p"][0, f, r], "rung": r})
+    corr = {f"f{f}": ladders["corr"][0, f] for f in range(4)}
+    table = verdicts(pd.DataFrame(rows), 0.02, corr)
+    assert list(table["verdict"]) == list(got["verdict"][0])
+    assert list(table["settles"]) == list(got["settles"][0])
+    assert np.allclose(table["p_pooled_holm"], got["p_pooled_holm"][0], equal_nan=True)
+    assert table.loc[3, "settles"].startswith("stops moving above rung")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +479,7 @@ CHEAP = "random;greedy(plan=action);balanced"
 def small_ladder(tmp_path_factory):
     base = tmp_path_factory.mktemp("skill")
     args = ["skill", "-n", "3", "--ladder", CHEAP, "--games", "40", "--duel-games", "40", "--jobs", "1",
-            "--out", str(base / "runs"), "--report-dir", str(base / "rep"), "-q"]
+            "--min-effect", "2", "--out", str(base / "runs"), "--report-dir", str(base / "rep"), "-q"]
     result = CliRunner().invoke(main, args)
     ok(result)
     return base, args
@@ -254,6 +491,12 @@ def test_skill_writes_a_report_with_the_skill_section(small_ladder):
     assert "## Skill" in page and "Skill ladder" in page and "Against skill" in page
     for name in ("skill_verdicts", "skill_figures", "skill_ratings", "skill_steps"):
         assert (base / "rep" / f"{name}.csv").is_file()
+    # where each finding in win rate settles, against the --min-effect given (2 pp)
+    assert "Where the findings in win rate settle (each rung shown within ±2 pp of the top rung" in page
+    verdicts = pd.read_csv(base / "rep" / "skill_verdicts.csv")
+    judged = verdicts[verdicts["kind"].isin(["rate", "unfairness", "rate change"])]
+    assert judged["settles"].notna().all() and verdicts.loc[verdicts["kind"] == "mean", "settles"].isna().all()
+    assert "grows with skill" not in page and "shrinks with skill" not in page
     plan = json.loads((base / "runs" / "ladder.json").read_text())
     assert plan["rungs"] == CHEAP.split(";") and plan["seeds"] == 40 and plan["duel_seeds"] == 20
     configs = [json.loads((base / "runs" / f"r{i}" / "manifest.json").read_text())["config"] for i in (1, 2, 3)]
@@ -367,7 +610,7 @@ PLANTED = ("supply.white_stones=1", "white_stone.vp=40", "board.spaces.2.action=
 
 
 def _seat0_verdict(tmp_path, overrides, name):
-    from analysis.skill import Ladder, check_ladder, figure_table, verdicts
+    from analysis.skill import Ladder, check_ladder, figure_table, seat_correlations, verdicts
     from analysis.tables import open_runs
     from evora_sim.rules import load_rules
     from evora_sim.runner import simulate
@@ -376,15 +619,23 @@ def _seat0_verdict(tmp_path, overrides, name):
     for i, rung in enumerate(CHEAP.split(";")):
         simulate(4, 300, rung, seed=515, out=tmp_path / name / f"r{i}", jobs=1, rules=rules)
     ladder: Ladder = check_ladder(open_runs([tmp_path / name / f"r{i}" for i in range(3)]))
-    table = verdicts(figure_table(ladder, min_effect=0.01)).set_index("figure")
+    table = verdicts(figure_table(ladder, min_effect=0.01), 0.01, seat_correlations(ladder)).set_index("figure")
     return table.loc["seat 0"]
 
 
 def test_planted_first_seat_edge_that_needs_planning_grows_with_skill(tmp_path):
+    """The planted edge moves with skill, and it is the planning rung (balanced) that takes it: at
+    300 seeds a rung the step from random to greedy(plan=action) (31.0% to 37.8% at 4,000 seeds)
+    is within the noise, so the verdict is a rise away from the fair share that the planning rung
+    carries (or a rise, were the first step clear); under the default rules, on the same seeds,
+    no trend at all."""
     planted = _seat0_verdict(tmp_path, PLANTED, "planted")
-    assert planted["verdict"] == "grows with skill", planted.to_dict()
+    assert planted["trend_significant"] and planted["slope"] > 0, planted.to_dict()
+    assert planted["verdict"] == "rises with skill, away from the fair share" or (
+        planted["verdict"] == "changes with skill, one rung carries it" and planted["carried_by"] == 2), \
+        planted.to_dict()
     plain = _seat0_verdict(tmp_path, (), "plain")          # the same seeds under the default rules
-    assert plain["verdict"] != "grows with skill", plain.to_dict()
+    assert not plain["trend_significant"], plain.to_dict()
 
 
 def test_skill_on_a_dask_cluster_plays_the_same_games(tmp_path):
@@ -438,11 +689,14 @@ def test_run_with_skill_adds_a_short_ladder_and_its_section(tmp_path, monkeypatc
     assert "## Skill" in page and "### 2 players" in page and "### 4 players" in page
 
 
-def test_rules_without_two_players_are_refused_before_any_game(tmp_path):
-    result = CliRunner().invoke(main, ["skill", "-n", "3", "--ladder", "random;greedy", "--games", "4",
-                                       "--set", "players.min=3", "--out", str(tmp_path / "o"),
-                                       "--report-dir", str(tmp_path / "r")])
-    assert "2-player duels" in one_error_line(result)
+@pytest.mark.parametrize("options, needle", [
+    (["-n", "3", "--set", "players.min=3"], "2-player duels"),            # rules without two players
+    (["-n", "2", "--min-effect", "-1"], "--min-effect must be a number of percentage points from 0 to 100, got -1"),
+])
+def test_bad_options_are_refused_before_any_game(tmp_path, options, needle):
+    result = CliRunner().invoke(main, ["skill", *options, "--ladder", "random;greedy", "--games", "4",
+                                       "--out", str(tmp_path / "o"), "--report-dir", str(tmp_path / "r")])
+    assert needle in one_error_line(result)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -174,11 +174,13 @@ def _check_min_effect(ctx, param, value):
 
 def min_effect_option(f):
     """--min-effect POINTS: the smallest difference in win rate that matters to the designer;
-    smaller findings are called negligible even when significant."""
+    smaller findings are called negligible even when significant, and a skill ladder's findings
+    are judged settled against it."""
     return click.option("--min-effect", "min_effect", type=float, default=1.0, show_default=True,
                         metavar="PP", callback=_check_min_effect,
                         help="Smallest difference in win rate that matters, in percentage points: smaller "
-                             "findings are marked negligible even when significant.")(f)
+                             "findings are marked negligible even when significant, and a skill ladder's "
+                             "finding has settled where its top rungs agree within it.")(f)
 
 
 

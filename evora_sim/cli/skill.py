@@ -12,7 +12,7 @@ import click
 from ..ladder import MAX_BUDGET
 from .analyse import check_backend, check_report_dir
 from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg, main,
-                    playing, set_option)
+                    min_effect_option, playing, set_option)
 
 
 def check_ladder_folder(out: Path) -> dict | None:
@@ -124,8 +124,9 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
               help="loky: processes on this machine; dask: a dask.distributed cluster.")
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines or bars.")
+@min_effect_option
 def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
-          overrides=(), backend="loky", scheduler=None, quiet=False, explain_seeds=0):
+          overrides=(), backend="loky", scheduler=None, quiet=False, explain_seeds=0, min_effect=1.0):
     """Play the same seeds at every rung of a skill ladder (every seat filled by the rung's
     players), measure the rungs' strength in 2-player duels, and write a report whose Skill
     section says, finding by finding, whether it holds for stronger players. Resumable: run the
@@ -149,7 +150,7 @@ def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, re
         explain_rungs(Path(out), plan, explain_seeds, jobs, backend, scheduler, quiet)
     from .analyse import write_ladder_report
 
-    path = write_ladder_report(out, report_dir, option="--report-dir",
+    path = write_ladder_report(out, report_dir, option="--report-dir", min_effect=min_effect,
                                backend="dask" if backend == "dask" else "local", scheduler=scheduler)
     click.echo(f"report: {path / 'report.html'}")
 
