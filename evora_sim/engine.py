@@ -960,7 +960,8 @@ def final_key(s, R, total, p):
     better; no two seats share one): D18 (more VP; then fewer parts left; then later in turn
     order) with V2's half point between the VP and the parts, the one rule ``ranking.order_key``;
     under V4's shared victory the lot's order (``draw_lot``) stands for the parts and the seat.
-    Every reader of who wins calls this (the final scoring, the search player's win reward)."""
+    Every reader of who wins calls this (the final scoring, the tracked leader); the players read
+    it through ``known_key``, which leaves the lot out."""
     if R[R_TIE_BREAK] == TIE_SHARED:
         return order_key(total, R[R_START_HALF + p], 0, lot_place(s, p))
     return order_key(total, R[R_START_HALF + p], s[pb(p) + P_STONES] + s[pb(p) + P_CAPS], p)
@@ -970,6 +971,39 @@ def final_key(s, R, total, p):
 def lot_place(s, p):
     """V4: seat ``p``'s place in the lot (``draw_lot``)."""
     return (s[G_LOT] >> (2 * p)) & 3
+
+
+@njit(cache=True, inline="always")
+def known_key(s, R, total, p):
+    """``final_key`` as the players can know it. The lot of V4's shared victory is drawn at the
+    start and shown to no one (P10), so it is left out: seats tied on VP and V2's half point
+    share a key. Under D18 every part of the key is public and it is ``final_key``."""
+    if R[R_TIE_BREAK] == TIE_SHARED:
+        return order_key(total, R[R_START_HALF + p], 0, 0)
+    return final_key(s, R, total, p)
+
+
+@njit(cache=True, inline="always")
+def share_on(s, R, p, totals, at, stride):
+    """Seat ``p``'s share of the victory if the game were decided with seat q's whole VP at
+    ``totals[at + q * stride]``, as the players value it: ``known_key``'s k seats tied at the top
+    get 1/k each, the chance that the lot records each of them the winner (V4). Under D18 no
+    two keys tie, so its winner gets 1 and every other seat 0."""
+    mine = known_key(s, R, np.int64(totals[at + p * stride]), p)
+    tied = 0
+    for q in range(s[G_NPLAYERS]):
+        key = known_key(s, R, np.int64(totals[at + q * stride]), q)
+        if key > mine:
+            return 0.0
+        tied += key == mine
+    return 1.0 / tied
+
+
+@njit(cache=True, inline="always")
+def victory_share(s, R, p):
+    """``share_on`` for the finished game ``s``, on the final totals: what the players' win
+    bonus counts, whatever seat the lot recorded in ``G_WINNER``."""
+    return share_on(s, R, p, s, PLAYERS + P_FINAL, PSTRIDE)
 
 
 @njit(cache=True, inline="always")

@@ -21,11 +21,11 @@ from evora_sim.layout import (
     A_COLUMN, A_SKIP, A_STACK, F_DRAW, FRAMES, FW, G_NTURNS, NTYPES, STACK_LEN, STACK_TOP, COL_H, COL_HOLDER, COL_PART, COL_TILE, COLPARTS, G_CUR, G_NPLAYERS,
     G_PHASE, G_SP, MAXC, N_ACTIONS, NEFF, P_CAPS, P_HANDN, P_PENDING, P_SCORE, P_STONES, P_TPOS,
     P_TVAL, P_VP_EMPTY, PH_CHOOSE_WORKER, PH_MOVE, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
-    R_CAPS, R_STONES, G_NCOLS, G_WINNER,
+    R_CAPS, R_STONES, G_NCOLS,
 )
 from evora_sim.rng import randbelow
 
-from .features import NL, learned_value
+from .features import NL, learned_value, win_bonus
 
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1     # plan=action: each decision valued on its own (this module)
@@ -163,8 +163,8 @@ def evaluate_here(s, R, p, W, me):
         v += W[me, F_PARTS] * (R[R_STONES] + R[R_CAPS] - s[b + P_STONES] - s[b + P_CAPS])
     if W[me, F_SECURED] != 0.0:
         v += W[me, F_SECURED] * secured_points(s, R, p, census, lowest)
-    if W[me, F_WIN] != 0.0 and s[G_PHASE] == PH_TERMINAL and s[G_WINNER] == p:
-        v += W[me, F_WIN]
+    if W[me, F_WIN] != 0.0:
+        v += win_bonus(s, R, p, W[me, F_WIN])
     if denial:
         leader = -(1 << 30)
         for q in range(s[G_NPLAYERS]):

@@ -20,7 +20,7 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    COL_H, G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_PHASE, G_WINNER, H_COUNT, ITILE_AVAIL,
+    COL_H, G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_PHASE, H_COUNT, ITILE_AVAIL,
     NOWNERS, P_CAPS, P_HAND, P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TVAL, P_VP_EMPTY, P_WORKERS,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_STONES, SCR_FEAT, SCR_FEAT_SIZE, NITILE, TILE_PUBLIC,
     A_SPACE, NTYPES, P_WPOS, TYPE_NAMES, R_SITE_WORKERS, R_SPACE_ACTION, R_SPACE_COLOUR, SCR_REACH,
@@ -200,15 +200,25 @@ def _write_reach(s, R, p, f):
 def learned_value(s, R, p, W, me, col):
     """Seat ``p``'s value of ``s`` under the learned weights of row ``me`` of ``W``: the weights
     of the base features alone at ``col``, times progress at ``col + NB``; a game it has won is
-    worth ``W[me, col + NL]`` more (the win weight, set, not fitted: as every built-in's)."""
+    worth ``W[me, col + NL]`` more (the win weight, set, not fitted: as every built-in's), a
+    victory shared by k seats (V4) a k-th of it (``engine.victory_share``)."""
     write_features(s, R, p)
     t = progress(s, R)
     v = 0.0
     for k in range(NB):
         v += (W[me, col + k] + t * W[me, col + NB + k]) * s[SCR_FEAT + k]
-    if s[G_PHASE] == PH_TERMINAL and s[G_WINNER] == p:
-        v += W[me, col + NL]
-    return v
+    return v + win_bonus(s, R, p, W[me, col + NL])
+
+
+@njit(cache=True, inline="always")
+def win_bonus(s, R, p, weight):
+    """What a win weight ``weight`` adds to seat ``p``'s value of ``s``: all of it once the game is
+    over and won, nothing in play. A victory shared by k seats under V4 adds a k-th of it, whichever
+    seat the lot records (``engine.victory_share``): the lot is drawn at the start and shown to no
+    one (P10), so no player may value a tie by it."""
+    if s[G_PHASE] != PH_TERMINAL:
+        return 0.0
+    return weight * E.victory_share(s, R, p)
 
 
 @njit(cache=True)
@@ -232,5 +242,5 @@ def features_of(state, R, p) -> np.ndarray:
     return out
 
 
-__all__ = ["FEATURE_NAMES", "FEATURE_HELP", "NB", "NL", "progress", "write_features", "learned_value",
+__all__ = ["FEATURE_NAMES", "FEATURE_HELP", "NB", "NL", "progress", "write_features", "learned_value", "win_bonus",
            "features_into", "features_of"]

@@ -21,13 +21,15 @@ Why this shape:
   needs at most N + 1 nodes: ``new_search_work`` allocates them once per batch (72 bytes a node
   plus the path; ``tree_bytes`` says how much; ``REUSE_TREES`` N + 1 with ``reuse=turn``).
   Forced decisions (one legal action) get no node and no search.
-- **Reward** (``reward=``): ``win`` (1 for the D18 winner), ``margin`` (0.5 + 0.5 tanh of the
-  seat's lead over the best other seat, in units of ``MARGIN_SCALE`` VP) or ``rank`` (share of
-  the other seats it beats), each on the final scoring's order (a half point of starting VP,
-  V2, is half a VP here). A rollout cut at ``horizon`` turns is scored (``leaf=``) on the
-  totals the position would give if the game ended there (``score``), or on each seat's
-  standing as the rollout policy values it (``eval``), which also counts what the position
-  holds but has not scored: cards in hand, parts still to place, majorities no one can take.
+- **Reward** (``reward=``): ``win`` (1 for the D18 winner; a victory shared by k seats under V4
+  is 1/k to each, as the lot that records one of them is no one's to know, P10), ``margin``
+  (0.5 + 0.5 tanh of the seat's lead over the best other seat, in units of ``MARGIN_SCALE`` VP)
+  or ``rank`` (share of the other seats it beats), each on the final scoring's order (a half
+  point of starting VP, V2, is half a VP here). A rollout cut at ``horizon`` turns is scored
+  (``leaf=``) on the totals the position would give if the game ended there (``score``), or on
+  each seat's standing as the rollout policy values it (``eval``), which also counts what the
+  position holds but has not scored: cards in hand, parts still to place, majorities no one
+  can take.
 - **A turn is many decisions** (move, option, the effect's choices, cards before and after).
   Grown one decision at a time, the tree spreads its visits over poor ways to finish the turn,
   and a rollout finishes it at random. With ``finish=plan`` the rest of the turn in progress is
@@ -61,7 +63,7 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_WINNER, MAXP, N_ACTIONS, NTYPES, P_FINAL,
+    A_COLUMN, A_SKIP, CORE, G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, MAXP, N_ACTIONS, NTYPES, P_FINAL,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_START_HALF, R_START_VP, STACK_TOP,
     STATE_SIZE,
 )
@@ -221,20 +223,18 @@ def seat_rewards(s, R, kind, leaf, LW, rew, tot):
         else:
             tot[q] = E.standing(s, R, q)
     if kind == R_WIN:
-        winner = s[G_WINNER] if over else -1
         if not over and leaf == L_EVAL:                # the best standing as the policy values it
+            winner = -1
             for q in range(n):
                 if winner < 0 or tot[q] >= tot[winner]:   # equal: the later seat, as D18 ends
                     winner = q
-        elif not over:                                 # the final scoring's order on the totals of now
-            best_key = np.int64(0)
             for q in range(n):
-                whole = np.int64(tot[q] - 0.5 * R[R_START_HALF + q])    # the standing's VP, above
-                key = E.final_key(s, R, whole, q)
-                if winner < 0 or key > best_key:
-                    winner, best_key = q, key
-        for q in range(n):
-            rew[q] = 1.0 if q == winner else 0.0
+                rew[q] = 1.0 if q == winner else 0.0
+            return
+        for q in range(n):                             # the final scoring's order on the whole VP
+            tot[q] -= 0.5 * R[R_START_HALF + q]        # (of now, if not over), a shared victory (V4)
+        for q in range(n):                             # by its share: the lot is no one's to know
+            rew[q] = E.share_on(s, R, q, tot, 0, 1)
         return
     for q in range(n):
         best_other = -1e18

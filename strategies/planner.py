@@ -49,7 +49,7 @@ from numba import njit
 from evora_sim import engine as E
 from evora_sim.layout import (
     A_COLUMN, A_DRAW, A_END, A_SKIP, A_SPACE, A_STACK, COL_H, COL_HOLDER, CORE, F_BUILD, F_DISCARD, F_TEMPLE, FRAMES, FW, G_CARD_PLAYED, G_CARD_SPACE, G_CUR, G_MOVED,
-    G_NCOLS, G_NPLAYERS, G_NTURNS, G_PHASE, G_SP,
+    G_LOT, G_NCOLS, G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, G_WINNER,
     MAXC, MAXDEPTH, MAXS, N_ACTIONS, NTYPES, P_WPOS, PH_AFTER, PH_MAIN, PH_SETUP, PH_TERMINAL, PLAYERS, PSTRIDE,
     MAXSTACK, R_MIN_PARTS, STACK_CARDS, STACK_LEN, STACK_TOP, STATE_SIZE, WHITE,
 )
@@ -99,6 +99,7 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _KEYS = np.random.default_rng(0x5EED).integers(0, 2**32, size=(2, CORE), dtype=np.uint32)
 _K1 = _KEYS[0].copy()
 _K2 = _KEYS[1].copy()
+assert G_WINNER < G_LOT < STACK_CARDS       # the order ``_known_forms`` takes the fields in
 # patterns whose groups are all alike: any order of their columns reaches one position
 _ALIKE = np.array([NGROUPS[q] > 1 and PATTERNS[q, 0, 0] == PATTERNS[q, 1, 0]
                    and PATTERNS[q, 0, 1] == PATTERNS[q, 1, 1] for q in range(len(NGROUPS))])
@@ -158,7 +159,8 @@ def core_hash(s):
     left out). Two independent random linear forms mod 2**32: no chain of dependent
     multiplications, so the loops vectorise, and two different states share a key with
     probability about 2**-64."""
-    h1, h2 = _forms(s, 0, FRAMES + s[G_SP] * FW, np.uint32(0), np.uint32(0))
+    h1, h2 = _known_forms(s)
+    h1, h2 = _forms(s, STACK_CARDS, FRAMES + s[G_SP] * FW, h1, h2)
     h1, h2 = _forms(s, _FRAMES_END, CORE, h1, h2)
     return _mixed(h1, h2)
 
@@ -166,14 +168,29 @@ def core_hash(s):
 @njit(cache=True, _nrt=False)
 def visible_hash(s):
     """``core_hash`` of what every player sees: each stack's cards below its top are left out
-    (their order is hidden from everyone, P10), so positions that differ only there share a key."""
-    h1, h2 = _forms(s, 0, STACK_CARDS, np.uint32(0), np.uint32(0))
+    (their order is hidden from everyone, P10), so positions that differ only there share a key
+    (as they do in V4's lot, which neither key holds)."""
+    h1, h2 = _known_forms(s)
     for t in range(NTYPES):
         base = STACK_CARDS + t * MAXSTACK
         h1, h2 = _forms(s, base, base + min(s[STACK_TOP + t] + 1, s[STACK_LEN + t]), h1, h2)
     h1, h2 = _forms(s, STACK_CARDS + NTYPES * MAXSTACK, FRAMES + s[G_SP] * FW, h1, h2)
     h1, h2 = _forms(s, _FRAMES_END, CORE, h1, h2)
     return _mixed(h1, h2)
+
+
+@njit(cache=True, inline="always")
+def _known_forms(s):
+    """The keys' forms of the fields before the stacks' cards, without what no player knows of
+    V4's lot: the lot itself, and the winner it records among the seats tied at the top of a
+    finished game (which seats they are, the final totals in the key say), so positions that
+    differ only in the lot share a key. Without V4 the lot field is 0 (with it never: it orders
+    two seats or more) and these are the forms of every field: the keys are what they were."""
+    h1, h2 = _forms(s, 0, G_WINNER, np.uint32(0), np.uint32(0))
+    if s[G_LOT] == 0:
+        h1, h2 = _forms(s, G_WINNER, G_WINNER + 1, h1, h2)
+    h1, h2 = _forms(s, G_WINNER + 1, G_LOT, h1, h2)
+    return _forms(s, G_LOT + 1, STACK_CARDS, h1, h2)
 
 
 @njit(cache=True, inline="always")

@@ -370,3 +370,15 @@ def reorder_hidden(state, rng):
                     break
             arr[base + lo:base + hi] = seg
     return out
+
+
+def relot(state):
+    """The same position (a copy of an ``api.State`` or of a state array) with V4's lot of a
+    shared victory drawn otherwise: each seat's place in it moved one on (``engine.draw_lot``
+    packs seat p's place in bits 2p..2p+1). The lot is drawn at the start and seen by no one."""
+    out = state.clone() if hasattr(state, "clone") else state.copy()
+    arr = out.arr if hasattr(out, "arr") else out
+    n, lot = int(arr[L.G_NPLAYERS]), int(arr[L.G_LOT])
+    assert lot != 0, "no lot is drawn without end.tie_break = shared"
+    arr[L.G_LOT] = sum((((lot >> (2 * p)) & 3) + 1) % n << (2 * p) for p in range(n))
+    return out
