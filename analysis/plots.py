@@ -426,8 +426,9 @@ def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[s
     return fig
 
 
-def skill_ratings(ratings: pd.DataFrame):
-    """Each rung's Bradley-Terry rating (Elo scale, mean 0) with its 95% bootstrap range."""
+def skill_ratings(ratings: pd.DataFrame, players: int):
+    """Each rung's Bradley-Terry rating (Elo scale, mean 0) with its 95% bootstrap range, from
+    duels at the ladder's ``players``."""
     import textwrap
 
     fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(ratings) + 1.3))
@@ -439,6 +440,6 @@ def skill_ratings(ratings: pd.DataFrame):
     ax.invert_yaxis()
     ax.set_xlabel("rating (Elo scale; +100 = ahead 64% of the time)")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title("Strength of each rung, from 2-player duels (95% ranges)")
+    ax.set_title(f"Strength of each rung, from {players}-player duels (95% ranges)")
     tight_layout(fig)
     return fig

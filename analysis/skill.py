@@ -71,9 +71,11 @@ The strongest cards and spaces are chosen by their mean absolute adjusted effect
 so no rung's noise decides alone which findings are followed (the choice inflates every rung's
 effect a little, not one rung's).
 
-**Strength on one scale** (:func:`rung_ratings`): 2-player duels between the rungs (each pair
-seat-rotated over the same seeds; a rung holding a mixed field plays each of its members in
-turn) fitted by Bradley-Terry on the Elo scale, with a bootstrap over seeds, stratified by duel
+**Strength on one scale** (:func:`rung_ratings`): duels between the rungs at the ladder's player
+count (:func:`evora_sim.ladder.duel_fields`: the seats split between the two rungs, each pair
+seat-rotated over the same seeds; a game is won by the rung whose player wins it; a rung holding
+a mixed field plays each of its members in turn) fitted by Bradley-Terry on the Elo scale, with
+a bootstrap over seeds, stratified by duel
 (seeds resampled within each duel run, as duels are independent experiments). A ladder's rungs
 are meant to be far apart, so a weak rung may never beat a strong one, and then no finite rating
 fits: half a win is added to both directions of every pair of rungs that met (the usual
@@ -117,10 +119,11 @@ class LadderError(RunError):
 
 @dataclass
 class DuelRun:
-    """One 2-player duel run between two rungs: which strategy name (as the run records it)
-    stands for which rung."""
+    """One duel between two rungs: its runs (one, or at 3 players the two runs of the same seeds
+    that together give each side half the seats) and which strategy name (as the runs record
+    it) stands for which rung."""
 
-    run: object                    # evora_sim.runner.RunResult
+    runs: list                     # evora_sim.runner.RunResult, of the same seeds
     rung_of: dict                  # strategy name -> rung index
 
 
@@ -581,22 +584,29 @@ def seat_correlations(ladder: Ladder) -> dict:
 # strength on one scale
 # ---------------------------------------------------------------------------------------------
 def duel_wins(duel: DuelRun, k: int) -> np.ndarray:
-    """Per seed of a 2-player duel run: wins[seed, a, b] = games of the seed in which rung a's
-    player beat rung b's."""
-    cfg = duel.run.manifest["config"]
-    rotations = 2 if cfg["seat_rotation"] else 1
-    s = duel.run.table("seats", ["game_id", "strategy", "win"])
-    if s.empty:
+    """Per seed of a duel: wins[seed, a, b] = games of the seed (over its runs and rotations) won
+    by a player of rung a, with rung b's players at the table. The seed, not the game, is the
+    unit: a seed's games share their deals, and the runs of one duel share their seeds."""
+    both = sorted(set(duel.rung_of.values()))
+    seeds, winners = [], []
+    for run in duel.runs:
+        cfg = run.manifest["config"]
+        rotations = int(cfg["players"]) if cfg["seat_rotation"] else 1
+        s = run.table("seats", ["game_id", "strategy", "win"])
+        rung = s["strategy"].map(duel.rung_of)
+        if rung.isna().any():
+            bad = sorted(set(s["strategy"][rung.isna()]))
+            raise LadderError(f"duel run {run.out} holds {', '.join(bad)}, which is no rung of the ladder")
+        won = s["win"].to_numpy(dtype=bool)
+        game = s["game_id"].to_numpy()
+        if len(np.unique(game[won])) != won.sum() or won.sum() != len(np.unique(game)):
+            raise LadderError(f"duel run {run.out} does not record one winner a game; play the ladder into a new --out")
+        seeds.append(game[won] // rotations)
+        winners.append(rung.to_numpy(dtype=int)[won])
+    seeds, winners = np.concatenate(seeds), np.concatenate(winners)
+    if not len(seeds):
         return np.zeros((0, k, k))
-    rung = s["strategy"].map(duel.rung_of)
-    if rung.isna().any():
-        bad = sorted(set(s["strategy"][rung.isna()]))
-        raise LadderError(f"duel run {duel.run.out} holds {', '.join(bad)}, which is no rung of the ladder")
-    game = s["game_id"].to_numpy()
-    order = np.lexsort((~s["win"].to_numpy(), game))      # per game: the winner first
-    g, r = game[order], rung.to_numpy(dtype=int)[order]
-    winners, losers = r[0::2], r[1::2]
-    seeds = g[0::2] // rotations
+    losers = both[0] + both[1] - winners                   # the other rung at the table
     idx, seed_row = np.unique(seeds, return_inverse=True)
     out = np.zeros((len(idx), k, k))
     np.add.at(out, (seed_row, winners, losers), 1)
@@ -665,7 +675,10 @@ def open_ladder(folder) -> Ladder:
     ladder = check_ladder(runs, plan.rungs)
     duels = open_runs([own_folder(folder, d.folder) for d in plan.duels])
     _check_played(plan, runs, duels, folder / "ladder.json")
-    ladder.duels = [DuelRun(r, {d.field[0]: d.a, d.field[1]: d.b}) for d, r in zip(plan.duels, duels)]
+    together = {}                  # a pair of members' runs (two at 3 players) are one duel of shared seeds
+    for d, r in zip(plan.duels, duels):
+        together.setdefault((d.a, d.b, d.key), DuelRun([], {d.field[0]: d.a, d.field[-1]: d.b})).runs.append(r)
+    ladder.duels = list(together.values())
     ladder.explained = [rung_summary(own_folder(folder, plan.why_folder(i))) for i in range(len(plan.rungs))]
     return ladder
 
@@ -701,9 +714,9 @@ def _check_played(plan, runs, duels, where) -> None:
             raise LadderError(f"{where} names rung {i + 1} {rung!r}, but its run {run.out} played "
                               f"{rung_label(run.manifest)!r}; play the ladder into a new --out")
     for d, run in zip(plan.duels, duels):
-        same(run, {"players": 2, "seed": plan.seed, "games": d.seeds, "rules_hash": plan.rules_hash,
-                   "strategies": d.field})
-        for name, rung in zip(d.field, (d.a, d.b)):
+        same(run, {"players": plan.players, "seed": plan.seed, "games": d.seeds, "rules_hash": plan.rules_hash,
+                   "strategies": d.field, "seat_rotation": True})
+        for name, rung in zip((d.field[0], d.field[-1]), (d.a, d.b)):
             if name not in runs[rung].manifest["config"]["strategies"]:
                 raise LadderError(f"{where}: duel {d.folder} plays {name!r} for rung {rung + 1}, which does not "
                                   "hold it; play the ladder into a new --out")

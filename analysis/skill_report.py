@@ -244,6 +244,21 @@ def fixes_line(fixes: pd.DataFrame, labels) -> str:
             "Table skill_fixes has every fix at every rung.")
 
 
+def rated_by(players: int) -> str:
+    """What a rating difference means: a duel is played at the ladder's player count
+    (``evora_sim.ladder.duel_fields``), so at 3 and 4 players it compares sides of seats, not
+    one player against one."""
+    if players == 2:
+        return ("The ratings come from 2-player duels between the rungs: +100 Elo means winning 64% of "
+                "the games against the other rung")
+    seats = ("two seats of one rung and two of the other" if players == 4 else
+             "two seats of one rung and one of the other, then one and two, on the same seeds")
+    return (f"The ratings come from {players}-player duels between the rungs ({seats}, seats rotated; a game "
+            "is won by the rung whose player wins it), so they describe the rungs as they play at "
+            f"{players} players: +100 Elo means one rung's seats win 64% of such games against the "
+            "other's, not that one of its players beats one of the other's")
+
+
 def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", scheduler: str | None = None,
                n_boot: int = 2000) -> SkillPart:
     table = figure_table(ladder, min_effect, backend=backend, scheduler=scheduler)
@@ -281,7 +296,7 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
             "the contrasts treat the rungs as independent, which a positive shared correlation makes "
             "conservative. The strongest cards and spaces are those of largest mean effect over the rungs; their "
             "effects are associations, not causes (see Card value). "
-            f"{precision} The ratings come from 2-player duels between the rungs "
+            f"{precision} {rated_by(ladder.players)} "
             "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds); a step is significant "
             "when the bootstrap p-value of 'the upper rung is no stronger' is below "
             f"{ALPHA} after Holm's correction over the steps.")
@@ -292,7 +307,8 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
     if len(ratings):
         tables += [Table("skill_ratings", ratings, shown_ratings(ratings), folded=False),
                    Table("skill_steps", steps, shown_steps(steps), folded=False)]
-        figures.append(("Strength of each rung", "skill_ratings", lambda: plots.skill_ratings(ratings)))
+        figures.append(("Strength of each rung", "skill_ratings",
+                        lambda: plots.skill_ratings(ratings, ladder.players)))
     else:
         note += " No duels were given (runs named as rungs with --ladder), so the rungs have no ratings here."
     fixes = fixes_by_rung(ladder)

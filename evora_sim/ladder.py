@@ -1,10 +1,14 @@
-"""A skill ladder, played: the same seeds at every rung, and 2-player duels between the rungs.
+"""A skill ladder, played: the same seeds at every rung, and duels between the rungs at the
+ladder's own player count.
 
 ``evora skill`` answers "does this finding hold for stronger players?". Every rung is an ordinary
 run folder (``OUT/r1``, ``OUT/r2``, ...) played with the same run seed, number of seeds and rules,
 so game ``i`` of every rung is dealt the same stacks (common random numbers) and the rungs differ
 only in their players. The duels (``OUT/duels/rI-rJ...``) place the rungs on one strength scale
-(:func:`analysis.skill.rung_ratings`).
+(:func:`analysis.skill.rung_ratings`). A duel is played at the ladder's player count, the seats
+shared between the two rungs (:func:`duel_fields`): a player's strength at 2 players says little
+of its strength at 4 (the expert looks a round ahead at 2 and plans one turn at 4), so a rung is
+rated as it plays in its own games.
 
 The plan (sizes, rungs, seed, rules) is written to ``OUT/ladder.json`` before the first game. A
 second call with the same arguments reads it and plays only what is missing (each run resumes
@@ -97,16 +101,41 @@ def _distinct(members: list) -> list:
     return list(seen.values())
 
 
+def duel_fields(players: int, x: str, y: str) -> list[list[str]]:
+    """The fields (seats at rotation 0) of the runs in which ``x`` duels ``y`` at ``players``: the
+    seats split between them, each run seat-rotated, so that over the runs each side holds half
+    the seats and its fair share of the games is 1/2 when the two are equally strong. An even
+    count is one run (``[x, y]``, ``[x, x, y, y]``); 3 players are two runs of the same seeds,
+    ``[x, x, y]`` and ``[x, y, y]``. A game is won by the side whose player wins it."""
+    half = players // 2
+    if players % 2 == 0:
+        return [[x] * half + [y] * half]
+    return [[x] * (half + 1) + [y] * half, [x] * half + [y] * (half + 1)]
+
+
+def duel_games_per_seed(players: int) -> int:
+    """Games a duel seed is played as: every rotation of each run of :func:`duel_fields` (2 at 2
+    players, 6 at 3, 4 at 4). ``--duel-games`` counts these games."""
+    return players * len(duel_fields(players, "x", "y"))
+
+
 @dataclass
 class Duel:
-    """A 2-player run of one member of rung ``a`` against one of rung ``b`` (a mixed rung plays
-    each of its members in turn, the pair's seeds shared between them)."""
+    """A run of one member of rung ``a`` against one of rung ``b`` at the ladder's player count,
+    the seats shared between them (:func:`duel_fields`; at 3 players a pair plays two such runs
+    of the same seeds). A mixed rung plays each of its members in turn, the pair's seeds shared
+    between them."""
 
     a: int
     b: int
-    field: list              # [name of a's member, name of b's member]
+    field: list              # the seats at rotation 0: a's member first, then b's (duel_fields)
     seeds: int
     folder: str              # relative to the ladder folder
+
+    @property
+    def key(self) -> str:
+        """The pair of members as the pilot's costs name it: ``A|B``."""
+        return f"{self.field[0]}|{self.field[-1]}"
 
 
 @dataclass
@@ -115,7 +144,7 @@ class Plan:
     rungs: list
     seed: int
     seeds: int                       # per rung
-    duel_seeds: int                  # per pair of rungs (each seed played in both seat orders)
+    duel_seeds: int                  # per pair of rungs (each seed played as duel_games_per_seed games)
     rules_hash: str
     budget_minutes: float | None
     pilot: dict = field(default_factory=dict)     # rung or duel folder -> CPU seconds per seed
@@ -133,8 +162,13 @@ class Plan:
 
 
 def duel_plan(rungs: list, players: int, duel_seeds: int) -> list[Duel]:
-    """Every pair of rungs; a pair of mixed rungs plays each pair of distinct members, the pair's
-    seeds shared between them (a member both rungs hold teaches nothing about the difference)."""
+    """The duels at ``players`` (:func:`duel_fields`): at 2 players every pair of rungs, at 3 and
+    4 neighbouring rungs only. A duel game there seats two of each side's players, so a seed (4
+    or 6 games) costs about four times a 2-player one; a far pair (random against the search
+    player) is all but decided before it is played, and costs the most; the steps the report
+    tests are the neighbours' duels. A pair of mixed rungs plays each pair of distinct members,
+    the pair's seeds shared between them (a member both rungs hold teaches nothing about the
+    difference)."""
     members = [_distinct(rung_members(r, players)) for r in rungs]
     out = []
     for i in range(len(rungs)):
@@ -143,10 +177,13 @@ def duel_plan(rungs: list, players: int, duel_seeds: int) -> list[Duel]:
             if not pairs:
                 raise RunError(f"rungs {rungs[i]!r} and {rungs[j]!r} hold the same players; every rung "
                                "must differ from the others")
+            if players > 2 and j > i + 1:
+                continue
             each = max(1, math.ceil(duel_seeds / len(pairs)))
-            for k, (x, y) in enumerate(pairs):
-                tail = f"-{k + 1}" if len(pairs) > 1 else ""
-                out.append(Duel(i, j, [x, y], each, f"duels/r{i + 1}-r{j + 1}{tail}"))
+            fields = [f for x, y in pairs for f in duel_fields(players, x, y)]
+            for k, f in enumerate(fields):
+                tail = f"-{k + 1}" if len(fields) > 1 else ""
+                out.append(Duel(i, j, f, each, f"duels/r{i + 1}-r{j + 1}{tail}"))
     return out
 
 
@@ -219,9 +256,11 @@ def plan_problem(doc: dict) -> str | None:
         a, b = d["a"], d["b"]
         if not (_whole_in(a, 0, len(rungs) - 1) and _whole_in(b, 0, len(rungs) - 1) and a < b):
             return f"{where}: a and b must be rung indexes 0 to {len(rungs) - 1}, a below b"
-        if not (isinstance(d["field"], list) and len(d["field"]) == 2
-                and all(isinstance(x, str) and x.strip() for x in d["field"]) and d["field"][0] != d["field"][1]):
-            return f"{where}: field must name two different strategies"
+        f = d["field"]
+        if not (isinstance(f, list) and len(f) == doc["players"] and all(isinstance(x, str) and x.strip() for x in f)
+                and f[0] != f[-1] and f in duel_fields(doc["players"], f[0], f[-1])):
+            return (f"{where}: field must seat two different strategies as a {doc['players']}-player duel does "
+                    f"({', '.join(' '.join(x) for x in duel_fields(doc['players'], 'A', 'B'))})")
         if not _whole_in(d["seeds"], 1, MAX_GAMES):
             return f"{where}: seeds must be a whole number from 1 to {MAX_GAMES:,}"
         folder = d["folder"]
@@ -230,18 +269,38 @@ def plan_problem(doc: dict) -> str | None:
             return (f"{where}: folder must be duels/r{a + 1}-r{b + 1} (or with -K), inside the ladder's "
                     f"folder and used once, got {folder!r}")
         folders.add(folder)
+    together = {}
+    for d in doc["duels"]:
+        together.setdefault((d["a"], d["b"], d["field"][0], d["field"][-1]), []).append(d)
+    for (a, b, x, y), runs in together.items():
+        if [d["field"] for d in runs] != duel_fields(doc["players"], x, y) or len({d["seeds"] for d in runs}) > 1:
+            return (f"the duel of {x!r} and {y!r} (rungs {a + 1} and {b + 1}) must be the runs "
+                    f"{' and '.join(' '.join(f) for f in duel_fields(doc['players'], 'A', 'B'))}, of the same seeds")
     return None
 
 
 def load_plan(doc: dict, where="the ladder plan") -> Plan:
     """The plan of a parsed ladder.json (see :func:`plan_problem`); RunError naming the first
     field that is missing, malformed or out of range."""
+    if rated_in_pairs(doc):
+        raise RunError(f"{where} was made by an earlier version of evora skill, which rated a {doc['players']}-player "
+                       f"ladder by 2-player duels; this one rates it in {doc['players']}-player games: play the "
+                       "ladder again into a new --out")
     problem = plan_problem(doc) if isinstance(doc, dict) else "it is not an object"
     if problem:
         raise RunError(f"{where} is damaged ({problem}); play the ladder into a new --out")
     keep = {k: doc[k] for k in ("players", "rungs", "seed", "seeds", "duel_seeds", "rules_hash",
                                 "budget_minutes", "pilot")}
     return Plan(**keep, duels=[Duel(**d) for d in doc["duels"]])
+
+
+def rated_in_pairs(doc) -> bool:
+    """Whether a parsed ladder.json is a 3- or 4-player plan of the earlier version, whose duels
+    were 2-player games: its ratings describe players that never sit at its rungs' tables, so it
+    is refused whole, never re-planned around its games."""
+    duels = doc.get("duels") if isinstance(doc, dict) else None
+    return (_whole_in(doc.get("players"), 3, 4) and isinstance(duels, list) and len(duels) > 0
+            and all(isinstance(d, dict) and isinstance(d.get("field"), list) and len(d["field"]) == 2 for d in duels))
 
 
 def check_duels(plan: Plan, where: str) -> None:
@@ -300,30 +359,55 @@ def duel_members(rungs: list, players: int) -> list[str]:
     return names
 
 
+def duel_seed_cost(players: int, cost_x: float, cost_y: float) -> float:
+    """CPU seconds of one duel seed of ``x`` against ``y`` (:func:`duel_fields`, every rotation),
+    from the cost of one ``players``-player game with ``x`` (``y``) in every seat: a game costs
+    about the sum of its seats' costs, and over a seed's games each side holds half the seats."""
+    return duel_games_per_seed(players) / 2 * (cost_x + cost_y)
+
+
+def _sole_members(rungs: list, players: int) -> dict:
+    """Strategy name -> index of a rung that is that one strategy in every seat: a seed of such a
+    rung is one game with it in every seat, the game a duel member's cost is told from."""
+    out = {}
+    for i, r in enumerate(rungs):
+        members = rung_members(r, players)
+        if len(members) == 1:
+            out.setdefault(members[0].name, i)
+    return out
+
+
+def _duel_timings(rungs: list, players: int) -> list[str]:
+    """The duel members the pilot times on their own: those no rung of one strategy has timed."""
+    sole = _sole_members(rungs, players)
+    return [m for m in duel_members(rungs, players) if m not in sole]
+
+
 def pilot(players: int, rungs: list, rules, seed: int, on_step=None, deadline: float | None = None,
           clock=time.monotonic, timer=_cpu_per_seed) -> dict:
-    """CPU seconds per seed of each rung (at ``players``) and of each pair of members a duel
-    plays (at 2 players), keyed as in the plan: ``r1``, ... and ``A|B``. Small and bounded: one
-    seed a rung, and one 2-player game of each duel member against itself (a duel seed, both
-    seat orders of A against B, costs about one such game of A plus one of B), after one warm-up
+    """CPU seconds per seed of each rung and of each pair of members a duel plays (both at
+    ``players``), keyed as in the plan: ``r1``, ... and ``A|B``. Small and bounded: one seed a
+    rung, and one game of each duel member in every seat that no rung of it alone has timed (a
+    duel seed's cost follows from its two members': :func:`duel_seed_cost`), after one warm-up
     game that loads the compiled driver. Past ``deadline`` (a time of ``clock``) it stops with
     :class:`PilotOverrun`, so the pilot never takes more than its share of the budget."""
     from .warmup import compile_now
 
     compile_now()                              # loads the compiled driver into this process
-    members = duel_members(rungs, players)
-    steps = [(f"r{i + 1}", players, r, f"rung {i + 1} of {len(rungs)}: {r}") for i, r in enumerate(rungs)]
-    steps += [(m, 2, m, f"duel player {j + 1} of {len(members)}: {m}") for j, m in enumerate(members)]
+    members = _duel_timings(rungs, players)
+    steps = [(f"r{i + 1}", r, f"rung {i + 1} of {len(rungs)}: {r}") for i, r in enumerate(rungs)]
+    steps += [(m, m, f"duel player {j + 1} of {len(members)}: {m}") for j, m in enumerate(members)]
     timed = {}
-    for k, (key, n, spec, what) in enumerate(steps):
+    for k, (key, spec, what) in enumerate(steps):
         if deadline is not None and clock() > deadline:
             raise PilotOverrun(k, len(steps))
         if on_step:
             on_step(f"timing {what}")
-        timed[key] = timer(n, spec, seed, rules)
+        timed[key] = timer(players, spec, seed, rules)
     out = {f"r{i + 1}": timed[f"r{i + 1}"] for i in range(len(rungs))}
+    timed.update({m: out[f"r{i + 1}"] for m, i in _sole_members(rungs, players).items()})
     for d in duel_plan(rungs, players, 1):
-        out["|".join(d.field)] = timed[d.field[0]] + timed[d.field[1]]
+        out[d.key] = duel_seed_cost(players, timed[d.field[0]], timed[d.field[-1]])
     return out
 
 
@@ -344,7 +428,7 @@ def _floor_per_game(spec: str) -> float:
 def floor_costs(players: int, rungs: list) -> tuple[dict, float]:
     """Before any game: lower bounds on the pilot's costs (keyed as :func:`pilot`'s) and on the
     pilot's own CPU seconds. A rung's seed is one game a seat for every member seat (under
-    every rotation for a mixed rung); a duel seed two games, one seat each."""
+    every rotation for a mixed rung); a duel seed is priced as :func:`duel_seed_cost` does."""
     costs, pilot_cpu = {}, 0.0
     for i, r in enumerate(rungs):
         members = [m.name for m in rung_members(r, players)]
@@ -352,10 +436,11 @@ def floor_costs(players: int, rungs: list) -> tuple[dict, float]:
         rotations = players if len(set(seats)) > 1 else 1
         costs[f"r{i + 1}"] = rotations * sum(_floor_per_game(m) for m in seats)
         pilot_cpu += costs[f"r{i + 1}"]
-    for m in duel_members(rungs, players):
-        pilot_cpu += 2 * _floor_per_game(m)
+    for m in _duel_timings(rungs, players):
+        pilot_cpu += players * _floor_per_game(m)
     for d in duel_plan(rungs, players, 1):
-        costs["|".join(d.field)] = 2 * (_floor_per_game(d.field[0]) + _floor_per_game(d.field[1]))
+        costs[d.key] = duel_seed_cost(players, players * _floor_per_game(d.field[0]),
+                                      players * _floor_per_game(d.field[-1]))
     return costs, pilot_cpu
 
 
@@ -375,7 +460,7 @@ def _ladder_cost(costs: dict, rungs: list, players: int, cores: int) -> tuple[tu
     rung_cost = sum(costs[f"r{i + 1}"] for i in range(len(rungs)))
     pairs = {}
     for d in duel_plan(rungs, players, 1):
-        pairs.setdefault((d.a, d.b), []).append(costs["|".join(d.field)])
+        pairs.setdefault((d.a, d.b), []).append(costs[d.key])
     duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
     need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE
     return (rung_cost, duel_cost), need
@@ -401,9 +486,11 @@ def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores
     return min(seeds, 10**6), min(duel_seeds, 10**6), expected / 60 + spent
 
 
-def default_duel_seeds(seeds: int) -> int:
-    """Seeds per pair of rungs when the user sizes the ladder with --games."""
-    return max(MIN_DUEL_SEEDS, seeds // 2)
+def default_duel_seeds(seeds: int, players: int) -> int:
+    """Seeds per pair of rungs when the user sizes the ladder with --games: about as many duel
+    games a pair as the rung plays seeds (a duel game, won by one side or the other, tells about
+    as much at any player count)."""
+    return max(MIN_DUEL_SEEDS, seeds // duel_games_per_seed(players))
 
 
 def chunk_for(seeds: int) -> int:
@@ -421,7 +508,8 @@ def play(plan: Plan, out: Path, rules, jobs: int, backend: str = "loky", schedul
     steps = _steps(plan)
     for k, (players, spec, seeds, rotate, folder) in enumerate(steps):
         if on_step:
-            what = spec if isinstance(spec, str) else f"{spec[0]} vs {spec[1]}"
+            what = spec if isinstance(spec, str) else " vs ".join(", ".join(x for x in spec if x == side)
+                                                                  for side in (spec[0], spec[-1]))
             kind = "rung" if k < len(plan.rungs) else "duel"
             on_step(f"[{k + 1}/{len(steps)}] {kind} {what}: {seeds:,} seeds at {players} players -> {out / folder}")
         simulate(players, seeds, spec, seed=plan.seed, out=out / folder, jobs=jobs, seat_rotation=rotate,
@@ -432,7 +520,7 @@ def play(plan: Plan, out: Path, rules, jobs: int, backend: str = "loky", schedul
 def _steps(plan: Plan) -> list:
     """(players, strategies, seeds, seat rotation, folder) of every run of the plan, rungs first."""
     return ([(plan.players, plan.rungs[i], plan.seeds, None, plan.rung_folder(i)) for i in range(len(plan.rungs))]
-            + [(2, d.field, d.seeds, True, d.folder) for d in plan.duels])
+            + [(plan.players, d.field, d.seeds, True, d.folder) for d in plan.duels])
 
 
 def own_folder(out: Path, folder: str) -> Path:

@@ -105,7 +105,7 @@ def stand_ins(monkeypatch):
 
     def fake_pilot(players, rungs, *a, **k):
         costs = {f"r{i + 1}": 0.01 for i in range(len(rungs))}
-        costs.update({"|".join(d.field): 0.01 for d in ladder.duel_plan(rungs, players, 1)})
+        costs.update({d.key: 0.01 for d in ladder.duel_plan(rungs, players, 1)})
         return costs
 
     monkeypatch.setattr(search, "run_search", fake_search)

@@ -498,9 +498,33 @@ def test_skill_writes_a_report_with_the_skill_section(small_ladder):
     assert judged["settles"].notna().all() and verdicts.loc[verdicts["kind"] == "mean", "settles"].isna().all()
     assert "grows with skill" not in page and "shrinks with skill" not in page
     plan = json.loads((base / "runs" / "ladder.json").read_text())
-    assert plan["rungs"] == CHEAP.split(";") and plan["seeds"] == 40 and plan["duel_seeds"] == 20
+    # --duel-games 40 at 3 players: 7 seeds, each 6 games ([A,A,B] and [A,B,B], 3 rotations each)
+    assert plan["rungs"] == CHEAP.split(";") and plan["seeds"] == 40 and plan["duel_seeds"] == 7
     configs = [json.loads((base / "runs" / f"r{i}" / "manifest.json").read_text())["config"] for i in (1, 2, 3)]
     assert len({(c["seed"], c["games"], c["rules_hash"]) for c in configs}) == 1      # common random numbers
+
+
+def test_a_3_player_ladder_rates_its_rungs_in_3_player_games(small_ladder):
+    """Each pair of rungs plays two 3-player runs of the same seeds, [A,A,B] and [A,B,B], seats
+    rotated; the ratings count each seed's 6 games, won by one rung or the other."""
+    from analysis.skill import duel_wins, open_ladder
+
+    base, args = small_ladder
+    for tail, field in (("-1", ["random", "random", "greedy(plan=action)"]),
+                        ("-2", ["random", "greedy(plan=action)", "greedy(plan=action)"])):
+        c = json.loads((base / "runs" / "duels" / f"r1-r2{tail}" / "manifest.json").read_text())["config"]
+        assert (c["players"], c["strategies"], c["games"], c["seat_rotation"]) == (3, field, 7, True)
+    ladder = open_ladder(base / "runs")
+    assert len(ladder.duels) == 2 and all(len(d.runs) == 2 for d in ladder.duels)     # neighbours only
+    for d in ladder.duels:
+        wins = duel_wins(d, 3)
+        assert wins.shape == (7, 3, 3) and (wins.sum(axis=(1, 2)) == 6).all()
+        a, b = sorted(d.rung_of.values())
+        assert wins[:, a, b].sum() + wins[:, b, a].sum() == 42
+    other = list(args)
+    other[other.index("--duel-games") + 1] = "48"              # 8 seeds: not this ladder's
+    line = one_error_line(CliRunner().invoke(main, other))
+    assert "holds this ladder with --duel-games 42 (7 seeds, 6 games each at 3 players)" in line, line
 
 
 def test_skill_resumes_without_playing_again(small_ladder, tmp_path):
@@ -652,7 +676,7 @@ def test_skill_on_a_dask_cluster_plays_the_same_games(tmp_path):
                                                     "--report-dir", str(tmp_path / "rd")]))
     from evora_sim.runner import open_run
 
-    for run in ("r1", "r2", "duels/r1-r2"):
+    for run in ("r1", "r2", "duels/r1-r2-1", "duels/r1-r2-2"):
         here, there = (open_run(tmp_path / side / run).seats for side in ("local", "dask"))
         pd.testing.assert_frame_equal(here.sort_values(["game_id", "seat"]).reset_index(drop=True),
                                       there.sort_values(["game_id", "seat"]).reset_index(drop=True))
@@ -690,7 +714,6 @@ def test_run_with_skill_adds_a_short_ladder_and_its_section(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("options, needle", [
-    (["-n", "3", "--set", "players.min=3"], "2-player duels"),            # rules without two players
     (["-n", "2", "--min-effect", "-1"], "--min-effect must be a number of percentage points from 0 to 100, got -1"),
 ])
 def test_bad_options_are_refused_before_any_game(tmp_path, options, needle):
@@ -698,6 +721,16 @@ def test_bad_options_are_refused_before_any_game(tmp_path, options, needle):
                                        "--out", str(tmp_path / "o"), "--report-dir", str(tmp_path / "r")])
     assert needle in one_error_line(result)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_3_player_ladder_needs_no_2_player_games(tmp_path):
+    """Its duels are 3-player games, so rules that forbid 2 players do not stop it."""
+    from evora_sim.cli.skill import prepare_ladder
+    from evora_sim.rules import load_rules
+
+    rules = load_rules(overrides=["players.min=3"])
+    plan = prepare_ladder(tmp_path / "o", 3, ["random", "greedy"], 1, rules, 4, 12, 15.0, 1, quiet=True)
+    assert plan.duel_seeds == 2 and [len(d.field) for d in plan.duels] == [3, 3]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -729,30 +762,39 @@ def test_a_budget_too_short_is_refused_before_any_game_with_the_smallest_that_wo
 
 def test_the_pilot_stops_at_its_deadline_and_times_each_duel_player_once():
     """The pilot is bounded: past its deadline (an injected clock: no sleeping) it stops with the
-    steps it had timed. A duel pair's cost comes from its two players' own games."""
+    steps it had timed. A duel pair's cost comes from its two players' own games at the ladder's
+    player count; a player that is a rung on its own is not timed twice. A duel seed is 2 games
+    at 2 players (one seat each), 6 at 3 and 4 at 4 (half the seats each): 1, 3 and 2 times the
+    cost of a game of each player."""
     import evora_sim.ladder as ladder
     from evora_sim import warmup
     from evora_sim.rules import load_rules
 
-    rungs = ["random", "greedy(plan=action)", "balanced"]
+    rungs = ["random", "greedy(plan=action)", "balanced,greedy"]
+    cost = {"random": 1.0, "greedy(plan=action)": 2.0, "balanced": 4.0, "greedy": 8.0, "balanced,greedy": 24.0}
     now, calls = [0.0], []
 
     def timer(n, spec, seed, rules):
         calls.append((n, spec))
         now[0] += 10.0                      # every step "takes" 10 s of the clock
-        return {"random": 1.0, "greedy(plan=action)": 2.0, "balanced": 4.0}[spec]
+        return cost[spec]
 
     real = warmup.compile_now
     warmup.compile_now = lambda: None
     try:
         costs = ladder.pilot(2, rungs, load_rules(), 1, clock=lambda: now[0], timer=timer)
-        assert len(calls) == 3 + 3                     # a seed a rung, a game a duel player: not one per pair
-        assert costs["random|balanced"] == 5.0 and costs["greedy(plan=action)|balanced"] == 6.0
+        assert calls == [(2, r) for r in rungs] + [(2, "balanced"), (2, "greedy")]
+        assert costs["r3"] == 24.0 and costs["random|balanced"] == 5.0 and costs["greedy(plan=action)|greedy"] == 10.0
+        for n, per_game in ((3, 3.0), (4, 2.0)):
+            calls.clear()
+            costs = ladder.pilot(n, ["random", "balanced"], load_rules(), 1, clock=lambda: now[0], timer=timer)
+            assert calls == [(n, "random"), (n, "balanced")]
+            assert costs["random|balanced"] == per_game * 5.0
         calls.clear()
         now[0] = 0.0
         with pytest.raises(ladder.PilotOverrun) as stop:
             ladder.pilot(2, rungs, load_rules(), 1, deadline=25.0, clock=lambda: now[0], timer=timer)
-        assert len(calls) == 3 and (stop.value.done, stop.value.total) == (3, 6)
+        assert len(calls) == 3 and (stop.value.done, stop.value.total) == (3, 5)
     finally:
         warmup.compile_now = real
 
@@ -775,3 +817,101 @@ def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant():
            "significantly" in line
     assert "at rung 2 (expert) the rules' seat unfairness is 2.4 pp (1.8–2.9) and the best fix, seat compensation " \
            "(starting VP), leaves 0.5 pp (0.1–1.1)" in line
+
+
+# ---------------------------------------------------------------------------------------------
+# strength rated at the ladder's own player count (issue 49, item 4)
+# ---------------------------------------------------------------------------------------------
+def _ladder_ratings(out, players, rungs, games, duel_games):
+    """A ladder played into ``out`` (rungs and duels, no report) and its rungs' ratings."""
+    from analysis.skill import open_ladder, rung_ratings
+    from evora_sim.cli.skill import play_ladder, prepare_ladder
+    from evora_sim.rules import load_rules
+
+    rules = load_rules()
+    plan = prepare_ladder(out, players, rungs, 5, rules, games, duel_games, 15.0, 1, quiet=True)
+    play_ladder(out, plan, rules, 1, quiet=True)
+    return plan, open_ladder(out), rung_ratings(open_ladder(out), n_boot=300)
+
+
+def test_a_player_strong_only_at_2_players_is_not_rated_strong_at_4(tmp_path):
+    """A weight file holding the built-in expert's 2-player weights (one turn planned) and, at 4
+    players, the same player's weights negated: a 2-player ladder rates it far above
+    greedy(plan=action), a 4-player ladder does not rate it above. Rated by 2-player duels (the
+    earlier design), the 4-player ladder rated it as the 2-player one does."""
+    from dataclasses import replace
+
+    from strategies.learned import shipped_expert, to_table
+
+    expert = shipped_expert(ValueError)
+    w = dict(expert.weights)
+    two_only = replace(expert, name="two_only", weights=((2, w[2]), (4, tuple(-x for x in w[4]))), replies=())
+    path = tmp_path / "two_only.toml"
+    path.write_text(to_table(two_only), encoding="utf-8")
+    rungs = ["greedy(plan=action)", f"{path}:two_only"]
+    for players, duel_games in ((2, 40), (4, 80)):
+        plan, _, (ratings, steps) = _ladder_ratings(tmp_path / f"p{players}", players, rungs, 4, duel_games)
+        assert plan.duel_seeds == 20 and {len(d.field) for d in plan.duels} == {players}
+        gain, significant = steps["elo_gain"].iloc[0], bool(steps["significant"].iloc[0])
+        if players == 2:
+            assert gain > 300 and significant, steps.to_dict("records")
+        else:
+            assert gain < 0 and not significant, steps.to_dict("records")
+
+
+PLAN_2P = [  # the duels the earlier version planned for this 2-player ladder at --duel-games 10
+    {"a": 0, "b": 1, "field": ["random", "greedy(plan=action)"], "seeds": 5, "folder": "duels/r1-r2"},
+    {"a": 0, "b": 2, "field": ["random", "balanced"], "seeds": 3, "folder": "duels/r1-r3-1"},
+    {"a": 0, "b": 2, "field": ["random", "greedy"], "seeds": 3, "folder": "duels/r1-r3-2"},
+    {"a": 1, "b": 2, "field": ["greedy(plan=action)", "balanced"], "seeds": 3, "folder": "duels/r2-r3-1"},
+    {"a": 1, "b": 2, "field": ["greedy(plan=action)", "greedy"], "seeds": 3, "folder": "duels/r2-r3-2"},
+]
+
+
+def test_a_2_player_ladder_keeps_its_duels_and_their_counts(tmp_path):
+    """2 players: the plan, its duel runs and what the ratings count are those of the earlier
+    version. The plan (its text) as that version wrote it; each duel one 2-player run of the
+    plan's field, seats rotated; each seed's two games counted as the earlier version counted
+    them, winner's rung over loser's rung (an oracle written apart from ``duel_wins``)."""
+    from analysis.skill import duel_wins
+    from evora_sim.rules import load_rules
+
+    rungs = ["random", "greedy(plan=action)", "balanced,greedy"]
+    _, ladder, _ = _ladder_ratings(tmp_path / "p2", 2, rungs, 6, 10)
+    text = (tmp_path / "p2" / "ladder.json").read_text(encoding="utf-8")
+    want = {"format": "evora-sim skill ladder", "version": 1, "players": 2, "rungs": rungs, "seed": 5, "seeds": 6,
+            "duel_seeds": 5, "rules_hash": load_rules().hash, "budget_minutes": None, "pilot": {}, "duels": PLAN_2P}
+    assert text == json.dumps(want, indent=1) + "\n"
+    assert len(ladder.duels) == len(PLAN_2P)
+    for d, planned in zip(ladder.duels, PLAN_2P):
+        (run,) = d.runs
+        c = run.manifest["config"]
+        assert (c["players"], c["strategies"], c["games"], c["seat_rotation"]) == (2, planned["field"],
+                                                                                     planned["seeds"], True)
+        seats = run.seats.sort_values(["game_id", "win"], ascending=[True, False])
+        want_wins = np.zeros((planned["seeds"], 3, 3))
+        for game, g in seats.groupby("game_id"):
+            winner, loser = (d.rung_of[name] for name in g["strategy"])
+            want_wins[game // 2, winner, loser] += 1
+        assert np.array_equal(duel_wins(d, 3), want_wins)
+
+
+def test_a_ladder_rated_by_2_player_duels_at_more_players_is_refused_in_one_line(small_ladder, tmp_path):
+    """A 3-player ladder.json of the earlier version (2-player duels) is neither reported nor
+    resumed: one line says so, and nothing is written or re-planned."""
+    import shutil
+
+    base, args = small_ladder
+    copy = tmp_path / "old"
+    shutil.copytree(base / "runs", copy)
+    plan = json.loads((copy / "ladder.json").read_text())
+    plan["duels"] = [{"a": a, "b": b, "field": [plan["rungs"][a], plan["rungs"][b]], "seeds": 20,
+                      "folder": f"duels/r{a + 1}-r{b + 1}"} for a, b in ((0, 1), (0, 2), (1, 2))]
+    (copy / "ladder.json").write_text(json.dumps(plan))
+    before = (copy / "ladder.json").read_bytes()
+    for command in (["report", str(copy), "--out", str(tmp_path / "rep")],
+                    [*args[:args.index("--out")], "--out", str(copy), "--report-dir", str(tmp_path / "rep"), "-q"]):
+        line = one_error_line(CliRunner().invoke(main, command))
+        assert "made by an earlier version of evora skill, which rated a 3-player ladder by 2-player duels" in line
+        assert "play the ladder again into a new --out" in line
+        assert not (tmp_path / "rep").exists() and (copy / "ladder.json").read_bytes() == before

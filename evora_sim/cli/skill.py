@@ -1,5 +1,5 @@
-"""evora skill: the same seeds at every rung of a skill ladder, the rungs' strength from duels,
-and a report that says which findings hold for stronger players."""
+"""evora skill: the same seeds at every rung of a skill ladder, the rungs' strength from duels at
+the ladder's player count, and a report that says which findings hold for stronger players."""
 from __future__ import annotations
 
 import math
@@ -37,11 +37,12 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
     """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
     a timed pilot that fits ``budget`` minutes."""
     from ..ladder import (MIN_DUEL_SEEDS, MIN_SEEDS, PILOT_SHARE, PLAN_FILE, Plan, PilotOverrun, check_duels,
-                          default_duel_seeds, duel_plan, load_plan, pilot, same_design, size_to_budget,
-                          smallest_budget)
+                          default_duel_seeds, duel_games_per_seed, duel_plan, load_plan, pilot, same_design,
+                          size_to_budget, smallest_budget)
     from ..warmup import ensure_compiled
     from ..runner import check_jobs
 
+    per_seed = duel_games_per_seed(players)
     if old is not None:
         why = same_design(old, players, rungs, seed, rules.hash)
         if why:
@@ -51,9 +52,10 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
         if games is not None and games != plan.seeds:
             raise UserError(f"--out {out} holds this ladder with --games {plan.seeds:,}, not {games:,}; give "
                             f"--games {plan.seeds:,} (or none) to finish it, or another --out")
-        if duel_games is not None and -(-duel_games // 2) != plan.duel_seeds:
-            raise UserError(f"--out {out} holds this ladder with --duel-games {2 * plan.duel_seeds:,}; give "
-                            "that (or none) to finish it, or another --out")
+        if duel_games is not None and -(-duel_games // per_seed) != plan.duel_seeds:
+            raise UserError(f"--out {out} holds this ladder with --duel-games {per_seed * plan.duel_seeds:,} "
+                            f"({plan.duel_seeds:,} seeds, {per_seed} games each at {players} players); give that (or "
+                            "none) to finish it, or another --out")
         return plan, None
     cores = check_jobs(jobs)
     expected = None
@@ -83,8 +85,8 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
         spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
         seeds, duel_seeds, expected = size_to_budget(costs, rungs, players, budget, cores, spent)
     seeds = games if games is not None else seeds
-    duel_seeds = -(-duel_games // 2) if duel_games is not None else (
-        duel_seeds if games is None else default_duel_seeds(seeds))
+    duel_seeds = -(-duel_games // per_seed) if duel_games is not None else (
+        duel_seeds if games is None else default_duel_seeds(seeds, players))
     plan = Plan(players, rungs, seed, seeds, duel_seeds, rules.hash, budget if games is None else None, costs)
     plan.duels = duel_plan(rungs, players, duel_seeds)
     return plan, expected
@@ -103,8 +105,11 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
               help="Games per rung (seeds: a mixed field plays each seed once per seat rotation). Default: "
                    "as many as --budget allows.")
 @click.option("--duel-games", "duel_games", type=int, default=None, metavar="N",
-              help="2-player games per pair of rungs, for the ratings (each seed in both seat orders). "
-                   "Default: as many as --budget allows (about --games, at least 40, when --games is given).")
+              help="Games per pair of rungs (every pair at 2 players, neighbouring rungs at 3 and 4), for "
+                   "the ratings, at the ladder's player count with the seats split between the two rungs, "
+                   "seats rotated: a seed is 2 games at 2 players, 4 at 4 ([A,A,B,B]), 6 at 3 ([A,A,B] and "
+                   "[A,B,B]); rounded up to whole seeds. Default: as many as --budget allows (about --games, "
+                   "at least 20 seeds, when --games is given).")
 @click.option("--budget", type=float, default=15.0, show_default=True, metavar="MINUTES",
               help="Without --games: the wall time the ladder may take here, report included; a timed pilot "
                    "of every rung sizes it.")
@@ -128,9 +133,10 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
 def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
           overrides=(), backend="loky", scheduler=None, quiet=False, explain_seeds=0, min_effect=1.0):
     """Play the same seeds at every rung of a skill ladder (every seat filled by the rung's
-    players), measure the rungs' strength in 2-player duels, and write a report whose Skill
-    section says, finding by finding, whether it holds for stronger players. Resumable: run the
-    same command again to finish an interrupted ladder."""
+    players), measure the rungs' strength in duels at the ladder's player count (the seats
+    split between two rungs), and write a report whose Skill section says, finding by finding,
+    whether it holds for stronger players. Resumable: run the same command again to finish an
+    interrupted ladder."""
     rules = load_rules_arg(rules_path, overrides)
     n = check_players_arg(n_players, rules)
     for value, option in ((games, "--games"), (duel_games, "--duel-games")):
@@ -195,14 +201,10 @@ def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, 
     """The ladder's plan, every folder checked, before any game; one-line errors."""
     from strategies.registry import StrategyError
 
-    from ..ladder import check_folders
+    from ..ladder import check_folders, duel_games_per_seed
     from ..runner import RunError, check_jobs
 
     old = check_ladder_folder(out)
-    lo = rules.data["players"]["min"]
-    if lo > 2:
-        raise UserError(f"these rules allow {lo} to {rules.data['players']['max']} players; the ladder measures "
-                        "its rungs' strength in 2-player duels, so it needs rules that allow 2 players")
     try:
         check_jobs(jobs)
         plan, expected = make_plan(out, old, n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
@@ -212,7 +214,8 @@ def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, 
     if not quiet:
         sized = f" (expected {expected:.1f} minutes)" if expected else ""
         click.echo(f"ladder of {len(rungs)} rungs at {n} players: {plan.seeds:,} seeds a rung, "
-                   f"{2 * plan.duel_seeds:,} duel games a pair of rungs{sized} -> {out}", err=True)
+                   f"{duel_games_per_seed(n) * plan.duel_seeds:,} duel games ({n}-player) a pair of rungs{sized} "
+                   f"-> {out}", err=True)
     return plan
 
 
