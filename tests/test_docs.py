@@ -198,6 +198,13 @@ def test_the_site_builds_with_every_link_and_anchor_checked(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+    # issue 51: the site reads offline: no script, stylesheet or font is fetched from elsewhere
+    # (highlight.js came from a CDN); the code is coloured when the site is built
+    pages = list((tmp_path / "site").rglob("*.html"))
+    fetched = [(p.name, m) for p in pages for m in re.findall(
+        r"<(?:script|link|img)\b[^>]*\b(?:src|href)=[\"'](?:https?:)?//[^\"']+", p.read_text(encoding="utf-8"))]
+    assert pages and not fetched, fetched[:3]
+    assert any('class="codehilite"' in p.read_text(encoding="utf-8") for p in pages)
 
 
 def test_the_readmes_links_resolve():
