@@ -27,7 +27,7 @@ import pandas as pd
 
 from . import __version__
 from .batch import play_batch
-from .fsutil import check_out_path, write_bytes_atomic
+from .fsutil import check_folder_kind, check_out_path, is_leftover, write_bytes_atomic
 from .progress import Chunks
 from .progress import bar as progress_bar
 from .warmup import ensure_compiled
@@ -35,7 +35,7 @@ from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES,
                        RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
                        read_manifest, record_done, record_unrecorded, write_manifest)
 from .rules import Rules, load_rules
-from .runlock import LOCK_FILE, folder_lock, refuse_if_held
+from .runlock import LOCK_FILE, folder_lock
 from .seeds import game_seeds
 from .storage import misplaced
 from .tables import TABLES, batch_tables, concat_tables
@@ -207,25 +207,14 @@ def _check_same_run(out: Path, manifest: dict, config: RunConfig, extend: bool) 
         raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
 
 
-def _is_leftover(path: Path) -> bool:
-    """What an interrupted run may leave in a folder without a manifest: a temporary file
-    (``.NAME.PID.tmp``) or the lock file; never content."""
-    return path.is_file() and (path.name == LOCK_FILE or (path.name.startswith(".") and path.name.endswith(".tmp")))
-
-
 def check_folder(out: Path, config: RunConfig, extend: bool = False) -> None:
     """Refuse an ``--out`` that cannot hold this run, writing nothing: a file, a folder holding
-    something else, another run, a place that cannot be written."""
+    something else (:func:`fsutil.check_folder_kind`), another run, a place that cannot be written."""
     out = Path(out)
     check_out_path(out, "--out", RunError)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {out} exists and is not a folder")
-    if out.is_dir() and (out / MANIFEST).exists():
+    if check_folder_kind(out, lambda f: (f / MANIFEST).exists(), "a run folder", "--out", RunError):
         _check_same_run(out, read_manifest(out), config, extend)
         return
-    if out.is_dir() and any(not _is_leftover(p) for p in out.iterdir()):
-        refuse_if_held(out, RunError)         # a run that has just taken it: not yet a run folder
-        raise RunError(f"--out {out} is not empty and is not a run folder; choose another --out")
     full = out.absolute()
     probe = next((p for p in (full, *full.parents) if p.exists()), None)
     if probe is None or not probe.is_dir():
@@ -253,7 +242,7 @@ def _remove_temporary(out: Path) -> None:
     for folder in (out, *(out / t for t in TABLES)):
         if folder.is_dir():
             for p in folder.iterdir():
-                if _is_leftover(p) and p.name != LOCK_FILE:
+                if is_leftover(p) and p.name != LOCK_FILE:
                     p.unlink(missing_ok=True)
 
 

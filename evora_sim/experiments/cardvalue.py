@@ -136,7 +136,8 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
     arms, seeds = arms_of(plan, base, out, rules_path, overrides)
     if notice is not None:
         notice(f"card-value: {len(arms)} arms, {plan.total_games():,} games in all, into {out}")
-    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command, quiet=notice is None)
+    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command, quiet=notice is None,
+                     root=out)
     n = plan.players
     base_run, rest = runs[0], runs[1:]
     base_winners = _winners(base_run, n)

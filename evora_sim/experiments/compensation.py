@@ -128,7 +128,7 @@ def _estimate_at(out, name, current, seeds, run_seed, *, base, players, field, r
 
     rules = _with_start(base, current, rules_path, overrides)
     run = play_arms([Arm(str(out / "iterations" / name), players, tuple(field), rules)], seeds, run_seed,
-                    min(seeds, 5000), backend, command, quiet=quiet)[0]
+                    min(seeds, 5000), backend, command, quiet=quiet, root=out)[0]
     games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
                              rules.half_points(players))
     return step(games, current, ALPHA)
@@ -190,7 +190,7 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
             Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
     runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command,
-                     quiet=notice is None)
+                     quiet=notice is None, root=out)
     cols = ["game_id", "seat", "win"]
     rows_b, wins_b = _seat_rows("baseline", runs[0].table("seats", cols), players, ALPHA)
     rows_c, wins_c = _seat_rows("compensated", runs[1].table("seats", cols), players, ALPHA)
