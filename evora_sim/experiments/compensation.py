@@ -272,6 +272,7 @@ def _excluded(comp: pd.DataFrame) -> str:
 
 def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds) -> Path:
     """``out/summary``; the rules file says "equalise" only when the confirmation supports it."""
+    from analysis.markdown import md as md_text, md_command, md_fenced
     from analysis.plots import save
 
     final_dir = Path(out) / "summary"
@@ -294,8 +295,8 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
                       f"{100 / players:.1f}%).")
             use = "Best found, not confirmed; to play it anyway: "
         (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
-        md = ["## Seat compensation", "", f"Command: `{command}`" if command else "", "",
-              f"![compensation]({png.name})", "", *lines, "",
+        md = ["## Seat compensation", "", md_command(command), "",
+              f"![compensation]({png.name})", "", *(md_text(x) for x in lines), "",
               f"Estimates re-score {'the final run' if final_seeds else 'the last iteration'}'s games "
               "(analysis/compensation.py: exact at every "
               "half VP, a value between two half VP a coin flip between them; sandwich interval with seeds "
@@ -303,7 +304,7 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
               "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",
               estimates.to_markdown(index=False), "", confirmation.to_markdown(index=False), "",
               use + "`--rules summary/rules.toml` or `--set players.start_vp=" + start_vp_text(final) + "`.", "",
-              "```json", json.dumps(doc["config"], indent=1), "```", ""]
+              *md_fenced(json.dumps(doc["config"], indent=1), "json"), ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final_dir
 

@@ -345,6 +345,7 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
 
 def _write(out: Path, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards=None) -> Path:
     from analysis import explain as X
+    from analysis.markdown import md, md_command, md_fenced
 
     final = out / "summary"
     fair = result["fairness"]
@@ -362,14 +363,15 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
                        "largest_seat": X.largest_seat(table), "compensation_note": comp_note}]).to_csv(
             tmp / "about.csv", index=False)
         md = ["## Why: where the seats' edges come from, and what would fix them", "",
-              f"Command: `{command}`" if command else "", "", *lines, "", X.METHOD, "",
+              md_command(command), "", *(md(x) for x in lines), "", X.METHOD, "",
               "### The decomposition (pp of win rate, 95% interval over seeds)", "",
               X.shown_parts(table).to_markdown(index=False), "",
               "### The fixes, ranked by the seat unfairness they leave", "",
               X.shown_fixes(fair).to_markdown(index=False), "",
               "### What else each changes (paired with the run's games)", "",
               X.shown_measures(result["measures"]).to_markdown(index=False), "",
-              "```json", json.dumps({k: v for k, v in doc["config"].items() if k != "run_config"}, indent=1), "```", ""]
+              *md_fenced(json.dumps({k: v for k, v in doc["config"].items() if k != "run_config"}, indent=1),
+                         "json"), ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final
 
