@@ -18,6 +18,7 @@ import shutil
 import sys
 import time
 import uuid
+from concurrent.futures import CancelledError
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -516,7 +517,8 @@ def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
     shared file system; at most 2 chunks per worker thread are in flight at once. A cluster
     whose every worker is gone for ``no_workers_limit()`` seconds ends the run with
     :class:`RunFailed` (the chunks written so far are kept, and the same command resumes):
-    waiting on it would wait forever. A slow chunk on a live worker is waited for."""
+    waiting on it would wait forever, whether for a chunk to finish or for a finished one's
+    tables to arrive (:func:`_fetch`). A slow chunk on a live worker is waited for."""
     import queue
 
     limit = no_workers_limit()
@@ -536,31 +538,61 @@ def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
 
     for _ in range(min(window, len(pending))):
         submit(pending.pop(0))
-    alone_since = None
+    alone = _Alone(client, limit)
+    poll = min(_POLL_SECONDS, max(limit, 0.01))
+
+    def give_up(fetching=()):
+        client.cancel([f for _, f in chunk_of.values()] + list(fetching))
+        left = len(chunk_of) + len(pending) + len(fetching)
+        raise RunFailed(f"the Dask cluster has had no workers for {limit:g} s with {left:,} chunks still to "
+                        f"play; the finished chunks are kept in {out}: start workers and run the same command "
+                        "again to play only the missing ones") from None
+
     while chunk_of:
         try:
-            fut = finished.get(timeout=min(_POLL_SECONDS, max(limit, 0.01)))
+            fut = finished.get(timeout=poll)
         except queue.Empty:
-            if client.nthreads():
-                alone_since = None
-                continue
-            now = time.monotonic()
-            alone_since = alone_since or now
-            if now - alone_since >= limit:
-                client.cancel([f for _, f in chunk_of.values()])
-                left = len(chunk_of) + len(pending)
-                raise RunFailed(f"the Dask cluster has had no workers for {limit:g} s with {left:,} chunks still to "
-                                f"play; the finished chunks are kept in {out}: start workers and run the same command "
-                                "again to play only the missing ones") from None
+            if alone.too_long():
+                give_up()
             continue
-        alone_since = None
         k, _ = chunk_of.pop(fut.key)
-        tables = fut.result()
-        fut.release()
-        on_done(k, *write_chunk(out, k, tables))
-        del tables
+        try:
+            tables = _fetch(fut, alone, poll, give_up)
+        except CancelledError:               # the cluster dropped the chunk (never this run's cancel): again
+            pending.insert(0, k)
+        else:
+            fut.release()
+            on_done(k, *write_chunk(out, k, tables))
+            del tables
         if pending:
             submit(pending.pop(0))
+
+
+class _Alone:
+    """How long a Dask cluster has had no worker: :func:`_run_dask` gives up at ``limit`` seconds."""
+
+    def __init__(self, client, limit: float):
+        self.client, self.limit, self.since = client, limit, None
+
+    def too_long(self) -> bool:
+        if self.client.nthreads():
+            self.since = None
+            return False
+        now = time.monotonic()
+        self.since = self.since or now
+        return now - self.since >= self.limit
+
+
+def _fetch(fut, alone: _Alone, poll: float, give_up):
+    """A finished chunk's tables. Its worker may die while they are fetched ("Couldn't gather 1
+    keys"): the cluster then plays the chunk again on a worker that is left, so the fetch waits
+    as the run does, and gives up (``give_up``) at the same limit when no worker is left."""
+    while True:
+        try:
+            return fut.result(timeout=poll)
+        except TimeoutError:
+            if alone.too_long():
+                give_up([fut])
 
 
 def _is_int(x) -> bool:
