@@ -155,7 +155,8 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
 
 def expert_sentence(expert: tuple | None, n: int, seat: int, min_effect: float) -> str | None:
     """The same seat's figure among strong players (the built-in expert in every seat), and that
-    field's seat unfairness, or None without an expert run for ``n`` players."""
+    field's seat unfairness, or None without an expert run for ``n`` players. ``expert``: the seat
+    tables and, per player count, (the strategy's name, whether it is the built-in expert)."""
     if expert is None:
         return None
     adv, tests, players = expert
@@ -169,8 +170,9 @@ def expert_sentence(expert: tuple | None, n: int, seat: int, min_effect: float) 
     t = tests[tests["n_players"] == n].iloc[0]
     fair = (f"; seat unfairness {ranged(t['unfairness'], t['unfairness_lo'], t['unfairness_hi'], unit=PP)}"
             if np.isfinite(t["unfairness_lo"]) else "")
+    name, shipped = players[n]
     who = ("At expert skill (the built-in expert, trained from the search player, in every seat; "
-           if players[n] == "expert" else f"With {players[n]} in every seat (")
+           if shipped else f"With {name} in every seat (")
     return f"{who}{int(row['games']):,} games): {text[:-1]}{fair}."
 
 

@@ -317,8 +317,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     if expert_runs:
         e_adv, e_tests = T.seat_advantage(scan(expert_runs, report=True, backend=backend, scheduler=scheduler),
                                           min_effect)
-        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): r.manifest["config"]["strategies"][0]
-                                   for r in expert_runs})
+        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): _field_player(r) for r in expert_runs})
     answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained, expert)
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(adv[~adv["n_players"].isin(list(held))], held))
@@ -422,6 +421,16 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
         sample, sample_note = None, f"No sample game: it cannot be replayed from the run folder: {exc}."
     return Report(title, header, notices, answers, answer_figure, strongest, strongest_figure, findings,
                   sections, sample, sample_note)
+
+
+def _field_player(run) -> tuple[str, bool]:
+    """The strategy in every seat of a strong-play run, and whether it is the built-in expert by
+    what the run recorded (its weights), not by its name."""
+    from strategies.registry import is_shipped_expert
+
+    cfg = run.manifest["config"]
+    name = cfg["strategies"][0]
+    return name, is_shipped_expert(name, (cfg.get("resolved_strategies") or {}).get(name))
 
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
