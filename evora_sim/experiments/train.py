@@ -73,10 +73,10 @@ class TrainResult:
 
 
 def previous_weights(players: int, rules: Rules, out: Path, error, start: str | None = None):
-    """What a new fit starts from and is checked against, with a label. ``start``: a spec (a
-    hand-weighted player, restated as learned weights, or learned weights); None: the weights
-    already in ``out/expert.toml`` for these players, else the built-in expert when the rules are
-    the rulebook's, else ``cardheights`` restated."""
+    """What a new fit starts from, with a label (what it must beat is :func:`rival_player`).
+    ``start``: a spec (a hand-weighted player, restated as learned weights, or learned weights);
+    None: the weights already in ``out/expert.toml`` for these players, else the built-in expert
+    when the rules are the rulebook's, else ``cardheights`` restated."""
     from strategies.builtin import PLANS, Strategy
     from strategies.learned import from_hand
     from strategies.registry import learned_strategy, parse_spec, shipped_expert
@@ -93,9 +93,9 @@ def previous_weights(players: int, rules: Rules, out: Path, error, start: str | 
             raise error(f"--start {start!r}: a weighted player (cardheights, balanced(...), FILE.toml:NAME) "
                         "or learned weights (expert); random, mcts and Python strategies have no weights to start from")
         return Strategy("previous", PLANS["turn"], learned=((players, tuple(w)),)), start
-    mine = _read_trained(out, error)
-    if mine is not None and mine.for_players(players) is not None:
-        return learned_strategy("previous", "previous", _only(mine, players)), f"the weights in {out / 'expert.toml'}"
+    mine = _folder_player(out, players, "previous", error)
+    if mine is not None:
+        return mine
     if rules.hash == load_rules().hash:
         shipped = shipped_expert(error)
         if shipped.for_players(players) is not None:
@@ -118,10 +118,19 @@ def rival_player(players: int, out: Path, error):
     it is what a user plays a variant with when no trained weights exist)."""
     from strategies.registry import EXPERT_NAME, learned_strategy, shipped_expert
 
+    return (_folder_player(out, players, "incumbent", error)
+            or (learned_strategy(EXPERT_NAME, EXPERT_NAME, _only(shipped_expert(error), players)), "the built-in expert"))
+
+
+def _folder_player(out: Path, players: int, name: str, error):
+    """(the weights in ``out/expert.toml`` for these players as a player called ``name``, a label),
+    or None where it holds none."""
+    from strategies.registry import learned_strategy
+
     mine = _read_trained(out, error)
-    if mine is not None and mine.for_players(players) is not None:
-        return learned_strategy("incumbent", "incumbent", _only(mine, players)), f"the weights in {out / 'expert.toml'}"
-    return learned_strategy(EXPERT_NAME, EXPERT_NAME, _only(shipped_expert(error), players)), "the built-in expert"
+    if mine is None or mine.for_players(players) is None:
+        return None
+    return learned_strategy(name, name, _only(mine, players)), f"the weights in {out / 'expert.toml'}"
 
 
 # what a training folder holds: its teacher runs, its duels and its weight files (nothing else)
@@ -412,8 +421,8 @@ def _train(plan: TrainPlan, out: Path, jobs: int, backend, command: str, quiet: 
                                                          f"Not better than {plan.rival_label}: {verdict}.",
                                                          made_by, plan.rules.hash,
                                                          candidate_player(plan, weights).replies)).encode("utf-8"))
-        lines.append(f"Not written: the new weights did not beat {plan.rival_label} ({verdict}), so "
-                     f"{plan.rival_label} stays the player to use for these rules. The new weights are in {path} "
-                     "(more teacher games, --games, usually help).")
+        lines.append(f"Not written: {verdict}, not significantly more than a fair share, so {plan.rival_label} "
+                     f"stays the player to use for these rules. The new weights are in {path} (more teacher "
+                     "games, --games, usually help).")
     lines.append(f"Took {(time.monotonic() - t0) / 60:.1f} min.")
     return TrainResult(tuple(weights), fit.turns, fit.agreement, res, kept, path, lines)
