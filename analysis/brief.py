@@ -293,14 +293,16 @@ STRONG_NOTE = ("The expert is a learned bot, trained to play like the search pla
 
 
 def strong_field(expert: tuple | None, n: int) -> Field | None:
-    """The strong field at ``n`` players from ``answers``' ``expert`` argument, or None."""
+    """The strong field at ``n`` players from ``answers``' ``expert`` argument (its players: per
+    count the strategy's name and whether it recorded the shipped expert's weights), or None."""
     if expert is None:
         return None
     adv, tests, players = expert[:3]
     if n not in players:
         return None
+    name, shipped = players[n]
     who = ("good players (the built-in expert, trained from the search player, in every seat)"
-           if players[n] == "expert" else f"good players ({players[n]} in every seat)")
+           if shipped else f"good players ({name} in every seat)")
     return Field.of(adv, tests, n, who, "good players")
 
 

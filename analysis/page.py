@@ -15,6 +15,7 @@ import json
 import re
 
 from .brief import WHY_TITLE
+from .markdown import md, md_code, md_fenced
 from .stats import ALPHA
 
 CSS = """
@@ -142,21 +143,6 @@ def write_html(path, rep, figures, manifests) -> None:
     path.write_text("\n".join(parts), encoding="utf-8")
 
 
-def md(text) -> str:
-    """Text from the runs as Markdown shows it and never as markup: HTML escaped, one line, no
-    link or image (``](`` broken)."""
-    text = html.escape(" ".join(str(text).splitlines()), quote=False)
-    return text.replace("](", "]\\(")
-
-
-def md_code(text) -> str:
-    """``text`` as an inline code span: fenced by one backtick more than its longest run, so it
-    cannot close the span early (Markdown shows a span's content as it is)."""
-    text = " ".join(str(text).splitlines())
-    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
-    return f"{fence} {text} {fence}"
-
-
 def _md_table(shown) -> str:
     cell = lambda v: md(v).replace("|", "\\|") if isinstance(v, str) else v        # noqa: E731
     return shown.rename(columns=cell).map(cell).to_markdown(index=False)
@@ -201,7 +187,5 @@ def write_markdown(path, rep, figures, manifests) -> None:
         lines += ["", md(rep.sample_note)]
     lines += ["", "## Runs", ""]
     for where, m, done in manifests:
-        text = _manifest_json(m, done)
-        fence = "`" * max(3, max((len(r) for r in re.findall("`+", text)), default=0) + 1)
-        lines += [md_code(where), "", f"{fence}json", text, fence, ""]
+        lines += [md_code(where), "", *md_fenced(_manifest_json(m, done), "json"), ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

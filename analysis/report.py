@@ -322,8 +322,8 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     if expert_runs:
         e_data = scan(expert_runs, report=True, backend=backend, scheduler=scheduler)
         e_adv, e_tests = T.seat_advantage(e_data, min_effect)
-        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): r.manifest["config"]["strategies"][0]
-                                   for r in expert_runs}, T.why(e_data) or None)
+        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): _field_player(r) for r in expert_runs},
+                  T.why(e_data) or None)
         # the strongest play drawn first, the bots' beside it
         answer_figure = ("Each seat's deviation from a fair share, among good players and among the bots",
                          "seat_deviation", lambda: plots.seat_deviation(
@@ -430,6 +430,16 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
         sample, sample_note = None, f"No sample game: it cannot be replayed from the run folder: {exc}."
     return Report(title, header, notices, answers, answer_figure, strongest, strongest_figure, findings,
                   sections, sample, sample_note)
+
+
+def _field_player(run) -> tuple[str, bool]:
+    """The strategy in every seat of a strong-play run, and whether it is the built-in expert by
+    what the run recorded (its weights), not by its name."""
+    from strategies.registry import is_shipped_expert
+
+    cfg = run.manifest["config"]
+    name = cfg["strategies"][0]
+    return name, is_shipped_expert(name, (cfg.get("resolved_strategies") or {}).get(name))
 
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,

@@ -301,11 +301,14 @@ def _shown(confirmation: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 def report_section(kind: str, command: str, doc: dict, trials: pd.DataFrame, confirmation: pd.DataFrame,
                    lines: list[str], png: str, files: list[str], extra: list[str]) -> str:
-    """The search as a Markdown report section."""
+    """The search as a Markdown report section (what came from the user's input escaped:
+    :mod:`analysis.page`)."""
+    from .markdown import md as md_text, md_code, md_command, md_fenced
+
     done = trials[trials["state"] == "complete"]
     settings = doc["config"]["settings"]
     title = {"tune": "Tuning a strategy's weights", "balance": "Balancing the rules"}.get(kind, kind)
-    md = [f"## {title}", "", f"Command: `{command}`" if command else "", "",
+    md = [f"## {title}", "", md_command(command), "",
           f"Search: {trials['round'].nunique() if len(trials) else 0} rounds of {settings['batch']} candidates "
           f"(optuna's TPE sampler), {len(done)} candidates played ({int((trials['state'] == 'fail').sum())} "
           f"unplayable draws skipped); each round on common seeds, successive halving from "
@@ -318,10 +321,10 @@ def report_section(kind: str, command: str, doc: dict, trials: pd.DataFrame, con
           "finalists (and player counts), p-values Holm-adjusted: the chosen one keeps its coverage. "
           "The search scores above are biased up by selection (winner's curse) and are not reported.",
           "", _shown(confirmation, kind).to_markdown(index=False), ""]
-    md += [line for line in lines] + [""]
+    md += [md_text(line) for line in lines] + [""]
     if files:
-        md += ["Result: " + ", ".join(f"`{f}`" for f in files), ""]
-    md += extra
-    md += ["", "<details><summary>Search configuration</summary>", "", "```json",
-           json.dumps(doc["config"], indent=1), "```", "</details>", ""]
+        md += ["Result: " + ", ".join(md_code(f) for f in files), ""]
+    md += [md_text(line) for line in extra]
+    md += ["", "<details><summary>Search configuration</summary>", "",
+           *md_fenced(json.dumps(doc["config"], indent=1), "json"), "</details>", ""]
     return "\n".join(md)

@@ -10,6 +10,16 @@ The marker is read back from a folder anyone may have handed the user, so it is 
 what this toolkit writes there: plain file names directly inside the folder, of the kinds a
 report or summary holds (:func:`own_name`). A marker listing anything else (``../x``, an
 absolute path, a sub-folder) makes the folder foreign: refused, nothing deleted.
+
+Every command's folder goes through the same guard, so a new command gets it by construction:
+
+- :func:`check_folder_kind`: what a folder named by the user may be: new, empty (an interrupted
+  write's leftovers aside), or one this command recognises as its own; never a file, never a
+  folder of someone else's files (refused, nothing deleted);
+- :func:`own_path`: every folder or file a command makes *inside* its folder, refused when a part
+  of it below that folder is a link (planted in a folder someone handed over, it would have the
+  command write, or read, outside it);
+- :func:`write_bytes_atomic`: every file written whole, never through a link.
 """
 from __future__ import annotations
 
@@ -51,6 +61,59 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     finally:
         if tmp.is_symlink() or tmp.exists():
             tmp.unlink()
+
+
+def is_leftover(path: Path) -> bool:
+    """What an interrupted command may leave in a folder it had just taken: a temporary file
+    (``.NAME.PID.tmp``) or the lock file; never content."""
+    from .runlock import LOCK_FILE
+
+    return (not path.is_symlink() and path.is_file()
+            and (path.name == LOCK_FILE or (path.name.startswith(".") and path.name.endswith(".tmp"))))
+
+
+def check_folder_kind(out, own, what: str, option: str = "--out", error: type[Exception] = OutputError,
+                      foreign=None) -> bool:
+    """Whether ``out`` already holds this command's work (``own(out)`` says so), after refusing
+    (``error``, one line, nothing written or deleted) a file, or a folder that holds anything
+    else; False for a folder that is new or empty (:func:`is_leftover` aside). ``what``: the
+    command's kind of folder in the message (``"a run folder"``); ``foreign(out)``: the entries
+    the message names (default: every one)."""
+    out = Path(out)
+    if not out.exists() and not out.is_symlink():
+        return False
+    if not out.is_dir():
+        raise error(f"{option} {out} exists and is not a folder; choose another {option}")
+    if own(out):
+        return True
+    try:
+        found = foreign(out) if foreign else sorted(p.name for p in out.iterdir() if not is_leftover(p))
+    except OSError as exc:
+        raise error(f"{option} {out} cannot be read: {exc.strerror or exc}") from None
+    if found:
+        from .runlock import refuse_if_held
+
+        refuse_if_held(out, error, option)    # a command that has just taken it: not yet its folder
+        shown = ", ".join(found[:3]) + (" ..." if len(found) > 3 else "")
+        raise error(f"{option} {out} is not empty and is not {what} (it holds {shown}); nothing is deleted: "
+                    f"choose another {option} or empty it yourself")
+    return False
+
+
+def own_path(root, *parts, error: type[Exception] = OutputError) -> Path:
+    """``root / parts``: a folder or file a command makes inside its folder ``root``, unless a part
+    of it below ``root`` is a link (``error``; see the module) or leaves ``root`` (``..``, an
+    absolute path). ``root`` itself is the user's choice and may be a link."""
+    path = Path(root)
+    for piece in parts:
+        for name in Path(piece).parts:
+            if name in ("", ".", "..") or Path(name).is_absolute():
+                raise error(f"{Path(root) / piece}: not a place inside {root}; nothing is read or written there")
+            path = path / name
+            if path.is_symlink():
+                raise error(f"{path} is a link, not a folder or file of {root}'s own; nothing is read or written "
+                            f"there: remove the link, or use a new folder")
+    return path
 
 
 def check_out_path(value, option: str = "--out", error: type[Exception] = OutputError,
@@ -122,17 +185,12 @@ def foreign_files(folder: Path, kind: str) -> list[str]:
 def check_output_folder(final: str | Path, kind: str, option: str = "--out",
                         error: type[Exception] = OutputError) -> None:
     """Refuse ``final`` unless it is absent, an empty folder, or a folder of ``kind`` written by
-    :func:`atomic_folder` that holds nothing else."""
+    :func:`atomic_folder` that holds nothing else (:func:`check_folder_kind`)."""
     final = Path(final)
-    if not final.exists() and not final.is_symlink():
-        return
-    if final.is_symlink() or not final.is_dir():
-        raise error(f"{option} {final} exists and is not a folder; choose another {option}")
-    foreign = foreign_files(final, kind)
-    if foreign:
-        shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
-        raise error(f"{option} {final} holds files that are not an evora {kind} ({shown}); nothing is "
-                    f"deleted: choose another {option} or empty it yourself")
+    if final.is_symlink():
+        raise error(f"{option} {final} is a link, not a folder of its own; choose another {option}")
+    check_folder_kind(final, lambda f: not foreign_files(f, kind), f"an evora {kind}", option, error,
+                      lambda f: foreign_files(f, kind))
 
 
 def _remove_listed(folder: Path, names) -> None:

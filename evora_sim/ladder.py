@@ -526,14 +526,10 @@ def _steps(plan: Plan) -> list:
 def own_folder(out: Path, folder: str) -> Path:
     """``out / folder``, a run folder of the ladder in ``out``, unless a part of it below ``out``
     is a link (RunError): the plan's folders are the ladder's own, so a link put in their place
-    would have the ladder write, or its report read, outside it."""
-    path = Path(out)
-    for part in Path(folder).parts:
-        path = path / part
-        if path.is_symlink():
-            raise RunError(f"{path} is a link, not a folder of the ladder in {out}; nothing is read or written "
-                           "there: play the ladder into a new --out")
-    return path
+    would have the ladder write, or its report read, outside it (:func:`fsutil.own_path`)."""
+    from .fsutil import own_path
+
+    return own_path(out, folder, error=RunError)
 
 
 def check_folders(plan: Plan, out: Path, rules) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .tomltext import toml_comment, toml_key, toml_value
 from .wholenumber import is_whole_number, whole_number
 
 
@@ -614,32 +615,14 @@ def apply_overrides(data: dict, assignments) -> dict:
 # ---------------------------------------------------------------------------------------------
 # a variant as a rules file
 # ---------------------------------------------------------------------------------------------
-def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {value!r} as TOML")
-
-
 def _leaf_differences(ours: dict, theirs: dict, prefix: str = "") -> list[tuple[str, Any]]:
     out = []
     for key, value in ours.items():
         other = theirs.get(key) if isinstance(theirs, dict) else None
         if isinstance(value, dict) and isinstance(other, dict):
-            out += _leaf_differences(value, other, f"{prefix}{_toml_key(key)}.")
+            out += _leaf_differences(value, other, f"{prefix}{toml_key(key)}.")
         elif value != other:
-            out.append((f"{prefix}{_toml_key(key)}", value))
+            out.append((f"{prefix}{toml_key(key)}", value))
     return out
 
 
@@ -648,14 +631,14 @@ def partial_toml(rules: Rules, header: str = "") -> str:
     spaces whole, as a rules file replaces that list whole), so ``--rules FILE`` gives back rules
     with the same hash."""
     default = validate(_read_toml(default_rules_path())).data
-    lines = [f"# {x}" if x else "#" for x in header.splitlines()]
+    lines = toml_comment(header)
     for table, value in rules.data.items():
         if table == "board":
             if value.get("spaces") != default["board"]["spaces"]:
                 for space in value["spaces"]:
-                    lines += ["", "[[board.spaces]]"] + [f"{k} = {_toml_value(v)}" for k, v in space.items()]
+                    lines += ["", "[[board.spaces]]"] + [f"{k} = {toml_value(v)}" for k, v in space.items()]
             continue
         diffs = _leaf_differences(value, default.get(table, {})) if isinstance(value, dict) else []
         if diffs:
-            lines += ["", f"[{_toml_key(table)}]"] + [f"{k} = {_toml_value(v)}" for k, v in diffs]
+            lines += ["", f"[{toml_key(table)}]"] + [f"{k} = {toml_value(v)}" for k, v in diffs]
     return "\n".join(lines).lstrip("\n") + "\n"

@@ -99,9 +99,14 @@ def folder_lock(folder: str | Path, error: type[Exception], option: str = "--out
     try:
         _take(fd, folder, error, option)
         mine = f"{os.getpid()}\n".encode()
-        if os.pread(fd, 64, 0) != mine:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, mine, 0)
+        try:
+            if os.pread(fd, 64, 0) != mine:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, mine, 0)
+        except OSError as exc:                # a full disk, a read-only or vanished mount
+            raise error(f"{option} {folder}: cannot write its lock file {LOCK_FILE}: {exc.strerror or exc}; "
+                        "nothing else was written: free some space (or choose another "
+                        f"{option}) and run the same command again") from None
         yield
     finally:
         os.close(fd)                          # closing the descriptor releases the lock

@@ -18,6 +18,7 @@ import shutil
 import sys
 import time
 import uuid
+from concurrent.futures import CancelledError
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ import pandas as pd
 
 from . import __version__
 from .batch import play_batch
-from .fsutil import check_out_path, write_bytes_atomic
+from .fsutil import check_folder_kind, check_out_path, is_leftover, write_bytes_atomic
 from .progress import Chunks
 from .progress import bar as progress_bar
 from .warmup import ensure_compiled
@@ -35,7 +36,7 @@ from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES,
                        RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
                        read_manifest, record_done, record_unrecorded, write_manifest)
 from .rules import Rules, load_rules
-from .runlock import LOCK_FILE, folder_lock, refuse_if_held
+from .runlock import LOCK_FILE, folder_lock
 from .seeds import game_seeds
 from .storage import misplaced
 from .tables import TABLES, batch_tables, concat_tables
@@ -207,25 +208,14 @@ def _check_same_run(out: Path, manifest: dict, config: RunConfig, extend: bool) 
         raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
 
 
-def _is_leftover(path: Path) -> bool:
-    """What an interrupted run may leave in a folder without a manifest: a temporary file
-    (``.NAME.PID.tmp``) or the lock file; never content."""
-    return path.is_file() and (path.name == LOCK_FILE or (path.name.startswith(".") and path.name.endswith(".tmp")))
-
-
 def check_folder(out: Path, config: RunConfig, extend: bool = False) -> None:
     """Refuse an ``--out`` that cannot hold this run, writing nothing: a file, a folder holding
-    something else, another run, a place that cannot be written."""
+    something else (:func:`fsutil.check_folder_kind`), another run, a place that cannot be written."""
     out = Path(out)
     check_out_path(out, "--out", RunError)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {out} exists and is not a folder")
-    if out.is_dir() and (out / MANIFEST).exists():
+    if check_folder_kind(out, lambda f: (f / MANIFEST).exists(), "a run folder", "--out", RunError):
         _check_same_run(out, read_manifest(out), config, extend)
         return
-    if out.is_dir() and any(not _is_leftover(p) for p in out.iterdir()):
-        refuse_if_held(out, RunError)         # a run that has just taken it: not yet a run folder
-        raise RunError(f"--out {out} is not empty and is not a run folder; choose another --out")
     full = out.absolute()
     probe = next((p for p in (full, *full.parents) if p.exists()), None)
     if probe is None or not probe.is_dir():
@@ -253,7 +243,7 @@ def _remove_temporary(out: Path) -> None:
     for folder in (out, *(out / t for t in TABLES)):
         if folder.is_dir():
             for p in folder.iterdir():
-                if _is_leftover(p) and p.name != LOCK_FILE:
+                if is_leftover(p) and p.name != LOCK_FILE:
                     p.unlink(missing_ok=True)
 
 
@@ -527,7 +517,8 @@ def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
     shared file system; at most 2 chunks per worker thread are in flight at once. A cluster
     whose every worker is gone for ``no_workers_limit()`` seconds ends the run with
     :class:`RunFailed` (the chunks written so far are kept, and the same command resumes):
-    waiting on it would wait forever. A slow chunk on a live worker is waited for."""
+    waiting on it would wait forever, whether for a chunk to finish or for a finished one's
+    tables to arrive (:func:`_fetch`). A slow chunk on a live worker is waited for."""
     import queue
 
     limit = no_workers_limit()
@@ -547,31 +538,61 @@ def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
 
     for _ in range(min(window, len(pending))):
         submit(pending.pop(0))
-    alone_since = None
+    alone = _Alone(client, limit)
+    poll = min(_POLL_SECONDS, max(limit, 0.01))
+
+    def give_up(fetching=()):
+        client.cancel([f for _, f in chunk_of.values()] + list(fetching))
+        left = len(chunk_of) + len(pending) + len(fetching)
+        raise RunFailed(f"the Dask cluster has had no workers for {limit:g} s with {left:,} chunks still to "
+                        f"play; the finished chunks are kept in {out}: start workers and run the same command "
+                        "again to play only the missing ones") from None
+
     while chunk_of:
         try:
-            fut = finished.get(timeout=min(_POLL_SECONDS, max(limit, 0.01)))
+            fut = finished.get(timeout=poll)
         except queue.Empty:
-            if client.nthreads():
-                alone_since = None
-                continue
-            now = time.monotonic()
-            alone_since = alone_since or now
-            if now - alone_since >= limit:
-                client.cancel([f for _, f in chunk_of.values()])
-                left = len(chunk_of) + len(pending)
-                raise RunFailed(f"the Dask cluster has had no workers for {limit:g} s with {left:,} chunks still to "
-                                f"play; the finished chunks are kept in {out}: start workers and run the same command "
-                                "again to play only the missing ones") from None
+            if alone.too_long():
+                give_up()
             continue
-        alone_since = None
         k, _ = chunk_of.pop(fut.key)
-        tables = fut.result()
-        fut.release()
-        on_done(k, *write_chunk(out, k, tables))
-        del tables
+        try:
+            tables = _fetch(fut, alone, poll, give_up)
+        except CancelledError:               # the cluster dropped the chunk (never this run's cancel): again
+            pending.insert(0, k)
+        else:
+            fut.release()
+            on_done(k, *write_chunk(out, k, tables))
+            del tables
         if pending:
             submit(pending.pop(0))
+
+
+class _Alone:
+    """How long a Dask cluster has had no worker: :func:`_run_dask` gives up at ``limit`` seconds."""
+
+    def __init__(self, client, limit: float):
+        self.client, self.limit, self.since = client, limit, None
+
+    def too_long(self) -> bool:
+        if self.client.nthreads():
+            self.since = None
+            return False
+        now = time.monotonic()
+        self.since = self.since or now
+        return now - self.since >= self.limit
+
+
+def _fetch(fut, alone: _Alone, poll: float, give_up):
+    """A finished chunk's tables. Its worker may die while they are fetched ("Couldn't gather 1
+    keys"): the cluster then plays the chunk again on a worker that is left, so the fetch waits
+    as the run does, and gives up (``give_up``) at the same limit when no worker is left."""
+    while True:
+        try:
+            return fut.result(timeout=poll)
+        except TimeoutError:
+            if alone.too_long():
+                give_up([fut])
 
 
 def _is_int(x) -> bool:

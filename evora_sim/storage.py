@@ -15,7 +15,9 @@ seed gives it (:func:`identity_problem`). A file that is missing, damaged, trunc
 from elsewhere is refused with one line naming the chunk and the file. A checksum only says the
 bytes are the ones recorded, and whoever edits a folder can record new ones: so opening a run to
 resume or compact it checks the content too (:func:`misplaced`), and a chunk that holds other
-games than its own is played again, never kept.
+games than its own is played again, never kept. What a block holds is checked too: a seat, a
+rank or a name that no game of the run can produce (:func:`value_problem`) is refused like a
+block of other games.
 """
 from __future__ import annotations
 
@@ -126,6 +128,51 @@ def identity_problem(data, config: dict, block: Block, table: str) -> str | None
     return None
 
 
+def _seat_ranges(n: int) -> dict:
+    """(table, column) -> the smallest and largest value a game of ``n`` players can write there
+    (``tables.batch_tables``: a seat 0..n-1, -1 where there is none)."""
+    return {("games", "n_players"): (n, n), ("games", "winner_seat"): (0, n - 1),
+            ("games", "leader_at_trigger"): (0, n - 1), ("games", "trigger_seat"): (-1, n - 1),
+            ("seats", "seat"): (0, n - 1), ("seats", "rank"): (1, n),
+            ("seats", "leader_before_final_turn"): (-1, n - 1),
+            ("cards", "seat"): (0, n - 1), ("spaces", "seat"): (0, n - 1)}
+
+
+def _names() -> dict:
+    """(table, column) -> the names a categorical column can hold."""
+    from . import layout as L
+    from .ranking import DECIDED_BY
+
+    return {("games", "decided_by"): DECIDED_BY, ("games", "end_trigger"): L.END_NAMES,
+            ("cards", "card"): L.EFFECT_NAMES + L.ITILE_NAMES}
+
+
+def value_problem(data, config: dict, table: str) -> str | None:
+    """Why a column of ``data`` (a pyarrow Table of ``table``) holds a value no game of this run
+    can produce (a seat outside 0..n-1, a name outside its list), or None. Checksums can be
+    rewritten with the file, so what is read back is checked as well as where it came from: a
+    value the game cannot produce would otherwise move games between causes without a word."""
+    import pyarrow.compute as pc
+
+    for (t, col), (lo, hi) in _seat_ranges(int(config["players"])).items():
+        if t != table or col not in data.column_names or not len(data):
+            continue
+        found = pc.min_max(data[col]).as_py()
+        if data[col].null_count or found["min"] < lo or found["max"] > hi:
+            bad = "a missing value" if data[col].null_count else (
+                found["min"] if found["min"] < lo else found["max"])
+            return (f"holds {col} = {bad}, which no game of {config['players']} players can produce "
+                    f"({lo} to {hi}; the file was changed)")
+    for (t, col), names in _names().items():
+        if t != table or col not in data.column_names or not len(data):
+            continue
+        values = pc.unique(data[col]).to_pylist()
+        odd = [v for v in values if v not in names]
+        if odd:
+            return f"holds {col} = {odd[0]!r}, not one of {', '.join(names)} (the file was changed)"
+    return None
+
+
 def _read(out: Path, config: dict, block: Block, table: str, columns):
     """(the block's rows of ``table``, None) or (None, why they cannot be trusted)."""
     import pyarrow.parquet as pq
@@ -142,7 +189,7 @@ def _read(out: Path, config: dict, block: Block, table: str, columns):
         return None, "is missing although the manifest marks it done"
     except Exception as exc:         # a truncated or foreign file: pyarrow raises several kinds
         return None, f"cannot be read as a run table ({type(exc).__name__})"
-    problem = identity_problem(data, config, block, table)
+    problem = identity_problem(data, config, block, table) or value_problem(data, config, table)
     if problem:
         return None, problem
     if table == "games" and columns is not None and "seed" not in columns:
@@ -159,10 +206,24 @@ def read_block(out: Path, config: dict, block: Block, table: str, columns=None):
     return data
 
 
+def _checked_columns(f: Path, table: str) -> list[str]:
+    """The columns of ``table`` whose values :func:`value_problem` checks that file ``f`` holds
+    (a run of an older version may lack some); [] when its footer cannot be read (the read
+    itself then says why)."""
+    import pyarrow.parquet as pq
+
+    checked = {c for t, c in (*_seat_ranges(2), *_names()) if t == table}
+    try:
+        return [c for c in pq.read_schema(f).names if c in checked]
+    except Exception:                # missing or damaged: _read names it
+        return []
+
+
 def misplaced(out: Path, manifest: dict, skip=()) -> dict[int, str]:
     """Every finished chunk whose files hold other games than its own (:func:`identity_problem`,
-    every table), with the reason; every chunk of such a part. Pieces holding a chunk of ``skip``
-    (already known damaged) are not read. Reads the game ids (and the games' seeds) only."""
+    every table) or values no game can produce (:func:`value_problem`), with the reason; every
+    chunk of such a part. Pieces holding a chunk of ``skip`` (already known damaged) are not read.
+    Reads the game ids, the games' seeds and the checked columns only."""
     found = {}
     cfg = manifest["config"]
     skip = set(skip)
@@ -170,7 +231,7 @@ def misplaced(out: Path, manifest: dict, skip=()) -> dict[int, str]:
         if skip & set(piece.chunks):
             continue
         problem = next((f"{t}/{b.file(out, t).name} {why}" for b in piece.blocks for t in TABLES
-                        if (why := _read(out, cfg, b, t, [])[1])), None)
+                        if (why := _read(out, cfg, b, t, _checked_columns(b.file(out, t), t))[1])), None)
         if problem:
             found.update({k: problem for k in piece.chunks})
     return found
@@ -225,4 +286,5 @@ def files(out: Path, manifest: dict, table: str) -> list[Path]:
 
 
 __all__ = ["Block", "Piece", "pieces", "verify", "read_block", "read_chunk", "misplaced", "identity_problem",
+           "value_problem",
            "schema", "n_games", "files", "TABLES"]

@@ -40,6 +40,9 @@ class Strategy:
     # per player count, (n, how many of its best turns it values by the next seat's reply;
     # strategies.planner); counts not named plan one ply
     replies: tuple[tuple[int, int], ...] = ()
+    # learned weights: the hash of the rules they were trained for, as their file records it ("":
+    # not recorded); read to warn when they play other rules, never part of what they play
+    rules_hash: str = field(default="", compare=False)
 
     def weight_dict(self) -> dict[str, float]:
         return {f: w for f, w in zip(FEATURES, self.weights) if w}

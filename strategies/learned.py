@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evora_sim.tomltext import toml_key, toml_string
+
 from .compiled import FEATURES
 from .features import FEATURE_NAMES, HAND_FEATURES, NL
 from .weights import WEIGHT_RANGE, weight_in_range
@@ -154,16 +156,13 @@ def check_replies(value, where: str, error) -> int:
 
 def to_table(weights: LearnedWeights) -> str:
     """``weights`` as the TOML table ``[NAME]`` that :func:`check_table` reads back."""
-    def text(x: str) -> str:
-        return '"' + x.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-    lines = [f"[{weights.name}]", f"format = {FORMAT}", 'kind = "learned"',
-             f"description = {text(weights.description)}", f"made_by = {text(weights.made_by)}",
-             f"rules_hash = {text(weights.rules_hash)}",
-             "features = [" + ", ".join(text(f) for f in FEATURE_NAMES) + "]"]
+    lines = [f"[{toml_key(weights.name)}]", f"format = {FORMAT}", 'kind = "learned"',
+             f"description = {toml_string(weights.description)}", f"made_by = {toml_string(weights.made_by)}",
+             f"rules_hash = {toml_string(weights.rules_hash)}",
+             "features = [" + ", ".join(toml_string(f) for f in FEATURE_NAMES) + "]"]
     replies = dict(weights.replies)
     for n, w in weights.weights:
-        lines += ["", f"[{weights.name}.players.{n}]", f"win = {float(w[NL])!r}"]
+        lines += ["", f"[{toml_key(weights.name)}.players.{n}]", f"win = {float(w[NL])!r}"]
         if replies.get(n, 0):
             lines.append(f"replies = {int(replies[n])}")
         lines.append("weights = [" + ", ".join(repr(float(x)) for x in w[:NL]) + "]")

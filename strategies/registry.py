@@ -257,7 +257,7 @@ def _learned(spec: str, entry: dict, where: str) -> LearnedWeights:
 def learned_strategy(spec: str, name: str, weights: LearnedWeights) -> Strategy:
     """A turn planner valuing positions by the learned ``weights`` (its player counts')."""
     return Strategy(name, PLANS[DEFAULT_PLAN], description=weights.description, learned=weights.weights,
-                    replies=weights.replies)
+                    replies=weights.replies, rules_hash=weights.rules_hash or "")
 
 
 def _expert(spec: str, body: str | None) -> Strategy:
@@ -466,6 +466,23 @@ def from_resolved(name: str, info: dict, run_code: bool = True):
         raise StrategyError(f"strategy {name!r}: its recorded description is damaged ({type(exc).__name__}: "
                             f"{exc})") from None
     raise StrategyError(f"strategy {name!r}: cannot rebuild a strategy of kind {kind!r}")
+
+
+def other_rules(strategy, rules_hash: str) -> str | None:
+    """One line when ``strategy``'s learned weights record that they were trained for other rules
+    than ``rules_hash``'s, else None: they still play, but were not fitted to this game."""
+    trained = getattr(strategy, "rules_hash", "")
+    if not trained or trained == rules_hash:
+        return None
+    return (f"{strategy.name}'s weights were trained for other rules (rules hash {trained}; these are "
+            f"{rules_hash}): it plays, but not as weights trained for these rules would (evora train)")
+
+
+def is_shipped_expert(name: str, info) -> bool:
+    """Whether a run's recorded strategy ``name`` with description ``info`` (:func:`resolved`) is
+    this version's built-in expert. The name proves nothing (a weight file's player may be called
+    expert, a manifest may be edited): the recorded weights must be the shipped ones."""
+    return name == EXPERT_NAME and info == resolved(parse_spec(EXPERT_NAME))
 
 
 def describe(strategy) -> dict:

@@ -31,7 +31,7 @@ def _run(n, strategies):
 def test_a_reversal_between_the_bots_and_the_experts_is_named_first():
     bots, experts = _adv(2, [0.431, 0.569]), _adv(2, [0.566, 0.434], games=1000)
     a = answers(bots, _tests(2), [_run(2, ["balanced", "greedy"])], {},
-                expert=(experts, _tests(2), {2: "expert"}))[0]
+                expert=(experts, _tests(2), {2: ("expert", True)}))[0]
     assert a.lead.startswith("Among good players the first seat is ahead; among the simple bots (balanced, greedy) "
                              "the last seat is ahead: the seat finding reverses with skill. Among good players: "
                              "the first player wins 56.6%")
@@ -44,12 +44,12 @@ def test_every_deviating_seat_of_the_strong_field_is_stated_and_agreement_is_not
     bots = _adv(4, [0.225, 0.25, 0.25, 0.275])
     experts = _adv(4, [0.28, 0.22, 0.25, 0.25])
     a = answers(bots, _tests(4), [_run(4, ["balanced", "greedy", "blocker", "cards"])], {},
-                expert=(experts, _tests(4), {4: "expert"}))[0]
+                expert=(experts, _tests(4), {4: ("expert", True)}))[0]
     assert "reverses with skill for the first seat" in a.lead
     assert a.lead.startswith("Among good players the first seat is ahead; among the simple bots")
     assert any(d.startswith("The second player wins 22.0%") for d in a.details)     # every seat that deviates
     same = answers(bots, _tests(4), [_run(4, ["a", "b", "c", "d"])], {},
-                   expert=(_adv(4, [0.226, 0.25, 0.25, 0.274]), _tests(4), {4: "expert"}))[0]
+                   expert=(_adv(4, [0.226, 0.25, 0.25, 0.274]), _tests(4), {4: ("expert", True)}))[0]
     assert "reverses" not in same.lead and same.lead.startswith("Among good players the last seat is ahead, as among")
 
 

@@ -51,8 +51,8 @@ def test_a_tiny_training_writes_a_usable_file_that_says_how_it_was_made_and_resu
 
 @pytest.mark.parametrize("args, words", [
     (["--players", "5"], "--players must be 2, 3 or 4, got 5"),
-    (["--games", "3"], "--games must be a whole number of teacher games, at least 10, got 3"),
-    (["--duel-games", "1"], "--duel-games must be at least 4"),
+    (["--games", "3"], "--games must be a whole number of teacher games from 10 to 1,000,000, got 3"),
+    (["--duel-games", "1"], "--duel-games must be a whole number from 4 (one seed under every seat order)"),
     (["--teacher", "nonesuch"], "--teacher: unknown strategy 'nonesuch'"),
     (["--start", "random"], "--start 'random': a weighted player"),
     (["--set", "white_stone.vp=x"], "white_stone.vp"),
@@ -142,3 +142,83 @@ def test_the_planner_is_never_asked_for_more_turns_than_its_buffers_hold(monkeyp
     monkeypatch.setattr(train, "WANT", TOP_MAX + 1)
     with pytest.raises(ValueError, match=f"1 to {TOP_MAX} turns, not {TOP_MAX + 1}"):
         train._rows_of(2, load_rules(), "cardheights", [(1, np.zeros(0, dtype=np.int64))])
+
+
+def test_the_check_duels_the_player_the_weights_would_replace_in_the_target_rules(tmp_path, monkeypatch):
+    """Issue 50, item 12: a variant's candidate started from cardheights beat cardheights and was
+    written, though it lost to the built-in expert in that variant. The check now duels the player
+    DIR/expert.toml would replace: the folder's weights, else the built-in expert, as it plays."""
+    from evora_sim import duel as D
+    from evora_sim.experiments.train import check_candidate
+
+    seen = {}
+
+    def fake_duel(field, games, seed, jobs, rules, quiet, out):
+        seen.update(field=field, rules=rules)
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(D, "duel", fake_duel)
+    variant = load_rules(overrides=("white_stone.vp=6",))
+    plan = plan_training(2, 10, "cardheights", 1, 8, variant, tmp_path / "a", "cardheights")
+    assert plan.previous_label == "cardheights" and plan.rival_label == "the built-in expert"
+    with pytest.raises(RuntimeError, match="stop"):
+        check_candidate(plan, tuple(np.zeros(77)), tmp_path / "a", 1, True)
+    expert = parse_spec("expert")
+    assert seen["rules"].hash == variant.hash
+    assert [s.learned_for(2) for s in seen["field"][1:]] == [expert.learned_for(2)]
+    assert seen["field"][1].replies_for(2) == expert.replies_for(2)
+    # weights already in the folder (for these rules) are the ones to beat, at their own depth
+    mine = tmp_path / "b"
+    mine.mkdir()
+    write_weights(mine, type("P", (), {"players": 2, "rules": variant})(), tuple(np.full(77, 0.5)), "x", "x", 3)
+    plan = plan_training(2, 10, "cardheights", 1, 8, variant, mine, "cardheights", "0")
+    assert "expert.toml" in plan.rival_label
+    assert plan.rival.learned_for(2) == tuple(np.full(77, 0.5)) and plan.rival.replies_for(2) == 3
+
+
+@pytest.mark.parametrize("beats", [True, False])
+def test_new_weights_are_written_only_when_they_beat_that_player_significantly(tmp_path, monkeypatch, beats):
+    """The decision on the check's interval: above the fair share writes expert.toml; anything
+    else leaves the folder's weights as they were, writes candidate.toml and says so plainly."""
+    from evora_sim.duel import DuelResult, DuelRow
+    from evora_sim.experiments import train as T
+
+    class Fit:
+        turns, agreement = 100, 0.5
+
+    interval = (0.55, 0.65) if beats else (0.45, 0.62)          # the second: more wins, not significantly
+    row = DuelRow("candidate", 1, 400, 240 if beats else 212, 50.0, interval, 1.0)
+    monkeypatch.setattr(T, "teacher_games", lambda *a, **k: None)
+    monkeypatch.setattr(T, "training_rows", lambda *a, **k: (np.zeros((1, 76)), np.zeros(1, int), np.zeros(1, int)))
+    monkeypatch.setattr(T, "fit_candidate", lambda *a, **k: (tuple(np.full(77, 0.25)), Fit()))
+    monkeypatch.setattr(T, "check_candidate", lambda *a, **k: DuelResult(["candidate", "expert"], 2, 200, 400, 2,
+                                                                         [row]))
+    out = tmp_path / "t"
+    plan = plan_training(2, 10, "cardheights", 1, 8, load_rules(), out, "cardheights")
+    result = T.run_training(plan, out, jobs=1, quiet=True)
+    text = " ".join(result.lines)
+    assert result.kept is beats
+    assert (out / "expert.toml").exists() is beats and (out / "candidate.toml").exists() is not beats
+    if beats:
+        assert "Better than the built-in expert" in text
+    else:
+        assert "Not written: the new weights win 53.0%" in text and "against the built-in expert in these rules" in text
+        assert "not significantly more than a fair share, so the built-in expert stays the player to use" in text
+        assert "candidate.toml" in text
+
+
+def test_a_weight_file_played_under_other_rules_than_its_own_is_warned_about_in_one_line(tmp_path, cli):
+    """Issue 50, item 12: the file records the rules' hash it was trained for; played under other
+    rules it still plays, and the user is told in one line (no word when the rules are its own)."""
+    rules = load_rules()
+    write_weights(tmp_path, type("P", (), {"players": 2, "rules": rules})(), tuple(np.zeros(77)), "x", "x")
+    spec = f"{tmp_path / 'expert.toml'}:expert"
+    common = ["simulate", "-n", "2", "--seeds", "2", "--strategies", f"{spec},random", "--jobs", "1", "-q"]
+    other = cli.invoke(main, [*common, "--set", "white_stone.vp=6", "--out", str(tmp_path / "a")])
+    assert other.exit_code == 0, other.output
+    warned = [line for line in other.stderr.splitlines() if "warning" in line]
+    assert len(warned) == 1 and "trained for other rules" in warned[0] and rules.hash in warned[0]
+    own = cli.invoke(main, [*common, "--out", str(tmp_path / "b")])
+    assert own.exit_code == 0 and "warning" not in own.stderr
+    duel = cli.invoke(main, ["duel", spec, "random", "--games", "2", "--jobs", "1", "-q", "--set", "white_stone.vp=6"])
+    assert duel.exit_code == 0 and duel.stderr.count("trained for other rules") == 1

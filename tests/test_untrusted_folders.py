@@ -468,7 +468,7 @@ class _Future:
         if self._done:
             callback(self)
 
-    def result(self):
+    def result(self, timeout=None):
         return self._result
 
     def release(self):

@@ -70,6 +70,7 @@ def _expert_runs(dirs, runs, allow_partial):
     """The strong-play runs quoted in the answer: each one strategy in every seat, one per player
     count, a count the report holds, the report's rules."""
     from analysis.tables import open_runs
+    from strategies.registry import StrategyError, from_resolved
 
     from ..runner import RunError
 
@@ -87,6 +88,11 @@ def _expert_runs(dirs, runs, allow_partial):
                            f"(the report's runs are of {', '.join(map(str, sorted(counts)))} players)"))
         if cfg["rules_hash"] != runs[0].manifest["config"]["rules_hash"]:
             raise RunError(f"--expert-run {d}: played under other rules than the report's runs")
+        name = cfg["strategies"][0]
+        try:
+            from_resolved(name, (cfg.get("resolved_strategies") or {}).get(name), run_code=False)
+        except StrategyError as exc:
+            raise RunError(f"--expert-run {d}: its recorded player cannot be read back ({exc})") from None
         seen.add(n)
         out.append(r)
     return out

@@ -50,7 +50,7 @@ def explain(run_dir, seeds, compensation, out, quiet, **kw):
 
     try:
         plan = open_plan(run_dir, seeds, compensation)
-        check_search_folder(Path(out), explain_doc(plan))
+        check_search_folder(Path(out), explain_doc(plan, out))
     except (StrategyError, RunError, RulesError) as exc:
         raise UserError(str(exc)) from None
     backend = _backend(kw)

@@ -124,6 +124,15 @@ def check_players_arg(n_players, rules) -> int:
     return n
 
 
+def warn_other_rules(seats, rules) -> None:
+    """A warning line on stderr for each strategy whose learned weights were trained for other
+    rules than these (their file records the rules' hash): they play, not as trained weights would."""
+    from strategies.registry import other_rules
+
+    for line in dict.fromkeys(filter(None, (other_rules(s, rules.hash) for s in seats))):
+        click.echo(f"evora: warning: {line}", err=True)
+
+
 def check_out_arg(ctx, param, value):
     """click callback of every output path option: refuse ``""``, ``.`` and its parents (they
     hold the user's own files) before anything runs."""

@@ -6,7 +6,7 @@ import json
 import click
 
 from .group import (STRATEGIES_HELP, UserError, check_players_arg, check_seed_arg, decision_timeout_option,
-                    examples, jobs_option, load_rules_arg, main, read_error, set_option)
+                    examples, jobs_option, load_rules_arg, main, read_error, set_option, warn_other_rules)
 
 
 @main.command(epilog=examples("evora score position.json", "evora score position.json --json",
@@ -176,6 +176,7 @@ def duel(specs, n_players, games, seed, jobs, rules_path, out, quiet, overrides=
     try:
         field = duel_field(specs, n_players)
         check_players_arg(len(field), rules)
+        warn_other_rules(field, rules)
         result = play_duel(field, games, seed=seed, jobs=jobs, rules=rules, quiet=quiet,
                            decision_timeout=decision_timeout, out=out)
     except (RunError, StrategyError) as exc:

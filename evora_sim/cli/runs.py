@@ -8,7 +8,8 @@ import click
 from ..fields import DEFAULT_FIELD
 from .analyse import check_report_dir, write_report
 from .group import (INTERRUPTED, STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg,
-                    decision_timeout_option, examples, jobs_option, load_rules_arg, main, playing, set_option)
+                    decision_timeout_option, examples, jobs_option, load_rules_arg, main, playing, set_option,
+                    warn_other_rules)
 
 
 GAMES_HELP = ("Games to play in all: seeds x seat rotations, rounded up to whole seeds (with "
@@ -81,13 +82,14 @@ def settle_size(kw: dict, max_games=None) -> int | None:
 def run_experiment(n_players, seeds, spec, seed, jobs, out, seat_rotation, rules_path, backend,
                    scheduler, chunk_size, quiet, overrides=(), rules=None, decision_timeout=None):
     """Check every argument, then run; user mistakes become one-line errors."""
-    from ..runner import simulate
+    from ..runner import resolve_strategies, simulate
 
     if rules is None:
         rules = load_rules_arg(rules_path, overrides)
     check_players_arg(n_players, rules)
     command = "evora " + " ".join(sys.argv[1:])
     with playing(out):
+        warn_other_rules(resolve_strategies(spec, n_players), rules)
         return simulate(n_players, seeds, spec, seed=seed, out=out, jobs=jobs,
                         seat_rotation=seat_rotation, rules=rules, backend=backend,
                         scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command,

@@ -16,21 +16,19 @@ from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_
 
 
 def check_ladder_folder(out: Path) -> dict | None:
-    """``out`` must be new, empty, or an earlier ladder (its plan is returned)."""
-    from ..ladder import read_plan
+    """``out`` must be new, empty, or an earlier ladder (its plan is returned):
+    :func:`fsutil.check_folder_kind`."""
+    from ..fsutil import check_folder_kind
+    from ..ladder import PLAN_FILE, read_plan
     from ..runner import RunError
 
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} exists and is not a folder; choose another --out")
+    def holds_plan(folder: Path) -> bool:
+        return (folder / PLAN_FILE).exists() or (folder / PLAN_FILE).is_symlink()
+
     try:
-        plan = read_plan(out)
+        return read_plan(out) if check_folder_kind(out, holds_plan, "an evora skill ladder", "--out", RunError) else None
     except RunError as exc:
         raise UserError(str(exc)) from None
-    if plan is None and out.is_dir() and any(out.iterdir()):
-        shown = ", ".join(sorted(p.name for p in out.iterdir())[:3])
-        raise UserError(f"--out {out} holds files that are not an evora skill ladder ({shown}); nothing is "
-                        "deleted: choose another --out or empty it yourself")
-    return plan
 
 
 def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):

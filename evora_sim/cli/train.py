@@ -23,15 +23,16 @@ from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, l
 @click.option("--teacher", default=DEFAULT_TEACHER, show_default=True, metavar="SPEC",
               help="The player whose turns are imitated (it plays itself).")
 @click.option("--start", default=None, metavar="SPEC",
-              help="Weights the fit starts from and the new ones must beat: a weighted player or learned "
-                   "weights. Default: DIR/expert.toml's, else the built-in expert (rulebook rules), else "
-                   "cardheights.")
+              help="Weights the fit starts from: a weighted player or learned weights. Default: "
+                   "DIR/expert.toml's, else the built-in expert (rulebook rules), else cardheights. The new "
+                   "weights must beat the player they would replace, whatever the start.")
 @click.option("--replies", type=str, default=None, metavar="K",
               help="How many of its best turns the trained expert values by the next seat's reply (0-32; "
                    "0: it plans one turn). Default: the built-in expert's at that player count.")
 @click.option("--duel-games", type=int, default=DEFAULT_DUEL_GAMES, show_default=True, metavar="N",
-              help="Games of the check: the new weights in one seat, the previous in the others, every "
-                   "seed under every seat order.")
+              help="Games of the check: the new weights in one seat, the player they would replace "
+                   "(DIR/expert.toml's, else the built-in expert) in the others, every seed under every seat "
+                   "order, in these rules.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the teacher games (the duel uses seed+1).")
 @click.option("--rules", "rules_file", metavar="FILE", help="Rules file merged over the shipped rules: train for them.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
@@ -47,8 +48,9 @@ def train(players, games, teacher, start, replies, duel_games, seed, rules_file,
     """Train the expert for these rules: the teacher (by default the search player) plays itself,
     every one of its turns is set beside the turn planner's best alternatives, a conditional logit
     fits the weights under which the teacher's turns rank first, and the new weights duel the
-    previous ones on fresh seeds. Writes DIR/expert.toml (use it as --strategies
-    DIR/expert.toml:expert) only when they win more than a fair share."""
+    player they would replace (DIR/expert.toml's, else the built-in expert) in these rules on
+    fresh seeds. Writes DIR/expert.toml (use it as --strategies DIR/expert.toml:expert) only when
+    they win significantly more than a fair share; else DIR/candidate.toml."""
     from strategies.registry import StrategyError
 
     from ..experiments.train import plan_training, run_training

@@ -71,6 +71,19 @@ class FirstSeeds:
         return df.reset_index(drop=True) if columns is None else df[list(columns)].reset_index(drop=True)
 
 
+def inside(root, folder) -> Path:
+    """``folder``, an arm's run folder, checked to be the experiment's own: inside ``root`` with no
+    link below it (RunError)."""
+    from ..fsutil import own_path
+    from ..manifest import RunError
+
+    try:
+        rel = Path(folder).relative_to(root)
+    except ValueError:
+        raise RunError(f"{folder} is not inside the experiment's folder {root}") from None
+    return own_path(root, rel, error=RunError)
+
+
 def _played(folder: str) -> int:
     """Seeds a run folder was asked for so far (0 if none)."""
     from ..runner import MANIFEST, read_manifest
@@ -89,17 +102,21 @@ def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, com
 
 
 def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int, backend: Backend,
-              command: str = "", quiet: bool = True) -> list[FirstSeeds]:
+              command: str = "", quiet: bool = True, *, root) -> list[FirstSeeds]:
     """Play (or finish, or grow to ``seeds``) every arm on game seeds ``0 .. seeds - 1`` of
     ``run_seed``, each under every seat rotation, in chunks of ``chunk`` seeds; the runs (their
     first ``seeds`` seeds) in the order of ``arms``. ``seeds`` may give each arm its own count
     (a list, one per arm: the shorter arms play the first seeds of the longer). Arms sharing a
     folder are played once (to the most seeds asked of it). Unless ``quiet``, one bar (or
-    progress lines off a terminal) counts the games of every arm as they are played."""
+    progress lines off a terminal) counts the games of every arm as they are played. ``root``:
+    the experiment's folder; every arm's folder must lie inside it with no link on the way
+    (:func:`fsutil.own_path`), checked before any game."""
     from contextlib import nullcontext
 
     from ..progress import Locked, Relay, Sent, bar
 
+    for a in arms:
+        inside(root, a.folder)
     sizes = [seeds] * len(arms) if isinstance(seeds, int) else list(seeds)
     most: dict[str, int] = {}
     for a, k in zip(arms, sizes):

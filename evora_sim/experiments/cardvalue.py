@@ -136,7 +136,8 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
     arms, seeds = arms_of(plan, base, out, rules_path, overrides)
     if notice is not None:
         notice(f"card-value: {len(arms)} arms, {plan.total_games():,} games in all, into {out}")
-    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command, quiet=notice is None)
+    runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command, quiet=notice is None,
+                     root=out)
     n = plan.players
     base_run, rest = runs[0], runs[1:]
     base_winners = _winners(base_run, n)
@@ -236,6 +237,7 @@ def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fai
     from analysis import numbers
     from analysis.cardvalue import card_value_figure, shown_by_strategy, shown_fairness, shown_given
     from analysis.plots import save
+    from analysis.markdown import md as md_text, md_command, md_fenced
 
     final = out / "summary"
     with atomic_folder(final, SUMMARY_KIND) as tmp:
@@ -250,8 +252,8 @@ def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fai
         side = shown_given(given)
         side["Observed: played vs. not, adjusted (association)"] = [
             numbers.bracket(r.adj_diff, r.adj_lo, r.adj_hi, 100, numbers.PP, signed=True) for r in obs.itertuples()]
-        md = ["## Card value by experiment", "", f"Command: `{command}`" if command else "", "",
-              f"![card value]({png.name})", "", *lines, "", REPORT_NOTE, "",
+        md = ["## Card value by experiment", "", md_command(command), "",
+              f"![card value]({png.name})", "", *(md_text(x) for x in lines), "", REPORT_NOTE, "",
               "### The card given, and the observational estimate of the same games", "",
               side.to_markdown(index=False), "",
               "### The card given, by the strategy holding it (pp; a quarter of the games each, wider "
@@ -262,6 +264,6 @@ def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fai
                    "", shown_by_strategy(strategy_rows).to_markdown(index=False), "",
                    "### The card removed: change in seat fairness", "",
                    shown_fairness(fairness_rows).to_markdown(index=False), ""]
-        md += ["```json", json.dumps(doc["config"], indent=1), "```", ""]
+        md += [*md_fenced(json.dumps(doc["config"], indent=1), "json"), ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final

@@ -128,7 +128,7 @@ def _estimate_at(out, name, current, seeds, run_seed, *, base, players, field, r
 
     rules = _with_start(base, current, rules_path, overrides)
     run = play_arms([Arm(str(out / "iterations" / name), players, tuple(field), rules)], seeds, run_seed,
-                    min(seeds, 5000), backend, command, quiet=quiet)[0]
+                    min(seeds, 5000), backend, command, quiet=quiet, root=out)[0]
     games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
                              rules.half_points(players))
     return step(games, current, ALPHA)
@@ -190,7 +190,7 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
             Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
     runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command,
-                     quiet=notice is None)
+                     quiet=notice is None, root=out)
     cols = ["game_id", "seat", "win"]
     rows_b, wins_b = _seat_rows("baseline", runs[0].table("seats", cols), players, ALPHA)
     rows_c, wins_c = _seat_rows("compensated", runs[1].table("seats", cols), players, ALPHA)
@@ -272,6 +272,7 @@ def _excluded(comp: pd.DataFrame) -> str:
 
 def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds) -> Path:
     """``out/summary``; the rules file says "equalise" only when the confirmation supports it."""
+    from analysis.markdown import md as md_text, md_command, md_fenced
     from analysis.plots import save
 
     final_dir = Path(out) / "summary"
@@ -294,8 +295,8 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
                       f"{100 / players:.1f}%).")
             use = "Best found, not confirmed; to play it anyway: "
         (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
-        md = ["## Seat compensation", "", f"Command: `{command}`" if command else "", "",
-              f"![compensation]({png.name})", "", *lines, "",
+        md = ["## Seat compensation", "", md_command(command), "",
+              f"![compensation]({png.name})", "", *(md_text(x) for x in lines), "",
               f"Estimates re-score {'the final run' if final_seeds else 'the last iteration'}'s games "
               "(analysis/compensation.py: exact at every "
               "half VP, a value between two half VP a coin flip between them; sandwich interval with seeds "
@@ -303,7 +304,7 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
               "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",
               estimates.to_markdown(index=False), "", confirmation.to_markdown(index=False), "",
               use + "`--rules summary/rules.toml` or `--set players.start_vp=" + start_vp_text(final) + "`.", "",
-              "```json", json.dumps(doc["config"], indent=1), "```", ""]
+              *md_fenced(json.dumps(doc["config"], indent=1), "json"), ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final_dir
 

@@ -21,6 +21,7 @@ Playing the same command again finishes an interrupted experiment (the arms are 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,11 +111,14 @@ def _leading_seeds(run: RunResult) -> int:
     return min(cfg["games"], k * cfg["chunk_size"])
 
 
-def explain_doc(plan: Plan) -> dict:
+def explain_doc(plan: Plan, out) -> dict:
+    """What decides the experiment in ``out`` (its search file; a resume must match it). The run is
+    named by its path from ``out``, never an absolute one: a folder moved whole (a skill ladder
+    with its rungs' explanations) is still the same experiment."""
     cfg = plan.config
+    run = Path(os.path.relpath(Path(plan.run.out).absolute(), Path(out).absolute())).as_posix()
     return {"format": "evora-sim search", "version": 1, "kind": KIND,
-            "config": {"run": str(Path(plan.run.out).absolute()), "run_config": cfg, "seeds": plan.seeds,
-                       "compensation": plan.compensation}}
+            "config": {"run": run, "run_config": cfg, "seeds": plan.seeds, "compensation": plan.compensation}}
 
 
 def _strategies(plan: Plan) -> tuple:
@@ -200,31 +204,34 @@ def arms_of(plan: Plan, out: Path) -> tuple[list[Arm], list[tuple[str, str]], st
 
 
 def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str = "", notice=None) -> dict:
-    """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print."""
+    """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print.
+    The run's own tables are read (and their values checked: ``storage.value_problem``) before
+    anything is written or played, so a damaged run costs nothing."""
     from analysis import explain as X
 
+    from .search import check_search_folder
+
     out = Path(out)
-    doc = explain_doc(plan)
-    _open_folder(out, doc)
+    doc = explain_doc(plan, out)
+    check_search_folder(out, doc)
     arms, labels, comp_note = arms_of(plan, out)
     n, rot, k = plan.players, plan.rotations, plan.seeds
+    replayed = bool(labels) and labels[0][0] == "baseline"
+    if not replayed:
+        parts = _facts(plan, lambda: _run_parts(plan.run, n, rot))
+        decomposed = f"all {parts.seeds:,} finished seeds of the run"
+        base_games, base_seats = _games(plan.run, k, rot), _games(plan.run, k, rot, seats=True)
+    cards = card_findings(plan.run)
+    _open_folder(out, doc)
     if notice is not None:
         notice(f"explain: {len(arms)} arms of {k:,} seeds x {rot} rotations ({len(arms) * k * rot:,} games) into {out}")
-    runs = [r.run for r in play_arms(arms, k, int(plan.config["seed"]), min(CHUNK, k), backend, command)]
-    replayed = labels and labels[0][0] == "baseline"
-    base_run = runs[0] if replayed else plan.run
+    runs = [r.run for r in play_arms(arms, k, int(plan.config["seed"]), min(CHUNK, k), backend, command,
+                                     root=out)]
     if replayed:
-        runs, labels = runs[1:], labels[1:]
-    base_games, base_seats = _games(base_run, k, rot), _games(base_run, k, rot, seats=True)
-    try:
-        if replayed:
-            parts = X.seed_parts(base_games, base_seats, n, rot)
-            decomposed = f"the run's first {k:,} seeds replayed (the run was played before these facts were recorded)"
-        else:
-            parts = _run_parts(plan.run, n, rot)
-            decomposed = f"all {parts.seeds:,} finished seeds of the run"
-    except ValueError as exc:                  # a table changed by hand: named, one line
-        raise RunError(f"run {plan.run.out}: {exc}") from None
+        base_run, runs, labels = runs[0], runs[1:], labels[1:]
+        base_games, base_seats = _games(base_run, k, rot), _games(base_run, k, rot, seats=True)
+        parts = _facts(plan, lambda: X.seed_parts(base_games, base_seats, n, rot))
+        decomposed = f"the run's first {k:,} seeds replayed (the run was played before these facts were recorded)"
     table = X.parts_table(parts)
     base = X.Arm("the run's rules", "", X.seed_wins(base_games, n, rot),
                  X.game_measures(base_games, base_seats, n, rot))
@@ -232,10 +239,18 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
                 X.game_measures(_games(r, k, rot), _games(r, k, rot, seats=True), n, rot))
           for (label, change), r in zip(labels, runs)]
     result = X.counterfactuals(base, cf, rot)
-    cards = card_findings(plan.run)
     lines = summary_lines(plan, table, parts, result, decomposed, comp_note) + card_lines(cards, n)
     summary = _write(out, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards)
     return {"parts": table, "turns": parts.turns, **result, "cards": cards, "lines": lines, "summary": summary}
+
+
+def _facts(plan: Plan, decompose):
+    """``decompose()``, a table the run's files hold but no game writes (a name changed by hand)
+    named in one line (RunError)."""
+    try:
+        return decompose()
+    except ValueError as exc:
+        raise RunError(f"run {plan.run.out}: {exc}") from None
 
 
 def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), command: str = "",
@@ -251,7 +266,7 @@ def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), co
     for i, rung in enumerate(plan.rungs):
         why = own_folder(out, plan.why_folder(i))
         rung_plan = open_plan(own_folder(out, plan.rung_folder(i)), seeds, True)
-        check_search_folder(why, explain_doc(rung_plan))
+        check_search_folder(why, explain_doc(rung_plan, why))
         if notice is not None:
             notice(f"explain rung {i + 1}/{len(plan.rungs)} ({rung}) -> {why}")
         results.append(run_explain(rung_plan, why, backend=backend, command=command, notice=notice))
@@ -338,6 +353,7 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
 
 def _write(out: Path, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards=None) -> Path:
     from analysis import explain as X
+    from analysis.markdown import md, md_command, md_fenced
 
     final = out / "summary"
     fair = result["fairness"]
@@ -355,14 +371,15 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
                        "largest_seat": X.largest_seat(table), "compensation_note": comp_note}]).to_csv(
             tmp / "about.csv", index=False)
         md = ["## Why: where the seats' edges come from, and what would fix them", "",
-              f"Command: `{command}`" if command else "", "", *lines, "", X.METHOD, "",
+              md_command(command), "", *(md(x) for x in lines), "", X.METHOD, "",
               "### The decomposition (pp of win rate, 95% interval over seeds)", "",
               X.shown_parts(table).to_markdown(index=False), "",
               "### The fixes, ranked by the seat unfairness they leave", "",
               X.shown_fixes(fair).to_markdown(index=False), "",
               "### What else each changes (paired with the run's games)", "",
               X.shown_measures(result["measures"]).to_markdown(index=False), "",
-              "```json", json.dumps({k: v for k, v in doc["config"].items() if k != "run_config"}, indent=1), "```", ""]
+              *md_fenced(json.dumps({k: v for k, v in doc["config"].items() if k != "run_config"}, indent=1),
+                         "json"), ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")
     return final
 

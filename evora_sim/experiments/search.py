@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fsutil import atomic_folder, check_output_folder
+from ..fsutil import atomic_folder, check_folder_kind, check_output_folder
 from ..manifest import RunError, read_plan, write_json_atomic
 from ..rules import RulesError
 from .arms import Arm, Backend, derive_seed, params_key, play_arms
@@ -152,26 +152,32 @@ def check_budget(problem: Problem, settings: Settings) -> None:
 
 def check_search_folder(out: Path, doc: dict) -> None:
     """Refuse an ``--out`` that is not this search's folder (another search, a folder holding
-    something else, a file) before anything is written."""
+    something else, a file: :func:`fsutil.check_folder_kind`) before anything is written."""
     out = Path(out)
-    old = read_plan(out, SEARCH, "search")
-    if old is not None:
-        if old.get("format") != FORMAT:
-            raise RunError(f"{out / SEARCH} is not an evora-sim search file")
-        if old.get("config") != doc["config"]:
-            diff = [k for k in sorted(set(old.get("config") or {}) | set(doc["config"]))
-                    if (old.get("config") or {}).get(k) != doc["config"].get(k)]
-            raise RunError(f"--out {out} holds a different search ({', '.join(diff)} differ); "
-                           "choose another --out")
-        check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
+
+    def holds_search(folder: Path) -> bool:
+        return (folder / SEARCH).exists() or (folder / SEARCH).is_symlink()
+
+    if not check_folder_kind(out, holds_search, _folder_name(doc.get("kind")), "--out", RunError):
         return
-    if out.is_dir() and any(out.iterdir()):
-        raise RunError(f"--out {out} is not empty and is not {_folder_name(doc.get('kind'))}; choose another --out")
+    old = read_plan(out, SEARCH, "search")
+    if old is None or old.get("format") != FORMAT:
+        raise RunError(f"{out / SEARCH} is not an evora-sim search file")
+    if not isinstance(old.get("config"), dict):
+        raise RunError(f"{out / SEARCH} is not an evora-sim search file: its config is not a table "
+                       f"(it is {type(old.get('config')).__name__}); choose another --out")
+    if old["config"] != doc["config"]:
+        diff = [k for k in sorted(set(old["config"]) | set(doc["config"]))
+                if old["config"].get(k) != doc["config"].get(k)]
+        raise RunError(f"--out {out} holds a different search ({', '.join(diff)} differ); "
+                       "choose another --out")
+    check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
 
 
 def _folder_name(kind) -> str:
     """What a folder of ``kind`` is called in a message (tune and balance are searches)."""
-    return {"card-value": "a card-value folder", "compensation": "a compensation folder"}.get(kind, "a search folder")
+    return {"card-value": "a card-value folder", "compensation": "a compensation folder",
+            "explain": "an explain folder"}.get(kind, "a search folder")
 
 
 def _open_folder(out: Path, doc: dict) -> None:
@@ -283,7 +289,7 @@ def _play_round(problem: Problem, settings: Settings, out: Path, r: int, candida
     for j, (m, n) in enumerate(rungs):
         arms = {i: problem.arms(candidates[i], folder / f"c-{params_key(candidates[i])}") for i in alive}
         runs = play_arms([a for i in alive for a in arms[i]], n, run_seed, settings.seeds, backend, command,
-                         quiet=notice is None)
+                         quiet=notice is None, root=out)
         k = 0
         for i in alive:
             mine = runs[k:k + len(arms[i])]
@@ -378,7 +384,7 @@ def run_search(problem: Problem, settings: Settings, out, backend: Backend = Bac
                  for j, t in enumerate(chosen_trials)]
     flat = [a for arms in arm_sets for a in arms]
     runs = play_arms(flat, settings.confirm_seeds, confirm_seed, min(settings.confirm_seeds, 1000),
-                     backend, command, quiet=notice is None)
+                     backend, command, quiet=notice is None, root=out)
     split, k = [], 0
     for arms in arm_sets:
         split.append(runs[k:k + len(arms)])

@@ -8,10 +8,12 @@ The recipe (expert iteration's imitation step, Anthony et al. 2017):
    best turns the planner lists under the starting weights, and the turn the teacher took.
 3. **Fit**: a conditional logit (``strategies.fit``) moves the starting weights (the previous
    expert's, or ``cardheights`` restated) until the teacher's turns rank first.
-4. **Check**: the candidate duels the previous weights on fresh seeds (seat rotation, its
-   interval); only a candidate that wins more than its fair share replaces them. Both play at
-   the planner depth the file will record (``replies``: how many best turns are valued by the
-   next seat's reply; by default the built-in expert's), so the check compares weights.
+4. **Check**: the candidate duels the player it would replace, in the target rules, on fresh
+   seeds (seat rotation, its interval): the weights already in ``DIR/expert.toml`` for these
+   players, else the built-in expert, each as it plays (its own depth). Only a candidate whose
+   interval lies above the fair share replaces it; otherwise it goes to ``DIR/candidate.toml``.
+   Beating the weights it started from is not enough: started from ``cardheights`` for a variant,
+   a candidate beat it (67%) and lost to the built-in expert in the same variant (35%).
 5. **Write** ``DIR/expert.toml`` (other player counts already there are kept), with the command,
    seed, teacher and games that made it, and the rules hash it was trained for.
 
@@ -22,14 +24,15 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..fsutil import write_bytes_atomic
-from ..manifest import RunError
+from ..fsutil import check_folder_kind, is_leftover, own_path, write_bytes_atomic
+from ..manifest import MAX_CHUNKS, MAX_GAMES, RunError
 from ..rules import Rules, load_rules
 
 DEFAULT_TEACHER = "mcts(iterations=300)"
@@ -51,9 +54,11 @@ class TrainPlan:
     seed: int
     duel_games: int
     rules: Rules
-    previous: object            # the Strategy the candidate starts from and must beat (at ``replies``)
+    previous: object            # the Strategy the candidate starts from (at ``replies``)
     previous_label: str
     replies: int = 0            # best turns the trained expert values by the next seat's reply
+    rival: object = None        # the player DIR/expert.toml would replace, as it plays: the one to beat
+    rival_label: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,16 +67,16 @@ class TrainResult:
     turns: int
     agreement: float
     duel: object                # evora_sim.duel.DuelResult
-    kept: bool                  # the candidate replaced the previous weights
+    kept: bool                  # the candidate beat the player it replaces, and was written
     file: Path
     lines: list[str]
 
 
 def previous_weights(players: int, rules: Rules, out: Path, error, start: str | None = None):
-    """What a new fit starts from and is checked against, with a label. ``start``: a spec (a
-    hand-weighted player, restated as learned weights, or learned weights); None: the weights
-    already in ``out/expert.toml`` for these players, else the built-in expert when the rules are
-    the rulebook's, else ``cardheights`` restated."""
+    """What a new fit starts from, with a label (what it must beat is :func:`rival_player`).
+    ``start``: a spec (a hand-weighted player, restated as learned weights, or learned weights);
+    None: the weights already in ``out/expert.toml`` for these players, else the built-in expert
+    when the rules are the rulebook's, else ``cardheights`` restated."""
     from strategies.builtin import PLANS, Strategy
     from strategies.learned import from_hand
     from strategies.registry import learned_strategy, parse_spec, shipped_expert
@@ -88,9 +93,9 @@ def previous_weights(players: int, rules: Rules, out: Path, error, start: str | 
             raise error(f"--start {start!r}: a weighted player (cardheights, balanced(...), FILE.toml:NAME) "
                         "or learned weights (expert); random, mcts and Python strategies have no weights to start from")
         return Strategy("previous", PLANS["turn"], learned=((players, tuple(w)),)), start
-    mine = _read_trained(out, error)
-    if mine is not None and mine.for_players(players) is not None:
-        return learned_strategy("previous", "previous", _only(mine, players)), f"the weights in {out / 'expert.toml'}"
+    mine = _folder_player(out, players, "previous", error)
+    if mine is not None:
+        return mine
     if rules.hash == load_rules().hash:
         shipped = shipped_expert(error)
         if shipped.for_players(players) is not None:
@@ -100,10 +105,48 @@ def previous_weights(players: int, rules: Rules, out: Path, error, start: str | 
 
 
 def _only(weights, players: int):
+    """``weights`` of one player count, with the depth it plays at."""
     from strategies.learned import LearnedWeights
 
     return LearnedWeights(weights.name, ((players, weights.for_players(players)),), weights.description,
-                          weights.made_by, weights.rules_hash)
+                          weights.made_by, weights.rules_hash, tuple((n, k) for n, k in weights.replies if n == players))
+
+
+def rival_player(players: int, out: Path, error):
+    """The player ``DIR/expert.toml`` would replace, as it plays (its recorded depth), with a label:
+    the weights already there for these players, else the built-in expert (whatever the rules:
+    it is what a user plays a variant with when no trained weights exist)."""
+    from strategies.registry import EXPERT_NAME, learned_strategy, shipped_expert
+
+    return (_folder_player(out, players, "incumbent", error)
+            or (learned_strategy(EXPERT_NAME, EXPERT_NAME, _only(shipped_expert(error), players)), "the built-in expert"))
+
+
+def _folder_player(out: Path, players: int, name: str, error):
+    """(the weights in ``out/expert.toml`` for these players as a player called ``name``, a label),
+    or None where it holds none."""
+    from strategies.registry import learned_strategy
+
+    mine = _read_trained(out, error)
+    if mine is None or mine.for_players(players) is None:
+        return None
+    return learned_strategy(name, name, _only(mine, players)), f"the weights in {out / 'expert.toml'}"
+
+
+# what a training folder holds: its teacher runs, its duels and its weight files (nothing else)
+_OWN_ENTRY = re.compile(r"teacher-[234]p|duel-[234]p-[0-9a-f]{10}|expert\.toml|candidate\.toml")
+MAX_TEACHER_GAMES = MAX_CHUNKS * TEACHER_CHUNK       # a teacher run's chunks stay within what a run holds
+
+
+def _holds_training(folder: Path) -> bool:
+    """Whether ``folder`` holds only what ``evora train`` writes (an older training, resumed)."""
+    return all(_OWN_ENTRY.fullmatch(p.name) or is_leftover(p) for p in folder.iterdir())
+
+
+def check_train_folder(out) -> bool:
+    """Refuse an ``--out`` that is a file or holds anything but a training (one line, RunError,
+    nothing written: :func:`fsutil.check_folder_kind`); whether it holds an earlier training."""
+    return check_folder_kind(Path(out), _holds_training, "a training folder (evora train)", "--out", RunError)
 
 
 def _read_trained(out: Path, error):
@@ -113,9 +156,11 @@ def _read_trained(out: Path, error):
 
     from strategies.learned import check_table
 
-    path = out / "expert.toml"
+    path = own_path(out, "expert.toml", error=error)
     if not path.exists():
         return None
+    if not path.is_file():
+        raise error(f"{path} is not a file, so not a weight file this version wrote; move it away to train here")
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -140,11 +185,16 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
     if players not in (2, 3, 4):
         raise RunError(f"--players must be 2, 3 or 4, got {players!r}")
     games = DEFAULT_GAMES[players] if games is None else games
-    if isinstance(games, bool) or not isinstance(games, int) or games < 10:
-        raise RunError(f"--games must be a whole number of teacher games, at least 10, got {games!r}")
-    if isinstance(duel_games, bool) or not isinstance(duel_games, int) or duel_games < 2 * players:
-        raise RunError(f"--duel-games must be at least {2 * players} (one seed under every seat order), "
-                       f"got {duel_games!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or not 10 <= games <= MAX_TEACHER_GAMES:
+        raise RunError(f"--games must be a whole number of teacher games from 10 to {MAX_TEACHER_GAMES:,}, "
+                       f"got {games!r}")
+    if (isinstance(duel_games, bool) or not isinstance(duel_games, int)
+            or not 2 * players <= duel_games <= MAX_GAMES):
+        raise RunError(f"--duel-games must be a whole number from {2 * players} (one seed under every seat "
+                       f"order) to {MAX_GAMES:,} (what a run holds), got {duel_games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63 - 1:
+        raise RunError(f"--seed must be a whole number from 0 to 2**63-2 (the duel plays seed+1), got {seed!r}")
+    check_train_folder(out)
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
     try:
@@ -160,7 +210,8 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
     replies = check_replies(replies, "--replies", RunError)
     previous, label = previous_weights(players, rules, Path(out), RunError, start)
     previous = replace(previous, replies=((players, replies),) if replies else ())
-    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label, replies)
+    rival, rival_label = rival_player(players, Path(out), RunError)
+    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label, replies, rival, rival_label)
 
 
 def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
@@ -168,7 +219,8 @@ def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, c
     from ..runner import simulate
 
     return simulate(plan.players, plan.games, [plan.teacher] * plan.players, seed=plan.seed,
-                    out=out / f"teacher-{plan.players}p", extend=True, jobs=jobs, seat_rotation=False, rules=plan.rules,
+                    out=own_path(out, f"teacher-{plan.players}p", error=RunError), extend=True, jobs=jobs,
+                    seat_rotation=False, rules=plan.rules,
                     chunk_size=TEACHER_CHUNK, quiet=quiet, command=command,
                     backend=backend.backend, scheduler=backend.scheduler, record_actions=True)
 
@@ -247,18 +299,33 @@ def fit_candidate(plan: TrainPlan, X, G, L):
     return tuple(float(x) for x in fit.weights) + (float(start[NL]),), fit
 
 
-def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool):
-    """The candidate against the previous weights, every seed under every seat order; the
-    candidate sits in one seat, the previous in the others."""
-    from evora_sim.duel import duel
+def candidate_player(plan: TrainPlan, weights):
+    """The candidate as it would play: the fitted weights at the depth the file records."""
     from strategies.builtin import PLANS, Strategy
 
-    cand = Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),),
-                    replies=plan.previous.replies)
-    field = [cand] + [plan.previous] * (plan.players - 1)
-    tag = hashlib.sha256(np.asarray(weights, dtype=np.float64).tobytes()).hexdigest()[:10]
+    return Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),),
+                    replies=((plan.players, plan.replies),) if plan.replies else ())
+
+
+def duel_folder(plan: TrainPlan, weights) -> str:
+    """The check's folder, named by both players: another candidate, or another player to
+    replace, is another duel."""
+    import json
+
+    from strategies.registry import resolved
+
+    text = json.dumps([resolved(candidate_player(plan, weights)), resolved(plan.rival)], sort_keys=True)
+    return f"duel-{plan.players}p-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool):
+    """The candidate against the player it would replace (``plan.rival``), in the target rules,
+    every seed under every seat order; the candidate sits in one seat, the rival in the others."""
+    from evora_sim.duel import duel
+
+    field = [candidate_player(plan, weights)] + [plan.rival] * (plan.players - 1)
     return duel(field, plan.duel_games, seed=plan.seed + 1, jobs=jobs, rules=plan.rules, quiet=quiet,
-                out=out / f"duel-{plan.players}p-{tag}")
+                out=own_path(out, duel_folder(plan, weights), error=RunError))
 
 
 def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str, replies: int = 0) -> Path:
@@ -295,14 +362,29 @@ def _made_by_counts(made_by: str) -> dict[int, str]:
 
 def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: str = "evora train",
                  quiet: bool = False, notice=None) -> TrainResult:
-    """The whole recipe; every stage resumes (teacher games and the duel are run folders)."""
+    """The whole recipe; every stage resumes (teacher games and the duel are run folders). A
+    training refused before it wrote anything leaves no folder behind."""
     from .arms import Backend
 
     from ..runner import check_jobs
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     backend = backend or Backend(check_jobs(jobs), "loky", None)
+    check_train_folder(out)
+    made = [p for p in (out.absolute(), *out.absolute().parents) if not p.exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _train(plan, out, jobs, backend, command, quiet, notice)
+    except BaseException:
+        for folder in made:                  # only folders this call made, and only while empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _train(plan: TrainPlan, out: Path, jobs: int, backend, command: str, quiet: bool, notice) -> TrainResult:
     say = notice or (lambda line: None)
     t0 = time.monotonic()
     say(f"1/4 teacher games: {plan.games:,} games of {plan.teacher} at {plan.players} players -> {out / f'teacher-{plan.players}p'}")
@@ -311,7 +393,8 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
     X, G, L = training_rows(plan, run, jobs, progress=None if quiet else say)
     say(f"3/4 fit: {int(G.max()) + 1 if len(G) else 0:,} turns, {len(X):,} rows, starting from {plan.previous_label}")
     weights, fit = fit_candidate(plan, X, G, L)
-    say(f"4/4 check: the candidate against {plan.previous_label}, {plan.duel_games:,} games")
+    say(f"4/4 check: the candidate against {plan.rival_label}, the player it would replace, in these rules, "
+        f"{plan.duel_games:,} games")
     res = check_candidate(plan, weights, out, jobs, quiet)
     row = next(r for r in res.rows if r.strategy == "candidate")
     share = 1 / plan.players
@@ -319,7 +402,8 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
     rate = row.win_rate
     kept = lo > share
     verdict = (f"the new weights win {100 * rate:.1f}% (95% range {100 * lo:.1f}-{100 * hi:.1f}, "
-               f"{row.seat_games:,} seat-games) against {plan.previous_label}, fair share {100 * share:.0f}%")
+               f"{row.seat_games:,} seat-games) against {plan.rival_label} in these rules, fair share "
+               f"{100 * share:.0f}%")
     made_by = (f"{command} (teacher {plan.teacher}, {plan.games} games, seed {plan.seed}; "
                f"{fit.turns:,} turns, agreement {100 * fit.agreement:.1f}%)")
     lines = [f"Trained at {plan.players} players on {fit.turns:,} teacher turns: the fitted value ranks the "
@@ -328,16 +412,17 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
         path = write_weights(out, plan, weights, f"{made_by}; checked by duel: {verdict}",
                              "A turn planner valuing positions by weights fitted to the search player's turns "
                              "(evora train).", plan.replies)
-        lines.append(f"Better: {verdict}.")
+        lines.append(f"Better than {plan.rival_label}: {verdict}.")
         lines.append(f"Written: {path}; use it as --strategies {path}:{TRAINED_NAME}")
     else:
         path = out / "candidate.toml"
         from strategies.learned import LearnedWeights, to_table
         write_bytes_atomic(path, to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
-                                                         f"Not better than {plan.previous_label}: {verdict}.",
+                                                         f"Not better than {plan.rival_label}: {verdict}.",
                                                          made_by, plan.rules.hash,
-                                                         plan.previous.replies)).encode("utf-8"))
-        lines.append(f"Not better: {verdict}. The previous weights are kept; the candidate is in {path} "
-                     "(more teacher games, --games, usually help).")
+                                                         candidate_player(plan, weights).replies)).encode("utf-8"))
+        lines.append(f"Not written: {verdict}, not significantly more than a fair share, so {plan.rival_label} "
+                     f"stays the player to use for these rules. The new weights are in {path} (more teacher "
+                     "games, --games, usually help).")
     lines.append(f"Took {(time.monotonic() - t0) / 60:.1f} min.")
     return TrainResult(tuple(weights), fit.turns, fit.agreement, res, kept, path, lines)
