@@ -82,10 +82,16 @@ def bracket(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%
 def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
            signed: bool = False) -> str:
     """'26.4% (26.3–26.5)': the estimate and its 95% range, for a designer's table cell; the
-    digits are those the interval needs."""
+    digits are those the interval needs. A range open on one side reads as its bound alone,
+    '> +644.3' (the estimate then rests on a small-sample correction, not on the data)."""
     if not math.isfinite(v):
         return "n/a"
     sign = "+" if signed else ""
+    if lo == -math.inf and hi == math.inf:
+        return "unbounded"
+    if math.isinf(lo) or math.isinf(hi):         # an open range: the bound is all that is measured
+        bound = hi if math.isinf(lo) else lo
+        return f"{'<' if math.isinf(lo) else '>'} {scale * bound:{sign}.{decimals(float('nan'))}f}{unit}"
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{scale * v:{sign}.1f}{unit}"
     d = decimals(scale * (hi - lo) / 2)

@@ -11,7 +11,7 @@ from . import plots
 from .numbers import PP, p_cell, ranged
 from .sections import Section, Table
 from .skill import QUIET, VERDICTS, Ladder, figure_table, rung_ratings, verdicts
-from .stats import ALPHA
+from .stats import ALPHA, FEW_SEEDS
 
 
 @dataclass
@@ -198,7 +198,12 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
             "Card value). The rungs share their deals, which correlates their estimates; the trend test "
             "treats them as independent, which is conservative when that correlation is positive. "
             f"{precision} The ratings come from 2-player duels between the rungs "
-            "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds); a step is significant "
+            "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds; where a rung lost, or won, "
+            f"in {FEW_SEEDS} seeds or fewer the bootstrap would only resample that record, so its range is open on "
+            "that side ('> +X': at least X, no upper limit) and every other rung's on the other; the closed side, "
+            "and the range of a step whose own duel was that one-sided, come from the duel record by an exact "
+            "binomial bound); "
+            "a step is significant "
             "when the bootstrap p-value of 'the upper rung is no stronger' is below "
             f"{ALPHA} after Holm's correction over the steps.")
     tables = [Table("skill_verdicts", verdict, shown_verdicts(table, verdict, ladder.labels), folded=False),
