@@ -204,7 +204,7 @@ def _u_variance(g: np.ndarray, metric: np.ndarray, counts=None):
     or one per run when ``counts`` is a matrix (:func:`_runs`)."""
     c, mean, cov = _moments(g, _runs(len(g), counts))
     ms = np.einsum("ij,rjk->rik", metric, cov)
-    second = np.einsum("rij,rji->r", ms, ms)
+    second = np.maximum(np.einsum("rij,rji->r", ms, ms), 0.0)     # >= 0 but for rounding (equal runs)
     first = np.einsum("ri,rij,rj->r", mean, ms @ metric, mean) - second / c
     with np.errstate(invalid="ignore", divide="ignore"):
         var = 4 * np.maximum(first, 0.0) / c + 2 * second / (c * (c - 1))
@@ -396,7 +396,8 @@ def _fairness(wins, games, counts, alpha: float) -> dict:
     m = w.sum(axis=1) if games is None else np.asarray(games, dtype=float)
     runs = _runs(len(w), counts)
     fair = w - m[:, None] / n                 # wins over the fair share of the seed's games
-    c, ebar, cov = _moments(fair @ _helmert(n), runs)
+    coords = fair @ _helmert(n)
+    c, ebar, cov = _moments(coords, runs)
     with np.errstate(invalid="ignore", divide="ignore"):
         mbar = runs @ m / c
         scale = np.where(mbar > 0, mbar, 1.0)           # per-seed deviations over the mean games
@@ -405,7 +406,7 @@ def _fairness(wins, games, counts, alpha: float) -> dict:
         trace = np.trace(cov, axis1=1, axis2=2)
         # the U-statistic over pairs of distinct seeds (module): |mean|^2 less its variance
         ms = (np.einsum("ri,ri->r", ebar, ebar) - trace / c) / n
-        var_ms = _u_variance(fair @ _helmert(n), np.eye(k), runs) / scale ** 4 / n ** 2
+        var_ms = _u_variance(coords, np.eye(k), runs) / scale ** 4 / n ** 2
     ms = np.where(c >= 2, ms, np.nan)
     enough = c > k + 1
     safe = np.where(enough[:, None, None], cov, np.eye(k))
@@ -413,6 +414,7 @@ def _fairness(wins, games, counts, alpha: float) -> dict:
     valid = enough & (eig[:, 0] > 1e-12 * np.maximum(eig[:, -1], 1e-300))
     safe = np.where(valid[:, None, None], safe, np.eye(k))
     t2 = c * np.einsum("ri,ri->r", ebar, np.linalg.solve(safe, ebar[:, :, None])[:, :, 0])
+    t2 = np.where(valid, t2, np.nan)
     df2 = c - k
     p = np.where(valid, stats.f.sf(t2 * df2 / (k * (c - 1)), k, np.maximum(df2, 1)), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):

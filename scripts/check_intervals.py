@@ -132,7 +132,8 @@ def main() -> None:
     for r in range(reports):
         seats = synthetic_seats(2, 2000, strategies=["a", "b"], strength={"a": 0.55, "b": 0.45},
                                 seed=int(rng.integers(1 << 31)))
-        t = T.exposure_table(seats, placebo_cards(rng, seats, 2, cards), [f"fake{c}" for c in range(cards)])
+        t = T.exposure_table(T.frame_stats(seats, uses={"cards": placebo_cards(rng, seats, 2, cards)}), "cards",
+                             [f"fake{c}" for c in range(cards)])
         raw += int((t["p_raw"] < S.ALPHA).sum())
         adjusted += int((t["p_adj"] < S.ALPHA).sum())
         flagged += bool(t["significant"].any())
