@@ -21,20 +21,34 @@ up by noise (the largest of several noisy deviations) and its percentile interva
   coordinates, as they sum to 0) with the seeds' own covariance, so any correlation between the
   games of a seed is accounted for; an F test on (n - 1, seeds - n + 1) degrees of freedom. At 2
   players it is the t test of seat 0's deviation (one test, not one per seat).
-- **Interval.** Scaled to (seeds - n + 1) / (seeds - 1) T^2 (n - 1 times the F statistic), the
-  statistic is X / V: X noncentral chi-square with n - 1 degrees of freedom and noncentrality the
-  squared Mahalanobis length of the deviations times the seeds, V an independent chi-square over
-  its seeds - n + 1 degrees of freedom (the seeds' covariance estimated): a noncentral F. Its
-  interval is the Feldman-Cousins (unified, likelihood-ratio ordered) Neyman construction of X,
-  carried to the noncentral F by giving each noncentrality's acceptance region the same tail
-  probabilities, so it covers at its nominal rate at every noncentrality including 0, goes
-  smoothly from an upper limit to a two-sided interval, and excludes 0 exactly when the F test
-  rejects at the same level. Far from fair V matters as much as X (with few seeds, more): an
-  interval from X alone, or from the statistic moved to X's scale by matching null p-values,
-  misses the truth there. The noncentrality is turned into the mean square deviation with the
-  smallest and largest eigenvalue of the seeds' covariance: exact when the covariance is the
-  same in every direction (near-fair, rotated games are close to that), conservative otherwise
-  (far from fair, where seats' win rates and so their variances differ, markedly so).
+- **Interval, near fair.** Scaled to (seeds - n + 1) / (seeds - 1) T^2 (n - 1 times the F
+  statistic), the statistic is X / V: X noncentral chi-square with n - 1 degrees of freedom and
+  noncentrality the squared Mahalanobis length of the deviations times the seeds, V an
+  independent chi-square over its seeds - n + 1 degrees of freedom (the seeds' covariance
+  estimated): a noncentral F. Its interval is the Feldman-Cousins (unified, likelihood-ratio
+  ordered) Neyman construction of X, carried to the noncentral F by giving each noncentrality's
+  acceptance region the same tail probabilities, so it covers at its nominal rate at every
+  noncentrality including 0, goes smoothly from an upper limit to a two-sided interval, and
+  excludes 0 exactly when the F test rejects at the same level. The noncentrality is turned into
+  the mean square deviation with the seeds' variance in the observed direction of the
+  deviations (|mean|^2 over its squared Mahalanobis length; their average over directions when
+  the mean is 0): exact when the covariance is the same in every direction, as it nearly is
+  near fair. The upper limit takes at least the average over directions: an observed direction
+  off the true one only lowers that variance when the truth lies along the covariance's largest
+  axis (one seat ahead: 93% coverage at 30 seeds with the observed direction alone). (The
+  smallest and largest eigenvalue of the covariance, used until issue 50, made the interval 2 to
+  50 times wider than the estimate's own spread far from fair, covering 99-100%, and kept it
+  from shrinking with the seeds.)
+- **Interval, far from fair.** Once T^2 reaches ``SWITCH`` (30; the test then rejects with p
+  below 1e-4 at 30 seeds or more) the interval is the estimate plus or minus t (seeds - 1
+  degrees of freedom) times its delta-method standard error, the U-statistic's variance (below)
+  over twice the estimate: the Mahalanobis statistic carries the noise of the seeds' estimated
+  covariance, which the estimate itself does not, and far from fair the seats' variances differ.
+  It is taken only where it excludes 0 and the test rejects, so interval and test still agree.
+  By seeded simulation (tests/test_fairness.py; scripts/check_intervals.py --unfairness-grid for
+  the full grid) the two together cover 93% to 97% in every cell of 2 to 4 players, 0 to 30
+  points and 30 to 20,000 seeds, and from 2,000 seeds on are at most about 1.4 times as wide as
+  the estimate's own 95% spread.
 - **B fairer than A.** The difference of the two unbiased estimates is itself a U-statistic
   over seeds (paired: each seed's deviation vectors in both runs, which removes the variation
   they share). Its variance is estimated with its second-order term, so the test keeps its
@@ -67,7 +81,7 @@ class SeatFairness:
     deviations: np.ndarray      # per seat: observed win rate - 1/n
     mean_square: float          # unbiased estimate of mean_k (p_k - 1/n)^2; may be below 0
     rms: float                  # seat unfairness: sqrt(max(mean_square, 0))
-    rms_lo: float               # its 1 - alpha interval (Feldman-Cousins, see the module)
+    rms_lo: float               # its 1 - alpha interval (see the module)
     rms_hi: float
     statistic: float            # Hotelling's T^2 of "all seats fair"
     df: tuple[int, int]         # of its F form
@@ -140,12 +154,24 @@ def _deviations(wins, games=None, counts=None) -> tuple[np.ndarray, np.ndarray, 
     return d, d @ _helmert(n), int(round(_total(m, counts)))
 
 
-def _u_statistic(e: np.ndarray, counts=None) -> float:
-    """Unbiased estimate of |E e|^2 from independent rows: mean of e_i . e_j over i != j."""
-    c = len(e) if counts is None else int(counts.sum())
-    total = _total(e, counts)
-    squares = np.einsum("ij,ij->", e, e) if counts is None else counts @ np.einsum("ij,ij->i", e, e)
-    return float((total @ total - squares) / (c * (c - 1)))
+def _runs(rows: int, counts=None) -> np.ndarray:
+    """``counts`` as (runs, rows) seeds per row: None is one run holding every row once, a
+    vector one run; a matrix holds many runs on the same distinct rows (calibration)."""
+    if counts is None:
+        return np.ones((1, rows))
+    counts = np.asarray(counts, dtype=float)
+    return counts[None, :] if counts.ndim == 1 else counts
+
+
+def _moments(x: np.ndarray, runs: np.ndarray):
+    """Per run: its seeds, and the mean and covariance of the rows of ``x``, row i taken
+    ``runs[r, i]`` times (centred before the products, as np.cov)."""
+    c = runs.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = runs @ x / c[:, None]
+        centred = x[None, :, :] - mean[:, None, :]
+        cov = np.einsum("rn,rni,rnj->rij", runs, centred, centred) / (c - 1)[:, None, None]
+    return c, mean, cov
 
 
 def distinct_rows(*parts) -> tuple[np.ndarray, np.ndarray]:
@@ -169,19 +195,20 @@ def distinct_rows(*parts) -> tuple[np.ndarray, np.ndarray]:
     return (codes[:, None] // base ** np.arange(cols, dtype=np.int64)) % base, counts
 
 
-def _u_variance(g: np.ndarray, metric: np.ndarray, counts=None) -> float:
+def _u_variance(g: np.ndarray, metric: np.ndarray, counts=None):
     """Variance of the U-statistic mean_{i != j} g_i' M g_j over independent rows g_i with mean
     mu and covariance Sigma: 4 mu'M Sigma M mu / C + 2 tr((M Sigma)^2) / (C (C - 1)). The second,
     degenerate term is all that is left when mu = 0 (both runs fair), where a variance from the
     first alone would be near 0 and a test on it invalid. Estimated with the sample covariance;
-    the first term's plug-in loses its bias, tr((M S)^2) / C, and is kept at 0 or above."""
-    c = len(g) if counts is None else int(counts.sum())
-    cov = np.atleast_2d(np.cov(g, rowvar=False, fweights=counts))
-    ms = metric @ cov
-    second = float(np.trace(ms @ ms))
-    mean = _total(g, counts) / c
-    first = float(mean @ metric @ cov @ metric @ mean) - second / c
-    return 4 * max(first, 0.0) / c + 2 * second / (c * (c - 1))
+    the first term's plug-in loses its bias, tr((M S)^2) / C, and is kept at 0 or above. A float,
+    or one per run when ``counts`` is a matrix (:func:`_runs`)."""
+    c, mean, cov = _moments(g, _runs(len(g), counts))
+    ms = np.einsum("ij,rjk->rik", metric, cov)
+    second = np.maximum(np.einsum("rij,rji->r", ms, ms), 0.0)     # >= 0 but for rounding (equal runs)
+    first = np.einsum("ri,rij,rj->r", mean, ms @ metric, mean) - second / c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = 4 * np.maximum(first, 0.0) / c + 2 * second / (c * (c - 1))
+    return var if np.ndim(counts) == 2 else float(var[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,31 +338,105 @@ def noncentrality_interval(x: float, k: int, alpha: float = ALPHA, df2: int | No
     noncentral F with (k, ``df2``) (see the module); (lo, hi). Exact coverage for every
     noncentrality (to the grid's resolution); lo > 0 exactly when x is beyond the central
     1 - alpha quantile."""
-    if not np.isfinite(x):
-        return float("nan"), float("nan")
+    lo, hi = _noncentrality_intervals(np.array([x], dtype=float), k, alpha, df2)
+    return float(lo[0]), float(hi[0])
+
+
+def _noncentrality_intervals(x: np.ndarray, k: int, alpha: float, df2: int | None):
+    """:func:`noncentrality_interval` of every observation in ``x`` (an array): (lo, hi)."""
     delta, x_lo, x_hi = _fc_band(int(k), float(alpha)) if df2 is None else _f_band(int(k), float(alpha), int(df2))
-    if x <= x_lo[-1]:
-        flat = np.searchsorted(x_lo, 0.0, side="right") - 1          # x_lo is 0 up to here
-        hi = float(np.interp(x, x_lo[flat:], delta[flat:])) if x > 0 else float(delta[flat])
-    else:
-        hi = _equal_tailed(x, k, alpha / 2, df2)
-    if x <= x_hi[0]:
-        lo = 0.0
-    elif x <= x_hi[-1]:
-        lo = float(np.interp(x, x_hi, delta))
-    else:
-        lo = _equal_tailed(x, k, 1 - alpha / 2, df2)
-    return lo, max(hi, lo)
+    finite = np.isfinite(x)
+    x = np.where(finite, x, 0.0)
+    flat = np.searchsorted(x_lo, 0.0, side="right") - 1          # x_lo is 0 up to here
+    hi = np.where(x > 0, np.interp(x, x_lo[flat:], delta[flat:]), delta[flat])
+    lo = np.where(x <= x_hi[0], 0.0, np.interp(x, x_hi, delta))
+    for i in np.flatnonzero(x > x_lo[-1]):                         # beyond the tabulated band
+        hi[i] = _equal_tailed(x[i], k, alpha / 2, df2)
+    for i in np.flatnonzero(x > x_hi[-1]):
+        lo[i] = _equal_tailed(x[i], k, 1 - alpha / 2, df2)
+    nan = np.full(len(x), np.nan)
+    return np.where(finite, lo, nan), np.where(finite, np.maximum(hi, lo), nan)
 
 
 # ---------------------------------------------------------------------------------------------
 # the measure
 # ---------------------------------------------------------------------------------------------
-def _nan_fairness(n, c, games, dev, ms, alpha) -> SeatFairness:
-    nan = float("nan")
-    rms = float(np.sqrt(max(ms, 0.0))) if np.isfinite(ms) else nan
-    return SeatFairness(n, c, games, dev, ms, rms, nan, nan, nan, (n - 1, max(c - n + 1, 0)), nan,
-                        alpha, nan)
+SWITCH = 30.0    # Hotelling's T^2 from which the interval is the delta-method one (see the module)
+
+
+def _rms_interval(ms, var_ms, t2, p, rho, average, c, k: int, n: int, alpha: float):
+    """The 1 - alpha interval of the seat unfairness of each run (see the module): far from fair
+    (T^2 at least ``SWITCH``, the test rejecting, and the interval clear of 0) the estimate plus
+    or minus t times its delta-method standard error (from ``var_ms``, the mean square's
+    U-statistic variance); otherwise the Feldman-Cousins interval of the noncentrality, turned
+    into the mean square with ``rho``, the seeds' variance in the observed direction (the upper
+    limit with at least ``average``, their variance averaged over the directions)."""
+    theta = np.sqrt(np.maximum(ms, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = stats.t.isf(alpha / 2, c - 1) * np.sqrt(var_ms) / (2 * theta)
+    lo, hi = theta - half, theta + half
+    near = ~((t2 >= SWITCH) & (p < alpha) & (lo > 0))
+    for seeds in np.unique(c[near]):
+        idx = np.flatnonzero(near & (c == seeds))
+        df2 = int(seeds) - k
+        lam_lo, lam_hi = _noncentrality_intervals(t2[idx] * df2 / (seeds - 1), k, alpha, df2)   # k F
+        lo[idx] = np.sqrt(lam_lo * rho[idx] / seeds / n)
+        hi[idx] = np.sqrt(lam_hi * np.maximum(rho[idx], average[idx]) / seeds / n)
+    return lo, hi
+
+
+def _fairness(wins, games, counts, alpha: float) -> dict:
+    """The figures of :func:`seat_fairness`, one per run (``counts``: see :func:`_runs`), as
+    arrays; ``valid`` is False where a run has too few seeds or a direction without variance."""
+    w = np.asarray(wins, dtype=float)
+    if w.ndim != 2 or w.shape[1] < 2:
+        raise ValueError(f"win counts must have shape (seeds, seats >= 2), got {w.shape}")
+    n = w.shape[1]
+    k = n - 1
+    m = w.sum(axis=1) if games is None else np.asarray(games, dtype=float)
+    runs = _runs(len(w), counts)
+    fair = w - m[:, None] / n                 # wins over the fair share of the seed's games
+    coords = fair @ _helmert(n)
+    c, ebar, cov = _moments(coords, runs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mbar = runs @ m / c
+        scale = np.where(mbar > 0, mbar, 1.0)           # per-seed deviations over the mean games
+        dev = runs @ fair / c[:, None] / scale[:, None]
+        ebar, cov = ebar / scale[:, None], cov / scale[:, None, None] ** 2
+        trace = np.trace(cov, axis1=1, axis2=2)
+        # the U-statistic over pairs of distinct seeds (module): |mean|^2 less its variance
+        ms = (np.einsum("ri,ri->r", ebar, ebar) - trace / c) / n
+        var_ms = _u_variance(coords, np.eye(k), runs) / scale ** 4 / n ** 2
+    ms = np.where(c >= 2, ms, np.nan)
+    enough = c > k + 1
+    safe = np.where(enough[:, None, None], cov, np.eye(k))
+    eig = np.linalg.eigvalsh(safe)
+    valid = enough & (eig[:, 0] > 1e-12 * np.maximum(eig[:, -1], 1e-300))
+    safe = np.where(valid[:, None, None], safe, np.eye(k))
+    t2 = c * np.einsum("ri,ri->r", ebar, np.linalg.solve(safe, ebar[:, :, None])[:, :, 0])
+    t2 = np.where(valid, t2, np.nan)
+    df2 = c - k
+    p = np.where(valid, stats.f.sf(t2 * df2 / (k * (c - 1)), k, np.maximum(df2, 1)), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(t2 > 0, c * np.einsum("ri,ri->r", ebar, ebar) / t2, trace / k)
+    lo, hi = np.full(len(c), np.nan), np.full(len(c), np.nan)
+    if valid.any():
+        lo[valid], hi[valid] = _rms_interval(ms[valid], var_ms[valid], t2[valid], p[valid], rho[valid],
+                                             trace[valid] / k, c[valid], k, n, alpha)
+    return {"seats": n, "seeds": c, "games": runs @ m, "deviations": dev, "mean_square": ms,
+            "rms": np.sqrt(np.maximum(ms, 0.0)), "rms_lo": lo, "rms_hi": hi, "statistic": t2,
+            "df2": df2, "p": p, "design_effect": eig.mean(axis=1) * n * mbar, "valid": valid}
+
+
+def seat_fairness_many(wins, counts, alpha: float = ALPHA, games=None) -> dict:
+    """:func:`seat_fairness` of many runs at once, each a number of seeds with each distinct row
+    of ``wins`` (``counts[run, row]``): a dict of arrays (``rms``, ``rms_lo``, ``rms_hi``, ``p``,
+    ``mean_square``, ...; NaN where a run gets no interval). The same computation as for one
+    run, vectorised, so the interval's coverage can be simulated over thousands of runs fast."""
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2 or counts.shape[1] != len(wins):
+        raise ValueError(f"counts must have shape (runs, {len(wins)} rows), got {counts.shape}")
+    return _fairness(wins, games, counts, alpha)
 
 
 def seat_fairness(wins, games=None, alpha: float = ALPHA, counts=None) -> SeatFairness:
@@ -345,31 +446,16 @@ def seat_fairness(wins, games=None, alpha: float = ALPHA, counts=None) -> SeatFa
     module). See the module for the method."""
     if counts is not None:
         counts = np.asarray(counts, dtype=np.int64)
-    d, e, n_games = _deviations(wins, games, counts)
-    n = d.shape[1]
-    c = len(d) if counts is None else int(counts.sum())
-    k = n - 1
-    dev = _total(d, counts) / c if c else np.full(n, np.nan)
-    ms = _u_statistic(e, counts) / n if c >= 2 else float("nan")
-    if c <= k + 1:
-        return _nan_fairness(n, c, n_games, dev, ms, alpha)
-    cov = np.atleast_2d(np.cov(e, rowvar=False, fweights=counts))
-    eig = np.linalg.eigvalsh(cov)
-    if eig[0] <= 1e-12 * max(eig[-1], 1e-300):
-        return _nan_fairness(n, c, n_games, dev, ms, alpha)   # a direction without variance
-    ebar = _total(e, counts) / c
-    t2 = float(c * ebar @ np.linalg.solve(cov, ebar))
-    df2 = c - k
-    f = t2 * df2 / (k * (c - 1))
-    p = float(stats.f.sf(f, k, df2))
-    lam_lo, lam_hi = noncentrality_interval(k * f, k, alpha, df2)   # k F is X / V (module)
-    rms_lo = np.sqrt(lam_lo * eig[0] / c / n)
-    rms_hi = np.sqrt(lam_hi * eig[-1] / c / n)
-    mbar = n_games / c if games is None else float(_total(np.asarray(games, dtype=float), counts) / c)
-    deff = float(eig.mean() * n * mbar)                 # independent fair games: 1 / (n m)
-    rms = float(np.sqrt(max(ms, 0.0)))
-    return SeatFairness(n, c, n_games, dev, ms, rms, float(rms_lo), float(rms_hi), t2, (k, df2), p,
-                        alpha, deff)
+    r = {key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in _fairness(wins, games, counts, alpha).items()}
+    n, c = r["seats"], int(r["seeds"])
+    nan = float("nan")
+    dev = r["deviations"] if c else np.full(n, nan)
+    if not r["valid"]:
+        return SeatFairness(n, c, int(round(r["games"])), dev, float(r["mean_square"]), float(r["rms"]), nan, nan,
+                            nan, (n - 1, max(c - n + 1, 0)), nan, alpha, nan)
+    return SeatFairness(n, c, int(round(r["games"])), dev, float(r["mean_square"]), float(r["rms"]),
+                        float(r["rms_lo"]), float(r["rms_hi"]), float(r["statistic"]), (n - 1, int(r["df2"])),
+                        float(r["p"]), alpha, float(r["design_effect"]))
 
 
 def compare_fairness(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> FairnessComparison:

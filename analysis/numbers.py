@@ -85,10 +85,16 @@ def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%"
     digits are those the interval needs, and more where fewer would print the estimate equal to
     a limit it is not equal to. ``bounds``: the figure's possible values (a share: 0 to 1, the
     default for '%'; a count: 0 up), which no printed limit passes. A range of zero width is no
-    measurement and reads as one value with 'no variation'."""
+    measurement and reads as one value with 'no variation'. A range open on one side reads as its
+    bound alone, '> +644.3' (the estimate then rests on a small-sample correction, not on the data)."""
     if not math.isfinite(v):
         return "n/a"
     sign = "+" if signed else ""
+    if lo == -math.inf and hi == math.inf:
+        return "unbounded"
+    if math.isinf(lo) or math.isinf(hi):         # an open range: the bound is all that is measured
+        bound = hi if math.isinf(lo) else lo
+        return f"{'<' if math.isinf(lo) else '>'} {scale * bound:{sign}.{decimals(float('nan'))}f}{unit}"
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{scale * v:{sign}.1f}{unit}"
     if bounds is None and unit == "%" and not signed:

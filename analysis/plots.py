@@ -427,19 +427,35 @@ def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[s
 
 
 def skill_ratings(ratings: pd.DataFrame, players: int):
-    """Each rung's Bradley-Terry rating (Elo scale, mean 0) with its 95% bootstrap range, from
-    duels at the ladder's ``players``."""
+    """Each rung's Bradley-Terry rating (Elo scale, mean 0) with its 95% range, from duels at the
+    ladder's ``players``; a range open on one side (a near-perfect record:
+    :func:`analysis.stats.rating_ranges`) is drawn as an arrow from its bound, without the
+    estimate, which rests on a small-sample correction there."""
     import textwrap
 
     fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(ratings) + 1.3))
     y = ratings["rung"].to_numpy()
     v = ratings["elo"].to_numpy(float)
-    err = np.clip(np.vstack([v - ratings["ci_lo"].to_numpy(float), ratings["ci_hi"].to_numpy(float) - v]), 0, None)
-    ax.errorbar(v, y, xerr=err, fmt="o", ms=6, color=COLOURS[2], ecolor=COLOURS[2], capsize=3)
+    lo, hi = ratings["ci_lo"].to_numpy(float), ratings["ci_hi"].to_numpy(float)
+    closed = np.isfinite(lo) & np.isfinite(hi)
+    err = np.clip(np.vstack([v - lo, hi - v]), 0, None)[:, closed]
+    ax.errorbar(v[closed], y[closed], xerr=err, fmt="o", ms=6, color=COLOURS[2], ecolor=COLOURS[2], capsize=3)
+    known = np.r_[v, lo, hi][np.isfinite(np.r_[v, lo, hi])]
+    reach = 0.2 * (np.ptp(known) if len(known) > 1 and np.ptp(known) > 0 else 100.0)
+    ends = list(known)
+    for yy, a, b in zip(y[~closed], lo[~closed], hi[~closed]):
+        if np.isfinite(a) or np.isfinite(b):
+            bound, way = (a, 1) if np.isfinite(a) else (b, -1)
+            ax.annotate("", xy=(bound + way * reach, yy), xytext=(bound, yy),
+                        arrowprops={"arrowstyle": "->", "color": COLOURS[2]})
+            ax.plot([bound], [yy], "|", ms=10, color=COLOURS[2])
+            ends.append(bound + way * reach)
+    if ends:
+        ax.set_xlim(min(ends) - 0.05 * reach, max(ends) + 0.05 * reach)
     ax.set_yticks(y, [textwrap.fill(f"{r + 1}. {p}", 34) for r, p in zip(y, ratings["players"])], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("rating (Elo scale; +100 = ahead 64% of the time)")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"Strength of each rung, from {players}-player duels (95% ranges)")
+    ax.set_title(f"Strength of each rung, from {players}-player duels (95% ranges; arrow: no limit that way)")
     tight_layout(fig)
     return fig

@@ -80,7 +80,10 @@ a bootstrap over seeds, stratified by duel
 are meant to be far apart, so a weak rung may never beat a strong one, and then no finite rating
 fits: half a win is added to both directions of every pair of rungs that met (the usual
 small-sample correction), which pulls the ratings together a little and so only makes a step
-harder to call significant. A step up the ladder is significant when the bootstrap p-value of
+harder to call significant. A range resting on that correction would be false precision (a
+bootstrap over a perfect record resamples the same record): where a rung lost, or won, in few
+seeds its range is open on that side, or exact from its record (:func:`analysis.stats.rating_ranges`,
+:func:`analysis.stats.step_range`). A step up the ladder is significant when the bootstrap p-value of
 "the upper rung is no stronger", Holm-corrected over the steps, is below ``ALPHA``.
 """
 from __future__ import annotations
@@ -94,7 +97,7 @@ from scipy import stats as sps
 from evora_sim.manifest import RunError
 
 from .stats import (ALPHA, ELO, MIN_EFFECT, bradley_terry, bradley_terry_many, chained_holm, holm, holm_rows,
-                    tost_p)
+                    rating_ranges, seed_records, step_range, tost_p)
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
 WIN_RATE_KINDS = ("rate", "unfairness", "rate change")     # figures in win rate: the smallest effect applies
@@ -640,7 +643,8 @@ def ratings_from_wins(per_duel: list, labels: list, n_boot: int = 2000,
             tot += np.tensordot(weights, w, axes=1)
         tots[b] = tot + prior
     boot = bradley_terry_many(tots, tol=1e-8, max_iter=5000) * ELO
-    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+    lost, met, games = seed_records(per_duel)
+    lo, hi = (ELO * x for x in rating_ranges(*np.percentile(boot, [2.5, 97.5], axis=0) / ELO, lost, met))
     comps = (total + total.T).sum(axis=1)
     ratings = pd.DataFrame({"rung": np.arange(k), "players": list(labels), "elo": est, "ci_lo": lo,
                             "ci_hi": hi, "games": comps.astype(int), "wins": total.sum(axis=1).astype(int),
@@ -649,9 +653,10 @@ def ratings_from_wins(per_duel: list, labels: list, n_boot: int = 2000,
     for i in range(k - 1):
         d = boot[:, i + 1] - boot[:, i]
         p = (1 + np.count_nonzero(d <= 0)) / (n_boot + 1)          # one-sided: upper no stronger
+        step_lo, step_hi = step_range(*np.percentile(d, [2.5, 97.5]) / ELO, i + 1, i, lost, met, games)
         steps.append({"step": f"{i} -> {i + 1}", "lower": labels[i], "upper": labels[i + 1],
-                      "elo_gain": est[i + 1] - est[i], "ci_lo": float(np.percentile(d, 2.5)),
-                      "ci_hi": float(np.percentile(d, 97.5)), "p": p})
+                      "elo_gain": est[i + 1] - est[i], "ci_lo": float(ELO * step_lo),
+                      "ci_hi": float(ELO * step_hi), "p": p})
     steps = pd.DataFrame(steps)
     steps["p_holm"] = holm(steps["p"].to_numpy())
     steps["significant"] = steps["p_holm"] < ALPHA

@@ -13,7 +13,7 @@ from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
 from .skill import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,
                     figure_table, rung_ratings, seat_correlations, verdicts)
-from .stats import ALPHA
+from .stats import ALPHA, FEW_SEEDS
 
 
 @dataclass
@@ -297,7 +297,11 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
             "conservative. The strongest cards and spaces are those of largest mean effect over the rungs; their "
             "effects are associations, not causes (see Card value). "
             f"{precision} {rated_by(ladder.players)} "
-            "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds); a step is significant "
+            "(Bradley-Terry on the Elo scale, ranges from a bootstrap over seeds; where a rung lost, or won, "
+            f"in {FEW_SEEDS} seeds or fewer the bootstrap would only resample that record, so its range is open on "
+            "that side ('> +X': at least X, no upper limit) and every other rung's on the other; the closed side, "
+            "and the range of a step whose own duel was that one-sided, come from the duel record by an exact "
+            "binomial bound); a step is significant "
             "when the bootstrap p-value of 'the upper rung is no stronger' is below "
             f"{ALPHA} after Holm's correction over the steps.")
     tables = [Table("skill_verdicts", verdict, shown_verdicts(table, verdict, ladder.labels, seeds), folded=False),

@@ -457,6 +457,51 @@ def test_ratings_recover_the_order_and_say_every_step_is_significant():
     assert (ratings["ci_lo"] < ratings["elo"]).all() and (ratings["elo"] < ratings["ci_hi"]).all()
 
 
+def test_a_perfect_record_gets_an_open_range_from_an_exact_bound():
+    """Rung b wins all 304 games of 152 seeds against rung a. The bootstrap resamples that
+    record only, and the small-sample correction decided the range (+738.792 (738.787 to
+    738.796) in issue 50): now b's rating has no upper limit and a lower one from the exact
+    binomial bound on a seed with a loss, u = 1 - 0.025^(1/152) (its log-odds halved: the
+    mean over the two rungs), a's the mirror image, and the step the same bound undivided."""
+    from analysis.skill_report import shown_ratings, shown_steps
+    from analysis.stats import ELO
+
+    w = np.zeros((152, 2, 2))
+    w[:, 1, 0] = 2
+    ratings, steps = ratings_from_wins([w], ["a", "b"], n_boot=200)
+    u = 1 - 0.025 ** (1 / 152)
+    gain = ELO * np.log((1 - u) / u)
+    assert ratings["ci_hi"].iloc[1] == np.inf and ratings["ci_lo"].iloc[1] == pytest.approx(gain / 2, rel=1e-6)
+    assert ratings["ci_lo"].iloc[0] == -np.inf and ratings["ci_hi"].iloc[0] == pytest.approx(-gain / 2, rel=1e-6)
+    assert steps["ci_lo"].iloc[0] == pytest.approx(gain, rel=1e-6) and steps["ci_hi"].iloc[0] == np.inf
+    assert steps["significant"].iloc[0]
+    shown = shown_ratings(ratings)["Rating, Elo (95% range)"].tolist()
+    assert shown == [f"< {-gain / 2:+.1f}", f"> {gain / 2:+.1f}"]
+    assert shown_steps(steps)["Elo gain (95% range)"].iloc[0] == f"> {gain:+.1f}"
+
+
+@pytest.mark.parametrize("strength, seeds", [([0.0, 5.5], 30), ([0.0, 1.0, 6.0], 60), ([0.0, 1.0, 2.0, 7.0], 150)])
+def test_ratings_from_near_perfect_records_cover_their_truth(strength, seeds):
+    """A top rung that loses a game to a rung below in about 1 seed of 100 (or never): every
+    rung's rating (mean 0) and every step must hold the truth in at least 95% of ladders (the
+    lower end of its binomial band, Bonferroni over the figures). The plain bootstrap covered
+    the top rung's rating in about a quarter of such ladders."""
+    from analysis.stats import ELO
+
+    rng = np.random.default_rng(int(10 * sum(strength)) + seeds)
+    strength = np.asarray(strength)
+    truth, gains = ELO * (strength - strength.mean()), ELO * np.diff(strength)
+    sims, k = 200, len(strength)
+    covered, steps_covered = np.zeros(k), np.zeros(k - 1)
+    for i in range(sims):
+        ratings, steps = ratings_from_wins(_duels(strength, seeds, rng), list("abcd")[:k], n_boot=200, seed=i)
+        covered += (ratings["ci_lo"] <= truth) & (truth <= ratings["ci_hi"])
+        steps_covered += (steps["ci_lo"] <= gains) & (gains <= steps["ci_hi"])
+    least = stats.binom.ppf(0.001 / (2 * k - 1), sims, 0.95) / sims
+    assert (covered / sims >= least).all(), covered / sims
+    assert (steps_covered / sims >= least).all(), steps_covered / sims
+
+
 # ---------------------------------------------------------------------------------------------
 # the ladder's spec
 # ---------------------------------------------------------------------------------------------
