@@ -229,7 +229,8 @@ def test_the_readme_is_a_guide_by_question():
 
 
 # ---- the documentation stands on its own (issue 50, item 8) ---------------------------------
-OUTSIDE = re.compile(r"(?<![\w/])(?:\.\./)?shar" r"ed/|DECISIONS\.md|evora-rule" r"book")   # split: not a hit itself
+# split: not a hit itself; "end.tie_break=shared/..." (an explain arm's folder) is no such pointer
+OUTSIDE = re.compile(r"(?<![\w/=])(?:\.\./)?shar" r"ed/|DECISIONS\.md|evora-rule" r"book")
 
 
 def test_no_page_or_source_points_to_a_rules_text_outside_the_repository():
