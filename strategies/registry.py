@@ -469,7 +469,9 @@ def describe(strategy) -> dict:
 def as_strategy(item):
     """A strategy from a Strategy or CustomStrategy, a built-in id, or a spec string (a
     built-in name, ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``)."""
-    if isinstance(item, (Strategy, CustomStrategy)):
+    if isinstance(item, Strategy):
+        return _checked(item)
+    if isinstance(item, CustomStrategy):
         return item
     if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
         if not 0 <= int(item) < len(BUILTINS):
@@ -480,6 +482,46 @@ def as_strategy(item):
             return BUILTINS[NAMES.index(item)]
         return parse_spec(item)
     raise ValueError(f"not a strategy: {item!r} (built-ins: {', '.join(NAMES)})")
+
+
+_CHECKED: set = set()          # strategies known to be what their description says
+
+
+def _checked(strategy: Strategy) -> Strategy:
+    """``strategy``, once it is known to hold what a spec could give it. The Python API takes
+    Strategy objects, and one built by hand may hold values no spec allows (a search's candidate
+    turns beyond the planner's buffer crashed the interpreter): it is rebuilt from its
+    description (``resolved`` then ``from_resolved``: every value through the same checks as a
+    spec's) and must match what compiled code reads of it. Once per strategy."""
+    try:
+        if strategy in _CHECKED:
+            return strategy
+    except TypeError:                   # a field that is not a tuple: the rebuild refuses it
+        pass
+    try:
+        same = _compiled_fields(from_resolved(strategy.name, resolved(strategy), run_code=False)) == \
+            _compiled_fields(strategy)
+    except StrategyError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError, AttributeError) as exc:
+        raise StrategyError(f"strategy {strategy.name!r}: its fields are not those of a strategy "
+                            f"({type(exc).__name__}: {exc})") from None
+    if not same:
+        raise StrategyError(f"strategy {strategy.name!r}: its fields (kind, weights, options) do not match what it "
+                            "describes; make it with parse_spec")
+    if len(_CHECKED) > 1000:
+        _CHECKED.clear()
+    try:
+        _CHECKED.add(strategy)
+    except TypeError:
+        pass
+    return strategy
+
+
+def _compiled_fields(s: Strategy) -> tuple:
+    """What compiled code reads of a strategy (``seat_arrays``), in one comparable form."""
+    return (s.kind, tuple(s.weights), tuple(s.search), tuple(sorted((n, tuple(w)) for n, w in s.learned)),
+            tuple(sorted((n, k) for n, k in s.replies if k)))
 
 
 def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:
