@@ -10,19 +10,27 @@ the compiled functions of :mod:`evora_sim.engine`; nothing here re-implements on
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
 from . import engine as E
 from . import layout as L
+from . import statecheck
 from .names import PHASE_TITLES, effect_title, tile_title, type_title
 from .rules import Rules, gift_seat_problem, load_rules
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal at the current decision point."""
+
+
+class StateError(ValueError):
+    """A State the compiled engine cannot be given: its array is not an engine state, or holds a
+    position no game can reach (a cell edited by hand, or damaged). The message names the field.
+    Why refuse rather than play on: the engine reads its state without bounds checks, so such a
+    state crashed the interpreter, or worse, played on with nonsense."""
 
 
 GAME_TYPE = {
@@ -43,6 +51,12 @@ def check_players(n_players) -> int:
     return int(n_players)
 
 
+def check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+    return int(seed)
+
+
 @dataclass
 class State:
     """One game: the flat int32 array plus the rules and seed it was created with."""
@@ -50,6 +64,9 @@ class State:
     arr: np.ndarray
     rules: Rules
     seed: int
+    # (arr, rules, the bytes of arr's game part, arr's dtype) when last known playable (checked,
+    # or made by the engine), so a state played through the API is checked once, not every call
+    _known: tuple = field(default=(), init=False, repr=False, compare=False)
 
     @property
     def n_players(self) -> int:
@@ -65,7 +82,70 @@ class State:
         return int(self.arr[L.STATS + p * L.SSTRIDE + field])
 
     def clone(self) -> "State":
-        return State(self.arr.copy(), self.rules, self.seed)
+        out = State(self.arr.copy(), self.rules, self.seed)
+        if self._known and self._known[0] is self.arr and self._known[1] is self.rules:
+            out._known = (out.arr, self.rules, self._known[2], out.arr.dtype)
+        return out
+
+
+def engine_state(arr: np.ndarray, rules: Rules, seed: int) -> State:
+    """A State around an array the engine made or played itself (a game's own copy, a position
+    built from a checked file, a save file already checked): known playable, not checked again."""
+    state = State(arr, rules, seed)
+    _known_playable(state)
+    return state
+
+
+def assume_reachable(state: State) -> State:
+    """``state`` taken as it is, without the check, until its array changes again outside the
+    engine: for positions built by hand for a rule's sake that no game reaches (the rules tests
+    fill columns with stones from outside the supply) but whose every cell stays within its
+    range. The caller vouches for that: a cell out of range can crash the interpreter."""
+    return _known_playable(state)
+
+
+def _known_playable(state: State) -> State:
+    arr = state.arr
+    state._known = (arr, state.rules, arr[:L.SCRATCH].tobytes(), arr.dtype)
+    return state
+
+
+def check_state(state: State) -> State:
+    """``state``, once it is known to be one the compiled engine can read: an int32 array of the
+    engine's size holding a position these rules can reach (:mod:`evora_sim.statecheck`, about a
+    millisecond; skipped, for a comparison of a few microseconds, while the array is as the engine
+    or the last check left it). Raises StateError naming the field otherwise. Every function here
+    that hands a state to compiled code calls it first."""
+    known = getattr(state, "_known", ())
+    if known:
+        arr = state.arr
+        if (known[0] is arr and known[1] is state.rules and arr.dtype is known[3] and arr.flags.writeable
+                and arr[:L.SCRATCH].tobytes() == known[2]):
+            return state
+    if not isinstance(state, State):
+        raise StateError(f"not a game state: {type(state).__name__} (evora_sim.api.new_game makes one)")
+    arr = state.arr
+    if type(arr) is not np.ndarray or arr.dtype != np.int32 or arr.shape != (L.STATE_SIZE,):
+        got = f"{arr.dtype} of shape {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+        raise StateError(f"state.arr must be a numpy int32 array of {L.STATE_SIZE} cells, as new_game makes, "
+                         f"got {got}")
+    if not (arr.flags.c_contiguous and arr.flags.writeable):
+        raise StateError("state.arr must be a contiguous, writeable array (a slice or a read-only view is not: "
+                         "give it state.arr.copy())")
+    if not isinstance(state.rules, Rules):
+        raise StateError(f"state.rules must be the Rules the game is played under (evora_sim.rules.load_rules), "
+                         f"got {type(state.rules).__name__}")
+    problem = statecheck.state_problem(arr, state.rules)
+    if problem:
+        raise StateError(f"state.arr is not a position these rules can reach: {problem}")
+    return _known_playable(state)
+
+
+def _below(value, n: int, what: str) -> int:
+    """``value`` as an index from 0 to ``n - 1`` (a seat, a column): compiled code reads there."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+        raise ValueError(f"{what} must be a whole number from 0 to {n - 1}, got {value!r}")
+    return int(value)
 
 
 def new_game(rules: Rules | None = None, n_players: int = 4, seed: int = 0) -> State:
@@ -74,17 +154,17 @@ def new_game(rules: Rules | None = None, n_players: int = 4, seed: int = 0) -> S
     problem = gift_seat_problem(rules, n)
     if problem:
         raise ValueError(problem)
-    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+    seed = check_seed(seed)
     arr = E.new_state()
     E.init_game(arr, rules.packed, n, np.int64(seed))
-    return State(arr, rules, int(seed))
+    return engine_state(arr, rules, seed)
 
 
 _BUF = np.empty(L.N_ACTIONS, dtype=np.int32)
 
 
 def legal_actions(state: State) -> list[int]:
+    check_state(state)
     n = E.legal_actions(state.arr, state.rules.packed, _BUF)
     return _BUF[:n].tolist()
 
@@ -96,6 +176,7 @@ def apply_action(state: State, action: int) -> None:
             f"action {action} ({describe_action(state, action)}) is not legal at this decision point "
             f"({decision_name(state)}); legal: {legal}")
     E.apply_action(state.arr, state.rules.packed, np.int64(action))
+    _known_playable(state)
 
 
 def is_terminal(state: State) -> bool:
@@ -118,7 +199,7 @@ def final_scoring(state: State) -> dict:
     """Per-seat breakdown and totals; for a game not yet over, the scoring if it ended now."""
     arr = state.arr
     if not is_terminal(state):
-        arr = arr.copy()
+        arr = check_state(state).arr.copy()
         E.final_scoring(arr, state.rules.packed)
     seats = []
     for p in range(state.n_players):
@@ -159,7 +240,8 @@ def score_now(state: State, seat: int) -> int | float:
     maximises). A whole number; ``x.5`` when the seat's starting VP carry the half point (V2),
     so that comparing two seats' ``score_now`` gives the final scoring's order (the parts left
     aside)."""
-    value = float(_score_now(state.arr, state.rules.packed, seat))
+    check_state(state)
+    value = float(_score_now(state.arr, state.rules.packed, _below(seat, state.n_players, "seat")))
     return int(value) if value.is_integer() else value
 
 
@@ -171,6 +253,7 @@ def n_columns(state: State) -> int:
 def column_parts(state: State, column: int) -> list[int]:
     """Owners of the parts in ``column``, bottom to top (a seat, or ``WHITE``); a fifth part
     is the capital."""
+    column = _below(column, n_columns(state), "column")
     h = state.get(L.COL_H + column)
     base = L.COL_PART + column * L.COLPARTS
     return state.arr[base:base + h].tolist()
@@ -178,6 +261,7 @@ def column_parts(state: State, column: int) -> list[int]:
 
 def column_leader(state: State, column: int) -> int:
     """D7: who holds ``column`` (a seat, or ``WHITE``), or -1 if nobody does yet."""
+    column = _below(column, n_columns(check_state(state)), "column")
     return int(E.column_leader(state.arr, state.rules.packed, column))
 
 
@@ -221,6 +305,7 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
     stay reproducible; without one, from the state's seed."""
     if until not in ("turn", "effect"):
         raise ValueError(f"until must be 'turn' or 'effect', got {until!r}")
+    check_state(state)
     if rng is None:
         rng = np.random.default_rng([state.seed, state.get(L.G_NTURNS)])
     if callable(policy):
@@ -248,7 +333,7 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
                         work) == gameloop.ILLEGAL:
         raise ValueError(f"policy {strategy.name!r} chose an action that is not legal; the state is left "
                          "before that decision")
-    return state
+    return _known_playable(state)
 
 
 _FINISH_WORK = None
@@ -356,8 +441,7 @@ def choose(spec, state: State, seed: int = 0) -> int:
         raise ValueError("the game is over: there is no decision to make")
     if len(legal) == 1:
         return legal[0]
-    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a whole number from 0 to 2**63-1, got {seed!r}")
+    seed = check_seed(seed)
     strategy = as_strategy(spec)
     seat = current_player(state)
     if is_custom(strategy):
@@ -403,7 +487,7 @@ class Bot:
         from strategies.registry import as_strategy
 
         self.strategy = as_strategy(spec)
-        self.rng = np.random.default_rng(int(seed))
+        self.rng = np.random.default_rng(check_seed(seed))
 
     def step(self, state: State) -> int:
         return choose(self.strategy, state, int(self.rng.integers(2**63)))

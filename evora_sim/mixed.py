@@ -177,7 +177,7 @@ class _Table:
                 return steps
             p = int(s[L.G_CUR])
             legal = self.legal[:k].tolist()          # the engine's list, kept for the check
-            view = api.State(s.copy(), self.rules, seed)
+            view = api.engine_state(s.copy(), self.rules, seed)
             who = f"strategy {self.strategies[p].name!r} (seat {p})"
             at = f"at decision {steps + 1} ({self._point()}) of the game with seed {seed}"
             try:

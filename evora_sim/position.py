@@ -11,18 +11,14 @@ from pathlib import Path
 
 from . import engine as E
 from . import layout as L
-from .api import State, check_players, start_vp_entry
+from .api import State, check_players, engine_state, start_vp_entry
 from .jsonfile import read_json
 from .rules import Rules, load_rules
+from .statecheck import MAX_VP
 
 
 class PositionError(ValueError):
     """A position that cannot exist under the rules; the message says where."""
-
-
-# VP scored during play, per seat: far above any game (a few hundred at most), far enough below
-# 2**31 that the final scoring adds its categories without leaving 32 bits.
-MAX_VP = 1_000_000
 
 
 def _seat(value, n, where):
@@ -130,7 +126,7 @@ def position_state(pos: dict, rules: Rules | None = None) -> State:
     _apply_list(pos, "parts_left", n, unplaced,
                 "at most {hi}: the seat's stones and capitals not on the Temple", set_left)
     E.final_scoring(s, R)
-    return State(s, rules, 0)
+    return engine_state(s, rules, 0)
 
 
 def _apply_list(pos, key, n, highest, why, setter):

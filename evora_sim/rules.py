@@ -11,7 +11,6 @@ import copy
 import hashlib
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 
 from . import layout as L
 from .tomltext import toml_comment, toml_key, toml_value
+from .tomlfile import read_toml
 from .wholenumber import is_whole_number, whole_number
 
 
@@ -399,15 +399,7 @@ def validate(data: dict) -> Rules:
 
 
 def _read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise RulesError(f"rules file not found: {path}") from None
-    except RecursionError:
-        raise RulesError(f"rules file {path} is nested too deeply to be read") from None
-    except ValueError as exc:          # TOMLDecodeError, or an integer of 4,300+ digits
-        raise RulesError(f"rules file {path} is not valid TOML: {str(exc).splitlines()[0]}") from None
+    return read_toml(path, "rules file", RulesError)
 
 
 _DEFAULT: Rules | None = None

@@ -146,7 +146,7 @@ def load_state(path: str | Path, rules: Rules | None = None) -> State:
     problem = state_problem(arr, rules)          # the engine reads it unchecked: check it all here
     if problem:
         raise SaveError(f"save file {path}: the state is not a game these rules can reach: {problem}")
-    return State(arr, rules, seed)
+    return api.engine_state(arr, rules, seed)
 
 
 def same_game(a: State, b: State) -> bool:

@@ -14,9 +14,11 @@ import numpy as np
 
 from . import engine as E
 from . import layout as L
-from .position import MAX_VP
 
 MAX_COUNT = 10_000_000          # turns, rounds and per-game statistics: far above any game
+# VP scored during play, per seat: far above any game (a few hundred at most), far enough below
+# 2**31 that the final scoring adds its categories without leaving 32 bits.
+MAX_VP = 1_000_000
 
 
 def _fresh(rules, n: int) -> np.ndarray:

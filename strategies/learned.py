@@ -17,7 +17,7 @@ from evora_sim.tomltext import toml_key, toml_string
 
 from .compiled import FEATURES
 from .features import FEATURE_NAMES, HAND_FEATURES, NL
-from .weights import WEIGHT_RANGE, weight_in_range
+from . import values
 
 # hand feature -> (learned feature, coefficient) pairs whose sum is that feature up to a
 # constant: tiles = placed + flipped = 2 - unplaced + flipped; parts placed = stones and
@@ -67,7 +67,6 @@ FORMAT = 1
 PLAYER_COUNTS = (2, 3, 4)
 _TABLE_KEYS = {"format", "kind", "description", "features", "players", "made_by", "rules_hash"}
 _PLAYERS_KEYS = {"weights", "win", "games", "fit", "replies"}
-MAX_REPLIES = 32          # the planner keeps at most this many best turns (planner.TOP_MAX)
 
 
 @dataclass(frozen=True)
@@ -99,38 +98,38 @@ def is_learned_table(entry) -> bool:
 
 def check_table(entry: dict, where: str, error) -> LearnedWeights:
     """The learned weights of TOML table ``entry`` (named ``where`` in messages), every value
-    checked; ``error`` is the exception to raise with one line."""
+    checked (:mod:`strategies.values`); ``error`` is the exception to raise with one line."""
     unknown = sorted(set(entry) - _TABLE_KEYS)
     if unknown:
         raise error(f"{where}: unknown key(s) {', '.join(unknown)} (a learned weight set has "
                     f"{', '.join(sorted(_TABLE_KEYS))})")
-    if entry.get("format") != FORMAT:
-        raise error(f"{where}: format {entry.get('format')!r}, this version reads format {FORMAT}")
-    if list(entry.get("features", ())) != list(FEATURE_NAMES):
+    version = entry.get("format")
+    if type(version) is not int or version != FORMAT:      # not True, not 1.0: a format is a whole number
+        raise error(f"{where}: format {values.show(version)}, this version reads format {FORMAT}")
+    features = entry.get("features", [])
+    if features != list(FEATURE_NAMES):
+        named = f"{len(features)} named" if isinstance(features, list) else f"features = {values.show(features)}"
         raise error(f"{where}: it was trained on other features than this version computes "
-                    f"({len(entry.get('features', ()))} named, {len(FEATURE_NAMES)} here); train it again "
-                    "with evora train")
+                    f"({named}, {len(FEATURE_NAMES)} here); train it again with evora train")
     players = entry.get("players")
     if not isinstance(players, dict) or not players:
         raise error(f"{where}: 'players' must hold the weights of at least one player count")
     out, replies = [], []
     for key, table in sorted(players.items()):
         if key not in tuple(str(n) for n in PLAYER_COUNTS) or not isinstance(table, dict):
-            raise error(f"{where}: players.{key} is not a player count ({', '.join(map(str, PLAYER_COUNTS))})")
+            raise error(f"{where}: players.{key if len(key) <= 20 else values.show(key)} is not a player count "
+                        f"({', '.join(map(str, PLAYER_COUNTS))})")
         bad = sorted(set(table) - _PLAYERS_KEYS)
         if bad:
             raise error(f"{where}: players.{key}: unknown key(s) {', '.join(bad)}")
         w = table.get("weights")
         if not isinstance(w, list) or len(w) != NL:
             raise error(f"{where}: players.{key}.weights must be a list of {NL} numbers")
-        win = table.get("win", 0.0)
-        values = [*w, win]
-        for i, x in enumerate(values):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not weight_in_range(float(x)):
-                what = "win" if i == NL else f"weights[{i}]"
-                raise error(f"{where}: players.{key}.{what} = {x!r}: {WEIGHT_RANGE}")
-        out.append((int(key), tuple(float(x) for x in values)))
-        k = check_replies(table.get("replies", 0), f"{where}: players.{key}.replies", error)
+        names = [f"{where}: players.{key}.weights[{i}]" for i in range(NL)] + [f"{where}: players.{key}.win"]
+        row = [values.weight(x, name, error, sep=" = ", text=False)
+               for x, name in zip([*w, table.get("win", 0.0)], names)]
+        out.append((int(key), tuple(row)))
+        k = values.replies(table.get("replies", 0), f"{where}: players.{key}.replies", error, sep=" = ")
         if k:
             replies.append((int(key), k))
     for key in ("description", "made_by", "rules_hash"):
@@ -138,20 +137,6 @@ def check_table(entry: dict, where: str, error) -> LearnedWeights:
             raise error(f"{where}: {key} must be text")
     return LearnedWeights("", tuple(out), entry.get("description", ""), entry.get("made_by", ""),
                           entry.get("rules_hash", ""), tuple(replies))
-
-
-def check_replies(value, where: str, error) -> int:
-    """``value`` as a number of best turns to value by the next seat's reply (0 to
-    ``MAX_REPLIES``, a whole number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise error(f"{where} = {value!r}: a whole number from 0 to {MAX_REPLIES} was expected")
-    try:
-        k = float(value)
-    except ValueError:
-        k = float("nan")
-    if not (k == k and k == int(k) and 0 <= k <= MAX_REPLIES):
-        raise error(f"{where} = {value!r}: a whole number from 0 to {MAX_REPLIES} was expected")
-    return int(k)
 
 
 def to_table(weights: LearnedWeights) -> str:
@@ -176,9 +161,11 @@ _shipped: list[LearnedWeights] = []
 def shipped_expert(error) -> LearnedWeights:
     """The built-in ``expert``'s weights (read and checked once per process)."""
     if not _shipped:
-        import tomllib
         from importlib import resources
 
+        from evora_sim.tomlfile import parse_toml
+
+        where = f"strategies/{SHIPPED}"
         text = (resources.files("strategies") / SHIPPED).read_text(encoding="utf-8")
-        _shipped.append(check_table(tomllib.loads(text)["expert"], f"strategies/{SHIPPED} [expert]", error))
+        _shipped.append(check_table(parse_toml(text, where, error)["expert"], f"{where} [expert]", error))
     return _shipped[0]

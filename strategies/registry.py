@@ -30,13 +30,12 @@ manifests use it, so ``balanced(column=2)`` is the name of that strategy everywh
 """
 from __future__ import annotations
 
-import math
-import re
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+
+from evora_sim.tomlfile import read_toml
 
 from .builtin import BUILTINS, DEFAULT_PLAN, NAMES, PLANS, Strategy
 from .compiled import FEATURES, KIND_RANDOM
@@ -45,8 +44,8 @@ from .custom import from_resolved as _custom_from_resolved
 from .errors import StrategyError
 from .features import FEATURE_NAMES
 from .learned import FORMAT as LEARNED_FORMAT
-from .learned import LearnedWeights, check_replies, check_table, is_learned_table, shipped_expert
-from .weights import MAX_WEIGHT, WEIGHT_RANGE, weight_in_range  # noqa: F401 (MAX_WEIGHT: callers')
+from .learned import LearnedWeights, check_table, is_learned_table, shipped_expert
+from . import values
 from .compiled import WIDTH
 from .search_spec import NAME as SEARCH_NAME
 from .search_spec import from_resolved_search, learned_row, parse_mcts, resolved_search, search_row, search_tree_size, split_options
@@ -56,7 +55,6 @@ from .search_spec import turn_tree_shape as search_turn_tree_shape
 STRATEGY_IDS: dict[str, int] = {name: sid for sid, name in enumerate(NAMES)}
 EXPERT_NAME = "expert"     # the learned player shipped in strategies/data/expert.toml
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _FILE_KEYS = {"weights", "description", "base", "plan"}
 FORMS = "NAME(feature=weight, ...), FILE.toml:NAME, FILE.py:NAME, mcts(option=value, ...)"
 _HINTS = {"majority": "column (the column majorities)", "heights": "h1, h2, h3, h4 and capitals",
@@ -164,16 +162,8 @@ def _feature(spec: str, key) -> str:
 
 
 def _number(spec: str, key: str, value, text: bool = True) -> float:
-    """A weight: a number, or with ``text`` the text of one (an inline spec); ``WEIGHT_RANGE``."""
-    if isinstance(value, bool) or not (
-            isinstance(value, (int, float)) or (text and isinstance(value, str) and _NUMBER.fullmatch(value))):
-        hint = "; write it as a number, without quotes" if isinstance(value, str) and _NUMBER.fullmatch(value) else ""
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} is not a number{hint}")
-    x = float(value)
-    if not weight_in_range(x):
-        what = "is out of range" if math.isfinite(x) else "is not a finite number"
-        raise StrategyError(f"strategy {spec!r}: weight {key}={value!r} {what}: {WEIGHT_RANGE}")
-    return x
+    """A weight: a number, or with ``text`` the text of one (an inline spec); ``values.WEIGHT_RANGE``."""
+    return values.weight(value, f"strategy {spec!r}: weight {key}", StrategyError, text=text)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,14 +192,7 @@ def _weight_file(spec: str, path: str, set_name: str) -> tuple[Strategy, str]:
     if not p.is_file():
         raise StrategyError(f"strategy {spec!r}: weight file {path} not found" if not p.exists()
                             else f"strategy {spec!r}: weight file {path} is not a file")
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise StrategyError(f"strategy {spec!r}: weight file {path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise StrategyError(f"strategy {spec!r}: cannot read weight file {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise StrategyError(f"strategy {spec!r}: weight file {path} is not valid TOML: {exc}") from None
+    data = read_toml(p, "weight file", lambda line: StrategyError(f"strategy {spec!r}: {line}"))
     sets = {k: v for k, v in data.items() if isinstance(v, dict)}
     if set_name not in sets:
         raise StrategyError(f"strategy {spec!r}: weight file {path} has no weight set [{set_name}] "
@@ -274,7 +257,7 @@ def _expert(spec: str, body: str | None) -> Strategy:
         raise error(f"{EXPERT_NAME} takes one option, replies=K (its best turns valued by the next seat's "
                     f"reply); its weights are learned: train other ones with evora train and name their "
                     f"file: FILE.toml:{EXPERT_NAME}")
-    k = check_replies(options[0][1], "replies", error)
+    k = values.replies(options[0][1], "replies", error)
     return replace(learned_strategy(spec, f"{EXPERT_NAME}(replies={k})", weights),
                    replies=tuple((n, k) for n in weights.counts if k))
 
@@ -503,7 +486,9 @@ def describe(strategy) -> dict:
 def as_strategy(item):
     """A strategy from a Strategy or CustomStrategy, a built-in id, or a spec string (a
     built-in name, ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``)."""
-    if isinstance(item, (Strategy, CustomStrategy)):
+    if isinstance(item, Strategy):
+        return _checked(item)
+    if isinstance(item, CustomStrategy):
         return item
     if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
         if not 0 <= int(item) < len(BUILTINS):
@@ -514,6 +499,46 @@ def as_strategy(item):
             return BUILTINS[NAMES.index(item)]
         return parse_spec(item)
     raise ValueError(f"not a strategy: {item!r} (built-ins: {', '.join(NAMES)})")
+
+
+_CHECKED: set = set()          # strategies known to be what their description says
+
+
+def _checked(strategy: Strategy) -> Strategy:
+    """``strategy``, once it is known to hold what a spec could give it. The Python API takes
+    Strategy objects, and one built by hand may hold values no spec allows (a search's candidate
+    turns beyond the planner's buffer crashed the interpreter): it is rebuilt from its
+    description (``resolved`` then ``from_resolved``: every value through the same checks as a
+    spec's) and must match what compiled code reads of it. Once per strategy."""
+    try:
+        if strategy in _CHECKED:
+            return strategy
+    except TypeError:                   # a field that is not a tuple: the rebuild refuses it
+        pass
+    try:
+        same = _compiled_fields(from_resolved(strategy.name, resolved(strategy), run_code=False)) == \
+            _compiled_fields(strategy)
+    except StrategyError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError, AttributeError) as exc:
+        raise StrategyError(f"strategy {strategy.name!r}: its fields are not those of a strategy "
+                            f"({type(exc).__name__}: {exc})") from None
+    if not same:
+        raise StrategyError(f"strategy {strategy.name!r}: its fields (kind, weights, options) do not match what it "
+                            "describes; make it with parse_spec")
+    if len(_CHECKED) > 1000:
+        _CHECKED.clear()
+    try:
+        _CHECKED.add(strategy)
+    except TypeError:
+        pass
+    return strategy
+
+
+def _compiled_fields(s: Strategy) -> tuple:
+    """What compiled code reads of a strategy (``seat_arrays``), in one comparable form."""
+    return (s.kind, tuple(s.weights), tuple(s.search), tuple(sorted((n, tuple(w)) for n, w in s.learned)),
+            tuple(sorted((n, k) for n, k in s.replies if k)))
 
 
 def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 
-from evora_sim.wholenumber import whole_number
-
+from . import values
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
@@ -89,16 +88,7 @@ def split_options(spec: str, body: str) -> list[tuple[str, str]]:
 
 
 def _whole(spec, key, value, lo, hi) -> int:
-    try:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError(value)
-        x = int(value if not isinstance(value, str) else whole_number(value))
-    except (ValueError, TypeError, OverflowError):
-        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not a whole number "
-                            f"({key}: {HELP[key]})") from None
-    if not lo <= x <= hi:
-        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is out of range ({key}: {HELP[key]})")
-    return x
+    return values.whole(value, f"strategy {spec!r}: {key}", lo, hi, StrategyError, expected=f"{key}: {HELP[key]}")
 
 
 def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
@@ -154,13 +144,8 @@ def parse_mcts(spec: str, body: str | None, parse_spec) -> Strategy:
 
 def _finite(spec, key, value) -> float:
     """A finite number >= 0."""
-    try:
-        x = float(value) if not isinstance(value, bool) else math.nan
-    except (ValueError, TypeError):
-        x = math.nan
-    if not math.isfinite(x) or x < 0:
-        raise StrategyError(f"strategy {spec!r}: {key}={value!r} is not allowed ({key}: {HELP[key]})")
-    return x
+    return values.number(value, f"strategy {spec!r}: {key}", 0.0, math.inf, StrategyError,
+                         expected=f"{key}: {HELP[key]}")
 
 
 def _one_of(spec, key, value, allowed) -> str:

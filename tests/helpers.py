@@ -32,7 +32,15 @@ def colour_of(x):
 
 # ---- action sets ---------------------------------------------------------------------------
 def legal(state):
-    return set(api.legal_actions(state))
+    return set(api.legal_actions(hand_made(state)))
+
+
+def hand_made(state):
+    """``state`` handed to the API as these tests vouch for it. Some positions here are ones no
+    game reaches (set_heights' filler stones come from outside the supply; a seat is left its
+    last stone without placing the others), every cell within its range: the API's check of a
+    reachable position (issue 51) would refuse them."""
+    return api.assume_reachable(state)
 
 
 def cols(*cs):
@@ -67,7 +75,7 @@ def draw(state, t):
 def act(state, *actions):
     """Apply actions in order; ``api.apply_action`` refuses (raises) any illegal one."""
     for a in actions:
-        api.apply_action(state, a)
+        api.apply_action(hand_made(state), a)
 
 
 def phase(state):
@@ -215,7 +223,7 @@ def quiet_turn(state, stack=L.GOVERNOR):
     if phase(state) == L.PH_CHOOSE_WORKER:
         act(state, L.A_WORKER)
     if phase(state) == L.PH_MOVE:
-        act(state, min(api.legal_actions(state)))
+        act(state, min(legal(state)))
     assert phase(state) == L.PH_MAIN and state.get(L.G_SP) == 0
     draw(state, stack)
     if phase(state) == L.PH_AFTER:
@@ -248,7 +256,7 @@ def tile_payments(state):
 
 def seat_scoring(state, p):
     """Seat ``p``'s row of the final scoring (as if the game ended now)."""
-    return api.final_scoring(state)["seats"][p]
+    return api.final_scoring(hand_made(state))["seats"][p]
 
 
 # ---- card stacks ---------------------------------------------------------------------------

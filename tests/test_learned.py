@@ -115,7 +115,7 @@ def test_a_learned_weight_file_reads_back_as_written(tmp_path):
     (lambda t: t.replace('[mine.players.4]', '[mine.players.5]'), "players.5"),
     (lambda t: t.replace('weights = [0.0, ', 'weights = ['), f"list of {NL} numbers"),
     (lambda t: t + 'extra = 1\n', "unknown key"),
-    (lambda t: t.replace('replies = 5', 'replies = 33'), "replies = 33: a whole number from 0 to 32"),
+    (lambda t: t.replace('replies = 5', 'replies = 33'), "replies = 33 is out of range (a whole number from 0 to 32)"),
     (lambda t: t.replace('replies = 5', 'replies = -1'), "replies = -1"),
     (lambda t: t.replace('replies = 5', 'replies = 2.5'), "replies = 2.5"),
     (lambda t: t.replace('replies = 5', 'replies = "many"'), "replies = 'many'"),

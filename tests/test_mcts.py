@@ -125,9 +125,9 @@ def test_finish_plan_keeps_the_tree_to_the_decision_at_hand():
     ("mcts(iterations=-5)", "iterations='-5' is out of range"),
     ("mcts(iterations=many)", "iterations='many' is not a whole number"),
     ("mcts(iterations=10000000)", "is out of range (iterations: search iterations per decision, 1 to 1,000,000"),
-    ("mcts(c=nan)", "c='nan' is not allowed (c: exploration constant"),
-    ("mcts(c=inf)", "c='inf' is not allowed"),
-    ("mcts(c=-1)", "c='-1' is not allowed"),
+    ("mcts(c=nan)", "c='nan' is not a number (c: exploration constant"),
+    ("mcts(c=inf)", "c='inf' is not a number"),
+    ("mcts(c=-1)", "c='-1' is out of range"),
     ("mcts(reward=points)", "reward='points' is not allowed (reward is one of: win, margin, rank)"),
     ("mcts(rollout=mcts)", "rollout='mcts' is a search player"),
     ("mcts(rollout=mcts(iterations=5))", "is a search player"),
@@ -166,7 +166,7 @@ def test_bad_search_specs(spec, message):
 @pytest.mark.parametrize("args, message", [
     (["duel", "mcts(iterations=0)", "greedy"], "iterations='0' is out of range"),
     (["simulate", "-n", "2", "--games", "2", "--strategies", "mcts(c=x),greedy", "--out", "{tmp}/r"],
-     "c='x' is not allowed"),
+     "c='x' is not a number"),
     (["replay", "-n", "2", "--seed", "1", "--strategies", "mcts(rollout=mcts),greedy"], "is a search player"),
     (["duel", "mcts(reuse=always)", "greedy", "--players", "2"], "reuse='always' is not allowed"),
 ])

@@ -329,7 +329,8 @@ def test_a_setup_placement_and_a_move_reach_the_arrival_position():
                 arr = moving.arr
                 arr[L.G_CUR], arr[L.G_MOVED], arr[L.G_PHASE] = p, k, L.PH_MOVE
                 arr[L.G_CARD_SPACE], arr[L.G_CARD_PLAYED] = -1, 0
-                for y_action in api.legal_actions(moving):
+                # a move during setup: the planner's own what-if, a position no game reaches
+                for y_action in api.legal_actions(api.assume_reachable(moving)):
                     moved = moving.clone()
                     api.apply_action(moved, y_action)
                     direct = state.clone()

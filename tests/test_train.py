@@ -56,8 +56,8 @@ def test_a_tiny_training_writes_a_usable_file_that_says_how_it_was_made_and_resu
     (["--teacher", "nonesuch"], "--teacher: unknown strategy 'nonesuch'"),
     (["--start", "random"], "--start 'random': a weighted player"),
     (["--set", "white_stone.vp=x"], "white_stone.vp"),
-    (["--replies", "33"], "--replies = '33': a whole number from 0 to 32"),
-    (["--replies", "two"], "--replies = 'two'"),
+    (["--replies", "33"], "--replies '33' is out of range (a whole number from 0 to 32)"),
+    (["--replies", "two"], "--replies 'two' is not a whole number"),
 ])
 def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, cli, args, words):
     out = tmp_path / "t"

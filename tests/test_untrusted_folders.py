@@ -376,15 +376,21 @@ def _nan_planner():
     return Strategy("nan-planner", KIND_PLANNER, tuple(weights))
 
 
-def test_i43_07_the_compiled_driver_refuses_an_illegal_action_loudly(tmp_path):
+def test_i43_07_the_compiled_driver_refuses_an_illegal_action_loudly(tmp_path, monkeypatch):
     import numpy as np
 
     from evora_sim.batch import play_batch, play_game
     from evora_sim.rules import load_rules
+    from strategies import registry
     from strategies.errors import StrategyError
 
     rules = load_rules()
     seeds = np.array([1], dtype=np.int64)
+    # a strategy object with NaN weights is refused before play (issue 51) ...
+    with pytest.raises(StrategyError, match="'nan-planner': weight vp=nan is not a finite number"):
+        play_batch(rules, 2, seeds, [_nan_planner(), "random"])
+    # ... and were one to get past that check, the driver itself still refuses its illegal action
+    monkeypatch.setattr(registry, "_checked", lambda strategy: strategy)
     with pytest.raises(StrategyError, match=r"'nan-planner' \(seat 0\) chose action -1, which is not legal, "
                                             r"at decision \d+ of the game with seed 1"):
         play_batch(rules, 2, seeds, [_nan_planner(), "random"])

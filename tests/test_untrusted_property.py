@@ -268,3 +268,164 @@ def test_i43_property_a_hostile_folder_never_reaches_outside_it(originals, tmp_p
                                                                               ["folder", "rep", "world"])
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 51: weight files, strategy options, and the Python API on damaged states
+# ---------------------------------------------------------------------------------------------
+# raw TOML values a hostile or careless file holds in place of a good one
+RAW = st.sampled_from(["inf", "-inf", "nan", "1e400", "9" * 400, "-" + "9" * 400, "9" * 5000, "true", "false",
+                       '"3"', '"x"', "[]", "[1, 2]", "{}", "{a = 1}", "[" * 3000 + "]" * 3000,
+                       "{a = " * 2000 + "1" + "}" * 2000, "1.5", "0", "-1", "33", "2", "1e308", "1979-05-27",
+                       "0x10", "1_000", '"' + "x" * 5000 + '"', "[" + ", ".join(["0.5"] * 39) + "]", "[[1], [2]]"])
+LEARNED_KEYS = ["format", "kind", "features", "description", "made_by", "rules_hash", "win", "replies", "weights",
+                "extra"]
+HAND_KEYS = ["base", "plan", "description", "weights", "vp", "column", "extra"]
+# spec options and the text a user may type as their value
+OPTION_SPECS = ["expert(replies=V)", "mcts(iterations=V)", "mcts(c=V)", "mcts(horizon=V)", "mcts(root=turn, depth=V)",
+                "mcts(root=turn, candidates=V)", "greedy(vp=V)", "greedy(plan=action, column=V)", "mcts(rollout=V)"]
+OPTION_VALUES = st.one_of(RAW, st.sampled_from(["", " ", "1e-400", "+0", "-0", "٣", "１", "4.0", "expert", "greedy(vp=V)",
+                                                 "mcts", "x" * 300]))
+
+
+def _learned_file() -> str:
+    from strategies import learned
+
+    weights = learned.LearnedWeights("mine", ((2, tuple([0.5] * (learned.NL + 1))),), "d", "m", "h", ((2, 3),))
+    return learned.to_table(weights)
+
+
+def _edit_toml(text: str, key: str, raw: str) -> str:
+    """``text`` with the value of the first ``key = ...`` (a line, or an inline table's entry)
+    replaced by ``raw``, or the line ``key = raw`` added to the first table."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(f"{key} = "):
+            lines[i] = f"{key} = {raw}"
+            return "\n".join(lines) + "\n"
+        if line.startswith("weights = {") and f" {key} = " in line:
+            head, _, rest = line.partition(f" {key} = ")
+            lines[i] = f"{head} {key} = {raw}" + (", " + rest.split(", ", 1)[1] if ", " in rest else " }")
+            return "\n".join(lines) + "\n"
+    return "\n".join([lines[0], f"{key} = {raw}", *lines[1:]]) + "\n"
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(learned_file=st.booleans(), edits=st.lists(st.tuples(st.sampled_from(LEARNED_KEYS + HAND_KEYS), RAW),
+                                                  min_size=1, max_size=3),
+       spec=st.sampled_from(OPTION_SPECS), value=OPTION_VALUES)
+@example(True, [("features", "5")], "expert(replies=V)", "inf")
+@example(True, [("format", "true")], "expert(replies=V)", "1e400")
+@example(True, [("features", "[" * 3000 + "]" * 3000)], "mcts(iterations=V)", "9" * 400)
+@example(True, [("win", "9" * 400)], "greedy(vp=V)", "9" * 5000)
+@example(True, [("replies", "inf")], "mcts(c=V)", "1e400")
+@example(False, [("weights", "{a = " * 2000 + "1" + "}" * 2000)], "expert(replies=V)", "9" * 400)
+def test_i51_property_a_weight_file_or_an_option_is_a_strategy_or_one_error(tmp_path_factory, learned_file, edits,
+                                                                             spec, value):
+    """Every weight file and every option value ends as a usable strategy or one StrategyError
+    (a ValueError) of one line: never a RecursionError, OverflowError or TypeError from inside."""
+    from strategies.errors import StrategyError
+    from strategies.registry import parse_spec, seat_arrays
+
+    text = _learned_file() if learned_file else '[mine]\nbase = "greedy"\nplan = "turn"\ndescription = "d"\n' \
+                                                'weights = { vp = 1, column = 2 }\n'
+    for key, raw in edits:
+        text = _edit_toml(text, key, raw)
+    path = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp())) / "w.toml"
+    path.write_text(text)
+    for item in (f"{path}:mine", spec.replace("V", value)):
+        try:
+            strategy = parse_spec(item)
+        except StrategyError as exc:
+            assert "\n" not in str(exc) and len(str(exc)) < 2 * len(item) + 600, (item[:200], str(exc)[:2000])
+            continue
+        try:
+            seat_arrays([strategy] * 2)
+        except StrategyError as exc:                # learned weights without this player count
+            assert "no learned weights for 2 players" in str(exc)
+    shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def _forked(call) -> str:
+    """What ``call()`` returns or raises, as a line, computed in a forked copy of this process: a
+    crash of the interpreter fails the test instead of ending pytest."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                           # the child: answer, then leave at once
+        os.close(read)
+        try:
+            line = f"ok {call()!r}"
+        except Exception as exc:
+            line = f"{type(exc).__name__}: {exc}"
+        os.write(write, line.encode()[:50_000])
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        out = fh.read().decode()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the interpreter crashed ({status}): {out}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """Positions of greedy games at each player count (early, mid-effect and late), and every
+    spec the API test asks, each asked once here so that no child compiles anything."""
+    from evora_sim import api
+
+    out = []
+    for n, steps in ((2, 9), (3, 40), (4, 150)):
+        state = api.new_game(n_players=n, seed=n)
+        for k in range(steps):
+            if api.is_terminal(state):
+                break
+            api.apply_action(state, api.choose("greedy", state, k))
+        out.append(state)
+    for spec in API_SPECS:
+        api.choose(spec, out[0].clone())
+        api.finish(out[0].clone(), spec if spec != "expert" else "greedy")
+    return out
+
+
+API_SPECS = ["greedy", "expert", "mcts(iterations=20)", "random", "greedy(plan=action)"]
+
+
+def _cells():
+    from evora_sim import layout as L
+
+    named = [L.G_NPLAYERS, L.G_NSPACES, L.G_NCOLS, L.G_PHASE, L.G_CUR, L.G_SP, L.G_CENT_POS, L.G_TRACK, L.G_MOVED,
+             L.COL_H, L.COL_H + 3, L.COL_PART, L.COL_PART + 7, L.COL_HOLDER, L.COL_TILE, L.SITE, L.SITE + 4,
+             L.STACK_TOP, L.STACK_LEN, L.STACK_CARDS, L.FRAMES, L.FRAMES + 1, L.FRAMES + 3, L.H_COUNT,
+             L.ITILE_AVAIL, L.PLAYERS + L.P_WPOS, L.PLAYERS + L.P_TPOS, L.PLAYERS + L.P_HAND, L.PLAYERS + L.P_STONES,
+             L.PLAYERS + L.PSTRIDE + L.P_CAPS]
+    return st.one_of(st.sampled_from(named), st.integers(0, L.SCRATCH - 1))
+
+
+CELL_VALUES = st.one_of(st.sampled_from([-2**31, 2**31 - 1, -100_000, 100_000, -2, -1, 0, 1, 2, 5, 7, 64, 1000]),
+                        st.integers(-3, 40))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(which=st.integers(0, 2), damage=st.lists(st.tuples(_cells(), CELL_VALUES), min_size=1, max_size=3),
+       spec=st.sampled_from(API_SPECS), call=st.sampled_from(["choose", "finish", "legal_actions", "score_now"]))
+def test_i51_property_the_api_on_a_damaged_state_answers_or_names_the_field(positions, which, damage, spec, call):
+    """``api.choose`` (and the other entry points into compiled code) on a state with damaged
+    cells: a legal answer when the state is still one a game can reach, else StateError; never
+    a crash, never another exception."""
+    from evora_sim import api
+    from evora_sim.statecheck import state_problem
+
+    state = positions[which].clone()
+    for cell, value in damage:
+        state.arr[cell] = value
+    reachable = state_problem(state.arr, state.rules) is None
+    do = {"choose": lambda: api.choose(spec, state, 1), "legal_actions": lambda: api.legal_actions(state),
+          "finish": lambda: api.finish(state, spec if spec != "expert" else "greedy") and "done",
+          "score_now": lambda: api.score_now(state, 0)}[call]
+    line = _forked(do)
+    if reachable:
+        assert line.startswith("ok ") or line.startswith("ValueError: the game is over"), (damage, line)
+    else:
+        assert line.startswith("StateError: state.arr is not a position these rules can reach: "), (damage, line)

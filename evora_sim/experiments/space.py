@@ -206,7 +206,8 @@ def weight_dims(base, params: list[str]) -> list[Dim]:
     default every weight the base gives a value, except ``vp`` (the scale) and ``win``, from 0
     to 5 times its value."""
     from strategies.compiled import FEATURES
-    from strategies.registry import WEIGHT_RANGE, format_number, weight_in_range
+    from strategies.registry import format_number
+    from strategies.values import WEIGHT_RANGE, weight_in_range
 
     weights = dict(zip(FEATURES, base.weights))
     dims = []

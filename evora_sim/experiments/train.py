@@ -152,19 +152,17 @@ def check_train_folder(out) -> bool:
 def _read_trained(out: Path, error):
     """DIR/expert.toml as learned weights, or None where there is none yet; a damaged one is
     refused, never overwritten."""
-    import tomllib
-
     from strategies.learned import check_table
+
+    from ..tomlfile import read_toml
 
     path = own_path(out, "expert.toml", error=error)
     if not path.exists():
         return None
     if not path.is_file():
         raise error(f"{path} is not a file, so not a weight file this version wrote; move it away to train here")
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise error(f"{path}: not a weight file this version wrote ({exc}); move it away to train here")
+    doc = read_toml(path, "the weight file", lambda line: error(f"{line}; it is not one this version wrote: "
+                                                                "move it away to train here"))
     if set(doc) != {TRAINED_NAME}:
         raise error(f"{path}: expected one table [{TRAINED_NAME}], found {', '.join(sorted(doc)) or 'none'}")
     return check_table(doc[TRAINED_NAME], f"{path} [{TRAINED_NAME}]", error)
@@ -178,8 +176,8 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
     variant's expert looks as far as the built-in one it is compared with."""
     from dataclasses import replace
 
+    from strategies import values
     from strategies.errors import StrategyError
-    from strategies.learned import check_replies
     from strategies.registry import parse_spec, shipped_expert
 
     if players not in (2, 3, 4):
@@ -207,7 +205,7 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
                        f"these are {rules.hash}); train into another --out")
     if replies is None:
         replies = dict(shipped_expert(RunError).replies).get(players, 0)
-    replies = check_replies(replies, "--replies", RunError)
+    replies = values.replies(replies, "--replies", RunError, sep=" ")
     previous, label = previous_weights(players, rules, Path(out), RunError, start)
     previous = replace(previous, replies=((players, replies),) if replies else ())
     rival, rival_label = rival_player(players, Path(out), RunError)
