@@ -248,13 +248,35 @@ def _use_rows(task: Task, block, slot: np.ndarray) -> dict:
     }
 
 
-def scan_piece(task: Task, partial: dict | None = None) -> dict:
+def _kept(seats: SeatBlock, games: GameBlock, ids: np.ndarray, keep: np.ndarray):
+    """The games of a block that ``keep`` (a bool per game, in the block's order) selects."""
+    sub = lambda d: None if d is None else {k: v[keep] for k, v in d.items()}     # noqa: E731
+    seats = SeatBlock(seats.strategy[keep], seats.score[keep], None if seats.rank is None else seats.rank[keep],
+                      seats.win[keep], sub(seats.cats), seats.cluster[keep],
+                      None if seats.before is None else seats.before[keep], sub(seats.turns))
+    games = GameBlock(games.rounds[keep], games.turns[keep], games.end_trigger[keep], games.end_names,
+                      sub(games.tension), sub(games.facts))
+    return seats, games, ids[keep]
+
+
+def _rows_of(rows: UseRows, ok: np.ndarray) -> UseRows:
+    return UseRows(rows.game[ok], rows.seat[ok], rows.column[ok], rows.count[ok],
+                   {e: v[ok] for e, v in rows.extras.items()})
+
+
+def scan_piece(task: Task, partial: dict | None = None, keep=None, uses: bool = True, checked: bool = False) -> dict:
     """Fold one piece into ``partial`` ({"counts": {n: CountStats}, "sums": {run: SeedSums}};
-    a new one when None) and return it. Checks the piece's files first."""
+    a new one when None) and return it. Checks the piece's files first.
+    ``keep(run, ids)``: a bool per game id, the games folded (a slice of the run, as the dashboard
+    asks; None: every game); a block with none of them is not read. ``uses``: whether the card
+    and space tables are read (the costliest part; without them their cells stay empty).
+    ``checked``: the piece's checksums were verified before (the dashboard checks them once, on
+    opening, not at every slice); each block's games are still checked as they are read."""
     cfg = task.config
     n, rot = cfg["players"], cfg["players"] if cfg["seat_rotation"] else 1
     partial = partial if partial is not None else {"counts": {}, "sums": {}}
-    verify(Path(task.out), task.piece)      # every table, read or not: a damaged run is named whole
+    if not checked:
+        verify(Path(task.out), task.piece)  # every table, read or not: a damaged run is named whole
     count = sums = None
     if task.count is not None:
         count = partial["counts"].setdefault(n, task.count.empty())
@@ -264,12 +286,22 @@ def scan_piece(task: Task, partial: dict | None = None) -> dict:
         def cluster_of(ids):
             return task.count.cluster(task.run, ids // rot) if task.count is not None else ids // rot
 
+        if keep is not None and not keep(task.run, np.arange(block.lo, block.hi)).any():
+            continue
         seats, run_codes, ids = _seat_block(task, block, cluster_of)
         games, seed = _game_block(task, block, ids, sums is not None)
+        if keep is not None:
+            chosen = keep(task.run, ids)
+            seats, games, ids = _kept(seats, games, ids, chosen)
+            seed = None if seed is None else seed[chosen]
+            run_codes = None if run_codes is None else run_codes[chosen]
         if count is not None:
-            slot = np.empty(block.hi - block.lo, np.int64)
+            slot = np.full(block.hi - block.lo, -1, np.int64)
             slot[ids - block.lo] = np.arange(len(ids))
-            count.add(seats, games, _use_rows(task, block, slot))
+            found = _use_rows(task, block, slot) if uses else {}
+            if keep is not None:
+                found = {k: _rows_of(r, r.game >= 0) for k, r in found.items()}
+            count.add(seats, games, found)
         if sums is not None:
             sums.add(ids // rot, seed, run_codes, seats, games.rounds.astype(np.int64))
     return partial
@@ -380,15 +412,18 @@ def plan(runs: list[RunResult], report: bool = True, sums=()) -> list[Task]:
 
 
 def scan(runs: list[RunResult], report: bool = True, sums=(), backend: str = "local",
-         scheduler: str | None = None) -> Scan:
-    """Read ``runs`` once (see the module). ``backend="dask"``: on the cluster at ``scheduler``."""
-    tasks = plan(runs, report, sums)
+         scheduler: str | None = None, tasks: list[Task] | None = None, keep=None, uses: bool = True,
+         checked: bool = False) -> Scan:
+    """Read ``runs`` once (see the module). ``backend="dask"``: on the cluster at ``scheduler``.
+    ``tasks``: the plan, when made before (:func:`plan`); ``keep``, ``uses`` and ``checked``: see
+    :func:`scan_piece` (here only)."""
+    tasks = plan(runs, report, sums) if tasks is None else tasks
     if backend == "dask":
         partial = _on_cluster(tasks, scheduler)
     else:
         partial = {"counts": {}, "sums": {}}
         for task in tasks:
-            scan_piece(task, partial)
+            scan_piece(task, partial, keep, uses, checked)
     return Scan(runs, partial["counts"], partial["sums"])
 
 

@@ -1,0 +1,323 @@
+"""The dashboard's data: run folders opened once, a slice of their games chosen by DuckDB, and
+the report's own tables computed over that slice.
+
+A slice (:class:`Slice`) is a set of conditions on a game: its player count, rules variant,
+a strategy at the table (in a given seat), the winner's strategy, how it was decided
+(``decided_by``, decided in the final round), its end condition, the round the end was
+triggered, and any numeric column of the games table within a range. DuckDB answers it straight
+from the runs' Parquet files (a query over the games and seats tables, read where they lie, no
+copy), giving the matching game ids. The statistics then come from the report's own pass
+(:func:`analysis.scan.scan`, restricted to those games) and the report's own table functions
+(:mod:`analysis.tables`): the same sufficient statistics, seeds as the independent units, the
+same intervals, tests and words. So a figure shown for a slice is the report's figure for the
+same games, by construction, and no statistic is written twice.
+
+Everything here is a plain function of the opened folders and a slice, testable without a
+browser; :mod:`analysis.dashboard_page` draws the result and :mod:`evora_sim.cli.dashboard`
+serves it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evora_sim.manifest import MANIFEST
+from evora_sim.runner import RunError, RunResult, open_run
+
+from .scan import AnalysisError, has_column, plan, scan
+
+# the columns a slice reads; a run of an older version that lacks one is refused with one line
+NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner_seat", "decided_by",
+                    "decided_last_round", "trigger_turn", "lead_changes", "comeback"),
+          "seats": ("game_id", "seat", "strategy", "score", "win")}
+# the numeric columns a slice may bound (the games table's, and the round the end was triggered)
+RANGE_COLUMNS = {"rounds": "rounds played", "turns": "turns played", "trigger_round": "round the end was triggered",
+                 "lead_changes": "lead changes", "comeback": "the winner's largest deficit overcome (VP)"}
+GAMES_SHOWN = 50                 # rows of the matching-games table
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Which games: every condition that is set must hold (None: any)."""
+
+    players: int | None = None
+    variant: str | None = None           # a variant's label (Source.variants); None: the first
+    strategy: str | None = None          # a strategy at the table ...
+    seat: int | None = None              # ... in this seat (only with ``strategy``)
+    winner: str | None = None            # the winner's strategy
+    decided_by: str | None = None        # vp, half_point, parts_left, seat_order, lot
+    last_round: bool | None = None       # decided in the final round (the winner took the lead after the trigger)
+    end_trigger: str | None = None       # temple_full, out_of_stones, round_limit
+    ranges: tuple = ()                   # ((column of RANGE_COLUMNS, lo, hi), ...), bounds included
+
+    def words(self) -> str:
+        """The slice as a reader says it."""
+        parts = []
+        if self.players:
+            parts.append(f"{self.players} players")
+        if self.strategy:
+            parts.append(f"{self.strategy} at the table" + (f" in seat {self.seat}" if self.seat is not None else ""))
+        if self.winner:
+            parts.append(f"won by {self.winner}")
+        if self.decided_by:
+            parts.append(f"decided by {self.decided_by}")
+        if self.last_round is not None:
+            parts.append("decided in the final round" if self.last_round else "not decided in the final round")
+        if self.end_trigger:
+            parts.append(f"ended by {self.end_trigger}")
+        parts += [f"{RANGE_COLUMNS[c]} {lo:g} to {hi:g}" for c, lo, hi in self.ranges]
+        return "; ".join(parts) if parts else "every game"
+
+
+@dataclass
+class Variant:
+    """Runs played under one set of rules (one report's worth): a sweep point, a variant."""
+
+    label: str
+    runs: list
+    tasks: list = field(default_factory=list)
+
+    @property
+    def player_counts(self) -> list[int]:
+        return sorted({int(r.manifest["config"]["players"]) for r in self.runs})
+
+
+@dataclass
+class Source:
+    """Opened run folders, grouped by their rules, and the DuckDB views over their tables."""
+
+    variants: list
+    runs: list                            # every run, in the views' ``run`` numbering
+    con: object = None
+
+    def variant(self, label: str | None) -> Variant:
+        if label is None:
+            return self.variants[0]
+        for v in self.variants:
+            if v.label == label:
+                return v
+        raise AnalysisError(f"no variant {label!r}; the folders hold {', '.join(v.label for v in self.variants)}")
+
+    def choices(self) -> dict:
+        """What each filter may be set to, from the runs themselves."""
+        cur = self.con.cursor()
+        end = [r[0] for r in cur.execute("SELECT DISTINCT end_trigger FROM games ORDER BY 1").fetchall()]
+        dec = [r[0] for r in cur.execute("SELECT DISTINCT decided_by FROM games ORDER BY 1").fetchall()]
+        strategies = sorted({s for r in self.runs for s in r.manifest["config"]["strategies"]})
+        bounds = {}
+        for col in RANGE_COLUMNS:
+            lo, hi = cur.execute(f"SELECT min({col}), max({col}) FROM games").fetchone()
+            bounds[col] = (int(lo), int(hi))
+        return {"players": sorted({int(r.manifest["config"]["players"]) for r in self.runs}),
+                "variants": [v.label for v in self.variants], "strategies": strategies,
+                "end_trigger": end, "decided_by": dec, "bounds": bounds,
+                "seats": max(int(r.manifest["config"]["players"]) for r in self.runs)}
+
+
+# ---------------------------------------------------------------------------------------------
+# opening
+# ---------------------------------------------------------------------------------------------
+def run_folders(paths) -> list[Path]:
+    """The run folders named: a run folder itself, or a folder of runs (``evora run``'s p2, p3, p4;
+    a sweep's points): its sub-folders that hold a manifest. A folder that is neither is passed
+    on, for the run check to refuse by name."""
+    out = []
+    for p in paths:
+        folder = Path(p)
+        subs = sorted(q for q in folder.iterdir() if (q / MANIFEST).is_file()) if folder.is_dir() else []
+        out += [folder] if (folder / MANIFEST).is_file() or not subs else subs
+    return out
+
+
+def _label(runs: list[RunResult]) -> str:
+    names = [r.out.name for r in runs]
+    return ", ".join(names[:4]) + (" ..." if len(names) > 4 else "")
+
+
+def open_source(paths, allow_partial: bool = False) -> Source:
+    """Open the run folders of ``paths`` with the report's checks (:func:`analysis.tables.open_runs`:
+    not a run, incomplete, damaged by size), every file's checksum verified once, and refuse a run
+    of an older version whose tables lack a column a slice reads; RunError, one line, otherwise."""
+    from evora_sim.storage import pieces, verify
+
+    from .tables import open_runs
+
+    folders = run_folders(paths)
+    if not folders:
+        raise AnalysisError("no run folder given")
+    by_rules: dict[str, list] = {}
+    for f in folders:
+        by_rules.setdefault(open_run(f).manifest["rules_hash"], []).append(f)
+    variants, labels = [], set()
+    for group in by_rules.values():
+        runs = open_runs(group, allow_partial=allow_partial)
+        for r in runs:
+            for table, cols in NEEDED.items():
+                missing = [c for c in cols if not has_column(r, table, c)]
+                if missing:
+                    raise AnalysisError(
+                        f"run {r.out} was played by an older version of evora-sim: its {table} table has no "
+                        f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}, which the dashboard slices "
+                        f"by; play it again with this version ({r.manifest.get('command', 'its command')})")
+            for piece in pieces(r.out, r.manifest):
+                verify(r.out, piece)
+        label = _label(runs)
+        if label in labels:
+            label += f" (rules {runs[0].manifest['rules_hash']})"
+        labels.add(label)
+        # the dashboard shows neither the explain decomposition nor the card timing: their columns
+        # are not read and their statistics not gathered (a third of a slice's time)
+        tasks = [replace(t, count=replace(t.count, explained=False, timed=False)) for t in plan(runs)]
+        variants.append(Variant(label, runs, tasks))
+    every = [r for v in variants for r in v.runs]
+    source = Source(variants, every)
+    source.con = _views(every)
+    return source
+
+
+def _sql_list(files) -> str:
+    return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+
+
+def _views(runs: list[RunResult]):
+    """A DuckDB connection with the views ``games`` and ``seats`` over every run's Parquet files
+    (each row with its run's number, player count and seat rotations)."""
+    import duckdb
+
+    from evora_sim.storage import files
+
+    con = duckdb.connect(":memory:", config={"threads": 2})
+    games, seats = [], []
+    for i, r in enumerate(runs):
+        cfg = r.manifest["config"]
+        n = int(cfg["players"])
+        g = ", ".join(c for c in NEEDED["games"])
+        games.append(f"SELECT {i} AS run, {n} AS players, {g}, trigger_turn // {n} + 1 AS trigger_round "
+                     f"FROM read_parquet({_sql_list(files(r.out, r.manifest, 'games'))})")
+        s = ", ".join(NEEDED["seats"])
+        seats.append(f"SELECT {i} AS run, {s} FROM read_parquet({_sql_list(files(r.out, r.manifest, 'seats'))})")
+    con.execute("CREATE VIEW games AS " + " UNION ALL ".join(games))
+    con.execute("CREATE VIEW seats AS " + " UNION ALL ".join(seats))
+    return con
+
+
+# ---------------------------------------------------------------------------------------------
+# a slice
+# ---------------------------------------------------------------------------------------------
+def where(source: Source, sl: Slice) -> tuple[str, list]:
+    """The SQL condition on ``games g`` for the slice, and its parameters (every value a
+    parameter; a column name only from RANGE_COLUMNS)."""
+    variant = source.variant(sl.variant)
+    ids = [source.runs.index(r) for r in variant.runs]
+    conds, params = [f"g.run IN ({', '.join(map(str, ids))})"], []
+    for column, value in (("players", sl.players), ("end_trigger", sl.end_trigger), ("decided_by", sl.decided_by),
+                          ("decided_last_round", sl.last_round)):
+        if value is not None:
+            conds.append(f"g.{column} = ?")
+            params.append(value)
+    for col, lo, hi in sl.ranges:
+        if col not in RANGE_COLUMNS:
+            raise AnalysisError(f"cannot bound {col!r}; the numeric columns are {', '.join(RANGE_COLUMNS)}")
+        conds.append(f"g.{col} BETWEEN ? AND ?")
+        params += [lo, hi]
+    if sl.strategy is not None:
+        seat = " AND s.seat = ?" if sl.seat is not None else ""
+        conds.append(f"EXISTS (SELECT 1 FROM seats s WHERE s.run = g.run AND s.game_id = g.game_id "
+                     f"AND s.strategy = ?{seat})")
+        params += [sl.strategy] + ([sl.seat] if sl.seat is not None else [])
+    if sl.winner is not None:
+        conds.append("EXISTS (SELECT 1 FROM seats s WHERE s.run = g.run AND s.game_id = g.game_id "
+                     "AND s.win AND s.strategy = ?)")
+        params.append(sl.winner)
+    return " AND ".join(conds), params
+
+
+def matching(source: Source, sl: Slice) -> dict[int, np.ndarray]:
+    """Per run (its number in ``source.runs``): a bool per game id, the games of the slice."""
+    cond, params = where(source, sl)
+    got = source.con.cursor().execute(f"SELECT run, game_id FROM games g WHERE {cond}", params).fetchnumpy()
+    out = {}
+    for i, r in enumerate(source.runs):
+        cfg = r.manifest["config"]
+        total = int(cfg["games"]) * (int(cfg["players"]) if cfg["seat_rotation"] else 1)
+        mask = np.zeros(total, bool)
+        mask[got["game_id"][got["run"] == i]] = True
+        out[i] = mask
+    return out
+
+
+@dataclass
+class Views:
+    """Every table of one slice: the report's tables (see :mod:`analysis.tables`) and the
+    matching games. ``cards`` and ``spaces`` are None unless asked for (their pass is the
+    costliest)."""
+
+    slice: Slice
+    games: int
+    adv: pd.DataFrame
+    tests: pd.DataFrame
+    strat: pd.DataFrame
+    shape: pd.DataFrame
+    triggers: pd.DataFrame
+    margin: pd.DataFrame
+    tension: pd.DataFrame
+    table: pd.DataFrame
+    info: dict
+    cards: pd.DataFrame | None = None
+    spaces: pd.DataFrame | None = None
+
+
+def views(source: Source, sl: Slice, associations: bool = False, min_effect: float | None = None) -> Views:
+    """The report's tables over the games of ``sl``. ``associations``: also the card and space
+    associations (the card and space tables are read)."""
+    from . import tables as T
+    from .stats import MIN_EFFECT
+
+    min_effect = MIN_EFFECT if min_effect is None else min_effect
+    variant = source.variant(sl.variant)
+    masks = matching(source, sl)
+    local = {variant.runs.index(r): masks[source.runs.index(r)] for r in variant.runs}
+    total = sum(int(m.sum()) for m in local.values())
+    info = {k: v for r in variant.runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
+    tasks = [t for t in variant.tasks if sl.players is None or int(t.config["players"]) == sl.players]
+    data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations, checked=True)
+    data.counts = {n: c for n, c in data.counts.items() if c.games}
+    adv, tests = T.seat_advantage(data, min_effect)
+    out = Views(sl, total, adv, tests, T.strategy_win_rates(data), T.game_shape(data), T.end_triggers(data),
+                T.victory_margin(data), T.tension(data), games_table(source, sl), info)
+    if associations and data.counts:
+        out.cards, out.spaces = T.card_value(data, min_effect), T.space_value(data, min_effect)
+    return out
+
+
+def games_table(source: Source, sl: Slice, limit: int = GAMES_SHOWN) -> pd.DataFrame:
+    """The first ``limit`` games of the slice (by run and game id): seed, seats' strategies and
+    scores, winner, how it ended and was decided, and the ``evora replay`` command that plays it
+    again (the run's rules options included)."""
+    from .sample_game import replay_command
+
+    cond, params = where(source, sl)
+    q = (f"SELECT g.run, g.game_id, g.seed, g.players, g.rounds, g.end_trigger, g.decided_by, g.winner_seat, "
+         f"list(s.strategy ORDER BY s.seat) AS strategies, list(s.score ORDER BY s.seat) AS scores "
+         f"FROM (SELECT * FROM games g WHERE {cond} ORDER BY g.run, g.game_id LIMIT {int(limit)}) g "
+         f"JOIN seats s ON s.run = g.run AND s.game_id = g.game_id "
+         f"GROUP BY ALL ORDER BY g.run, g.game_id")
+    df = source.con.cursor().execute(q, params).df()
+    rows = []
+    for _, r in df.iterrows():
+        run = source.runs[int(r["run"])]
+        names = [str(x) for x in r["strategies"]]
+        rows.append({"run": str(run.out), "game_id": int(r["game_id"]), "seed": int(r["seed"]),
+                     "n_players": int(r["players"]), "strategies": ",".join(names),
+                     "scores": " ".join(str(int(x)) for x in r["scores"]), "winner_seat": int(r["winner_seat"]),
+                     "rounds": int(r["rounds"]), "end_trigger": r["end_trigger"], "decided_by": r["decided_by"],
+                     "replay": replay_command(run.manifest, int(r["players"]), int(r["seed"]), names)})
+    return pd.DataFrame(rows, columns=["run", "game_id", "seed", "n_players", "strategies", "scores", "winner_seat",
+                                       "rounds", "end_trigger", "decided_by", "replay"])
+
+
+__all__ = ["Slice", "Source", "Variant", "Views", "open_source", "views", "matching", "where", "games_table",
+           "run_folders", "RANGE_COLUMNS", "RunError"]

@@ -1,0 +1,158 @@
+"""evora dashboard: explore run folders in the browser, sliced, with the report's figures."""
+from __future__ import annotations
+
+import click
+
+from .group import UserError, check_out_arg, examples, main
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _check_export(path) -> None:
+    """``--export FILE.html``: new, or a page an earlier export wrote (nothing else is replaced)."""
+    from pathlib import Path
+
+    from analysis.dashboard_page import written_by_dashboard
+
+    f = Path(path)
+    if f.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"--export {path}: the page is written as FILE.html; give a name ending in .html")
+    if f.is_symlink() or (f.exists() and not (f.is_file() and written_by_dashboard(f))):
+        raise UserError(f"--export {path} exists and was not written by evora dashboard; nothing is overwritten: "
+                        "choose another name or delete it yourself")
+    if not f.parent.is_dir():
+        raise UserError(f"--export {path}: the folder {f.parent} does not exist")
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse a port another program holds before the runs are read (one line, not a traceback)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UserError(f"--host {host}: not an address of this machine ({exc.strerror or exc})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # as the server itself binds
+        try:
+            s.bind(address)
+        except OSError as exc:
+            raise UserError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc}); another "
+                            "program holds it: choose another --port") from None
+
+
+def _range(value: str):
+    from analysis.dashboard_data import RANGE_COLUMNS
+
+    col, sep, bounds = value.partition("=")
+    lo, sep2, hi = bounds.partition(":")
+    try:
+        if not (sep and sep2) or col not in RANGE_COLUMNS:
+            raise ValueError
+        return col, float(lo), float(hi)
+    except ValueError:
+        raise UserError(f"--range {value}: expected COLUMN=LO:HI with COLUMN one of {', '.join(RANGE_COLUMNS)} "
+                        "(e.g. --range rounds=10:12)") from None
+
+
+def _check_choice(option: str, value, allowed) -> None:
+    if value is not None and value not in allowed:
+        raise UserError(f"{option} {value}: the runs hold {', '.join(map(str, allowed)) or 'none'}")
+
+
+@main.command(epilog=examples("evora dashboard runs/default",
+                              "evora dashboard runs/default/p4 --end temple_full --export temple.html",
+                              "evora dashboard runs/sweep --port 5010 --no-browser"))
+@click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
+@click.option("--port", type=click.IntRange(1, 65535), default=5006, show_default=True,
+              help="The port the page is served on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on. Anything but this machine (127.0.0.1, localhost, ::1) lets other "
+                   "machines read the runs: a warning says so.")
+@click.option("--export", "export", metavar="FILE.html", callback=check_out_arg,
+              help="Write a static, self-contained page of the views of the slice given by the options, and "
+                   "stop (no server).")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser tab (print the address only).")
+@click.option("--allow-partial", is_flag=True, help="Use only the finished chunks of an incomplete run.")
+@click.option("--players", "-n", type=int, help="Start with the games of this player count.")
+@click.option("--variant", help="Start with this rules variant or sweep point (a folder name as the page lists it).")
+@click.option("--strategy", help="Start with the games that have this strategy at the table.")
+@click.option("--seat", type=int, help="With --strategy: in this seat (0 plays first).")
+@click.option("--winner", help="Start with the games this strategy won.")
+@click.option("--decided-by", help="Start with the games decided by this step: vp, half_point, parts_left, "
+                                   "seat_order, lot.")
+@click.option("--final-round/--not-final-round", "last_round", default=None,
+              help="Start with the games decided in the final round (or not).")
+@click.option("--end", "end_trigger", help="Start with the games ended this way: temple_full, out_of_stones, "
+                                            "round_limit.")
+@click.option("--range", "ranges", multiple=True, metavar="COLUMN=LO:HI",
+              help="Start with the games whose column lies in LO..HI (repeatable): rounds, turns, trigger_round, "
+                   "lead_changes, comeback.")
+@click.option("--associations", is_flag=True, help="Also the card and space associations (the slowest view).")
+def dashboard(runs, port, host, export, no_browser, allow_partial, players, variant, strategy, seat, winner,
+              decided_by, last_round, end_trigger, ranges, associations):
+    """Explore run folders in the browser: every view of the report (seats and the seat unfairness,
+    strategies, card and space associations, game length, margins, lead changes, the matching
+    games with their replay commands) for the games a set of filters keeps. RUN_DIR: run folders,
+    or folders of runs (evora run's p2 p3 p4, a sweep's points). Served on this machine only unless
+    --host says otherwise; --export writes one page and needs no server."""
+    from analysis.dashboard_data import Slice, open_source, views
+    from analysis.dashboard_page import page
+
+    from ..fsutil import write_bytes_atomic
+    from ..runner import RunError
+
+    if export:
+        _check_export(export)
+    else:
+        _check_port(host, port)
+    sl = Slice(players=players, variant=variant, strategy=strategy, seat=seat, winner=winner, decided_by=decided_by,
+               last_round=last_round, end_trigger=end_trigger, ranges=tuple(_range(r) for r in ranges))
+    if seat is not None and strategy is None:
+        raise UserError("--seat narrows --strategy (the seat it sits in); give --strategy too")
+    try:
+        source = open_source(runs, allow_partial=allow_partial)
+    except RunError as exc:
+        raise UserError(str(exc)) from None
+    ch = source.choices()
+    _check_choice("--players", players, ch["players"])
+    _check_choice("--variant", variant, ch["variants"])
+    _check_choice("--strategy", strategy, ch["strategies"])
+    _check_choice("--winner", winner, ch["strategies"])
+    _check_choice("--decided-by", decided_by, ch["decided_by"])
+    _check_choice("--end", end_trigger, ch["end_trigger"])
+    if seat is not None and not 0 <= seat < ch["seats"]:
+        raise UserError(f"--seat {seat}: the seats are 0 to {ch['seats'] - 1}")
+    title = "evora dashboard: " + ", ".join(str(r) for r in runs)
+    if export:
+        try:
+            v = views(source, sl, associations)
+            write_bytes_atomic(__import__("pathlib").Path(export), page(v, title).encode("utf-8"))
+        except RunError as exc:
+            raise UserError(str(exc)) from None
+        except OSError as exc:
+            raise UserError(f"cannot write {export}: {exc.strerror or exc}") from None
+        click.echo(f"exported: {export} ({v.games:,} games)")
+        return
+    if host not in LOCAL_HOSTS:
+        click.echo(f"evora: warning: --host {host}: the dashboard can be read by any machine that reaches this "
+                   "address, with no login; use it on a network you trust", err=True)
+    _serve(source, sl, title, host, port, not no_browser, associations)
+
+
+def _serve(source, sl, title, host, port, show, associations):
+    import panel as pn
+
+    from analysis.dashboard_app import Cache, app
+
+    cache = Cache(source)
+    cache.get(sl, associations)                     # the first view ready before the address is printed
+    where = f"[{host}]" if ":" in host else host
+    origins = [f"{where}:{port}"] + ([f"localhost:{port}", f"127.0.0.1:{port}"] if host in LOCAL_HOSTS else [])
+    click.echo(f"dashboard: http://{where}:{port}/  (Ctrl-C stops it)")
+    try:
+        pn.serve({"/": lambda: app(cache, sl, title, associations)}, port=port, address=host, show=show,
+                 websocket_origin=origins, title=title, print=False)
+    except OSError as exc:
+        raise UserError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
