@@ -1,0 +1,272 @@
+"""evora dashboard: a slice's figures are the report's for the same games (by two routes: the
+report itself, and the report's statistics over the same games picked with pandas); the slice's
+conditions pick the games they say; bad input is one line, exit 2, nothing written; and in a real
+browser (headless Chromium driven by Playwright) the page loads without console errors, a filter
+changes the figures, and the exported page shows the live page's numbers from a file."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import browser
+from analysis import dashboard_data as D
+from analysis import display
+from analysis import tables as T
+from cli_results import evora_command, ok, one_error_line
+from evora_sim.cli import main
+from evora_sim.runner import simulate
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("dash")
+    return simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=base / "p3", chunk_size=15).out
+
+
+@pytest.fixture(scope="module")
+def source(run):
+    return D.open_source([run])
+
+
+def _frame(run) -> pd.DataFrame:
+    """The run's seat rows with their game's columns, read with pandas (not DuckDB)."""
+    seats = pd.read_parquet(run / "seats")
+    games = pd.read_parquet(run / "games")
+    df = seats.merge(games[["game_id", "end_trigger", "decided_by", "rounds", "seed"]], on="game_id")
+    return df.assign(n_players=3, cluster=df["game_id"] // 3, seat_rotation=True)
+
+
+def _report_figures(df: pd.DataFrame):
+    """The report's seat and strategy tables of the seat rows ``df`` (its statistics, built from a
+    DataFrame by the report's own frame_stats)."""
+    data = T.frame_stats(df)
+    adv, tests = T.seat_advantage(data)
+    return adv, tests, T.strategy_win_rates(data)
+
+
+SEAT_COLUMNS = ["games", "wins", "win_rate", "ci_lo", "ci_hi", "p_holm", "mean_score", "mean_margin"]
+TEST_COLUMNS = ["seeds", "unfairness", "unfairness_lo", "unfairness_hi", "p"]
+
+
+def test_every_game_gives_the_reports_own_tables(run, source, tmp_path):
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    v = D.views(source, D.Slice())
+    assert v.games == 90
+    report = pd.read_csv(tmp_path / "rep" / "seat_advantage.csv")
+    np.testing.assert_allclose(v.adv[SEAT_COLUMNS].to_numpy(float), report[SEAT_COLUMNS].to_numpy(float), rtol=1e-9)
+    tests = pd.read_csv(tmp_path / "rep" / "seat_test.csv")
+    np.testing.assert_allclose(v.tests[TEST_COLUMNS].to_numpy(float), tests[TEST_COLUMNS].to_numpy(float), rtol=1e-9)
+    strat = pd.read_csv(tmp_path / "rep" / "strategy_win_rates.csv")
+    np.testing.assert_allclose(v.strat[["wins", "win_rate", "ci_lo", "ci_hi"]].to_numpy(float),
+                               strat[["wins", "win_rate", "ci_lo", "ci_hi"]].to_numpy(float), rtol=1e-9)
+
+
+@pytest.mark.parametrize("sl, pick", [
+    (D.Slice(end_trigger="temple_full"), lambda g: g["end_trigger"] == "temple_full"),
+    (D.Slice(ranges=(("rounds", 10, 12),)), lambda g: g["rounds"].between(10, 12)),
+])
+def test_a_slice_gives_the_reports_statistics_over_its_games(run, source, sl, pick):
+    df = _frame(run)
+    keep = df[pick(df)]
+    assert 0 < keep["game_id"].nunique() < 90            # a real slice, neither empty nor everything
+    adv, tests, strat = _report_figures(keep)
+    v = D.views(source, sl)
+    assert v.games == keep["game_id"].nunique()
+    np.testing.assert_allclose(v.adv[SEAT_COLUMNS].to_numpy(float), adv[SEAT_COLUMNS].to_numpy(float), rtol=1e-9)
+    np.testing.assert_allclose(v.tests[TEST_COLUMNS].to_numpy(float), tests[TEST_COLUMNS].to_numpy(float), rtol=1e-9)
+    np.testing.assert_allclose(v.strat[["wins", "ci_lo", "ci_hi"]].to_numpy(float),
+                               strat[["wins", "ci_lo", "ci_hi"]].to_numpy(float), rtol=1e-9)
+
+
+def test_each_condition_picks_the_games_it_says(run, source):
+    df = _frame(run)
+    games = df.drop_duplicates("game_id").set_index("game_id")
+
+    def ids(sl):
+        return set(np.flatnonzero(D.matching(source, sl)[0]).tolist())
+
+    def where(mask):
+        return set(mask[mask].index.tolist())
+
+    at = df[(df["strategy"] == "cards") & (df["seat"] == 2)]["game_id"]
+    assert ids(D.Slice(strategy="cards", seat=2)) == set(at.tolist()) and at.nunique() == 30
+    won = df[(df["strategy"] == "balanced") & df["win"]]["game_id"]
+    assert ids(D.Slice(winner="balanced")) == set(won.tolist())
+    assert ids(D.Slice(decided_by="vp")) == where(games["decided_by"] == "vp")
+    both = D.Slice(winner="balanced", end_trigger="temple_full")
+    assert ids(both) == set(won.tolist()) & where(games["end_trigger"] == "temple_full")
+    last = pd.read_parquet(run / "games").set_index("game_id")["decided_last_round"]
+    assert ids(D.Slice(last_round=True)) == where(last)
+    trig = pd.read_parquet(run / "games").set_index("game_id")["trigger_turn"] // 3 + 1
+    assert ids(D.Slice(ranges=(("trigger_round", 11, 12),))) == where(trig.between(11, 12))
+    # the matching games' table: seeds and a replay command that names the game's seat order
+    t = D.views(source, D.Slice(winner="balanced")).table
+    assert len(t) == min(len(won), D.GAMES_SHOWN)
+    row = t.iloc[0]
+    order = df[df["game_id"] == row["game_id"]].sort_values("seat")["strategy"].tolist()
+    assert row["strategies"] == ",".join(order) and row["seed"] == games.loc[row["game_id"], "seed"]
+    assert row["replay"] == f"evora replay -n 3 --seed {row['seed']} --strategies '{','.join(order)}'"
+
+
+def test_associations_are_the_reports_and_labelled_as_associations(run, source, tmp_path):
+    from analysis.dashboard_page import page
+
+    v = D.views(source, D.Slice(), associations=True)
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0
+    cards = pd.read_csv(tmp_path / "rep" / "card_value.csv")
+    np.testing.assert_allclose(v.cards["times"].to_numpy(float), cards["times"].to_numpy(float))
+    np.testing.assert_allclose(v.cards["win_used"].to_numpy(float), cards["win_used"].to_numpy(float), equal_nan=True)
+    html = page(v, "t")
+    assert "an association, not the card" in html and "<script" not in html
+
+
+def _snapshot(folder):
+    return sorted((str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*"))
+
+
+def _copy(run, tmp_path, name="copy"):
+    dst = tmp_path / name
+    shutil.copytree(run, dst)
+    return dst
+
+
+def test_bad_input_is_one_line_and_nothing_is_written(run, tmp_path):
+    cli = CliRunner()
+    export = tmp_path / "out.html"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    line = one_error_line(cli.invoke(main, ["dashboard", str(empty), "--export", str(export)]))
+    assert str(empty) in line
+    # a damaged chunk: a byte changed in a seats file
+    bad = _copy(run, tmp_path, "damaged")
+    f = sorted((bad / "seats").glob("*.parquet"))[0]
+    data = bytearray(f.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    f.write_bytes(bytes(data))
+    before = _snapshot(bad)
+    line = one_error_line(cli.invoke(main, ["dashboard", str(bad), "--export", str(export)]))
+    assert "damaged" in line and "chunk 0" in line
+    assert _snapshot(bad) == before and not export.exists()
+    # a run of an older version: version-1 manifest, games tables without decided_by
+    old = _copy(run, tmp_path, "old")
+    man = json.loads((old / "manifest.json").read_text())
+    man["version"] = 1
+    man.pop("chunk_files", None)
+    (old / "manifest.json").write_text(json.dumps(man))
+    for g in (old / "games").glob("*.parquet"):
+        t = pq.read_table(g)
+        pq.write_table(t.drop_columns(["decided_by"]), g)
+    line = one_error_line(cli.invoke(main, ["dashboard", str(old), "--export", str(export)]))
+    assert "older version" in line and "decided_by" in line and not export.exists()
+    # a port another program holds
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        line = one_error_line(cli.invoke(main, ["dashboard", str(run), "--port", str(port), "--no-browser"]))
+    assert f"--port {port}" in line
+    # an export over a file the dashboard did not write; a value the runs do not hold
+    mine = tmp_path / "notes.html"
+    mine.write_text("<p>mine</p>")
+    assert "not written by evora dashboard" in one_error_line(
+        cli.invoke(main, ["dashboard", str(run), "--export", str(mine)]))
+    assert mine.read_text() == "<p>mine</p>"
+    assert "--end nowhere" in one_error_line(cli.invoke(main, ["dashboard", str(run), "--end", "nowhere",
+                                                               "--export", str(export)]))
+    assert "--range" in one_error_line(cli.invoke(main, ["dashboard", str(run), "--range", "score=1:2",
+                                                         "--export", str(export)]))
+    assert not export.exists()
+    # and a good export, replaced by the next one
+    assert "exported" in ok(cli.invoke(main, ["dashboard", str(run), "--export", str(export)]))
+    assert "exported" in ok(cli.invoke(main, ["dashboard", str(run), "--players", "3", "--export", str(export)]))
+
+
+def test_another_host_than_this_machine_is_warned_about(run, monkeypatch):
+    from evora_sim.cli import dashboard as cmd
+
+    served = []
+    monkeypatch.setattr(cmd, "_serve", lambda *a: served.append(a))
+    port = str(_free_port())
+    res = CliRunner().invoke(main, ["dashboard", str(run), "--host", "0.0.0.0", "--port", port, "--no-browser"])
+    assert res.exit_code == 0 and served
+    assert "evora: warning: --host 0.0.0.0" in res.stderr
+    res = CliRunner().invoke(main, ["dashboard", str(run), "--port", port, "--no-browser"])
+    assert res.exit_code == 0 and "warning" not in res.stderr and served[-1][3] == "127.0.0.1"
+
+
+# ---------------------------------------------------------------------------------------------
+# in a real browser
+# ---------------------------------------------------------------------------------------------
+def _playwright():
+    if not browser.available():
+        if os.environ.get("CI"):
+            pytest.fail(f"{browser.CHROMIUM} is missing: .ci/run installs Debian's chromium")
+        pytest.skip(f"{browser.CHROMIUM} is not installed (apt-get install chromium)")
+    return pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _win_rates(page) -> list[str]:
+    """The 'Win rate (95% range)' cells of the seats table shown."""
+    return page.locator("#seats table tbody tr td:nth-child(4)").all_inner_texts()
+
+
+def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_path):
+    sync = _playwright()
+    port = _free_port()
+    proc = subprocess.Popen([*evora_command(), "dashboard", str(run), "--port", str(port), "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        deadline = time.time() + 40
+        line = ""
+        while "dashboard: http" not in line and time.time() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+        assert "dashboard: http" in line, line
+        df = _frame(run)
+        every = display.seats(_report_figures(df)[0])["Win rate (95% range)"].tolist()
+        temple = display.seats(_report_figures(df[df["end_trigger"] == "temple_full"])[0])["Win rate (95% range)"]
+        with sync.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=browser.CHROMIUM, args=["--no-sandbox"])
+            try:
+                page = b.new_page()
+                errors = []
+                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(f"http://127.0.0.1:{port}/", timeout=30_000)
+                page.locator("#game-count", has_text="90").wait_for(timeout=30_000)
+                assert _win_rates(page) == every
+                page.locator(".f-end select").select_option("temple_full")
+                count = str(df[df["end_trigger"] == "temple_full"]["game_id"].nunique())
+                page.locator("#game-count", has_text=count).wait_for(timeout=20_000)
+                shown = _win_rates(page)
+                assert shown == temple.tolist() and shown != every
+                assert errors == []
+                # the export of the same slice, opened from a file
+                export = tmp_path / "temple.html"
+                ok(CliRunner().invoke(main, ["dashboard", str(run), "--end", "temple_full", "--export", str(export)]))
+                page.goto(export.as_uri())
+                assert page.locator("#game-count").inner_text() == count
+                assert _win_rates(page) == shown
+                assert errors == []
+            finally:
+                b.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
