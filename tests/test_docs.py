@@ -90,11 +90,13 @@ def tiny(args: list[str]) -> list[str]:
 
 def stand_in(args: list[str]) -> bool:
     """Commands sized by a --budget: checked up to the first game, then stand-ins play."""
-    return args[0] in ("tune", "balance") or (args[0] == "skill" and "--games" not in args)
+    return args[0] in ("tune", "balance") or (args[0] == "skill" and "--games" not in args) or (
+        args[0] == "dashboard" and "--export" not in args)       # checked up to serving the page
 
 
 def stand_ins(monkeypatch):
     import evora_sim.cli.analyse as analyse
+    import evora_sim.cli.dashboard as dashboard
     import evora_sim.cli.skill as skill
     import evora_sim.experiments.compensation as compensation
     import evora_sim.experiments.search as search
@@ -113,6 +115,7 @@ def stand_ins(monkeypatch):
                         lambda players, field, budget, out, **k: {"lines": [], "summary": Path(out) / "summary"})
     monkeypatch.setattr(ladder, "pilot", fake_pilot)
     monkeypatch.setattr(skill, "play_ladder", lambda *a, **k: None)
+    monkeypatch.setattr(dashboard, "_serve", lambda *a, **k: None)
     monkeypatch.setattr(analyse, "write_ladder_report", lambda out, report_dir, **k: Path(report_dir))
 
 

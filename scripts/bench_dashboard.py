@@ -1,0 +1,112 @@
+"""Time to a usable page, a filter's answer and the server's memory of `evora dashboard` on a
+large run (issue 53's acceptance: under 5 s, under 1 s and under 1.5 GB on 1,000,000 games).
+
+    python scripts/bench_dashboard.py                       # plays 1,000,000 random games under /tmp, then deletes them
+    python scripts/bench_dashboard.py --run runs/p4_1m      # an existing run (kept)
+
+The server runs as the user starts it (`evora dashboard RUN --no-browser`); headless Chromium
+(Debian's, driven by Playwright) loads the page. "Usable": from the command's start until the
+page shows the first slice's game count. "A filter": from choosing an end condition in the page
+until the page shows the new count. Memory: the server process's peak resident set (VmHWM).
+"""
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchargs import Parser, UsageError, positive_int
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _evora() -> list[str]:
+    exe = Path(sys.executable).with_name("evora")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "evora_sim.cli"]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(run: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    port = _port()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*_evora(), "dashboard", str(run), "--port", str(port), "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = ""
+        while "dashboard: http" not in line:
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                raise RuntimeError(f"the dashboard stopped: exit {proc.returncode}")
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = b.new_page()
+            page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+            page.locator("#game-count").wait_for(timeout=120_000)
+            usable = time.perf_counter() - t0
+            first = page.locator("#game-count").inner_text()
+            answers = []
+            for end in ("temple_full", "out_of_stones"):
+                t1 = time.perf_counter()
+                page.locator(".f-end select").select_option(end)
+                now = first
+                while now == first and time.perf_counter() - t1 < 120:
+                    page.wait_for_timeout(20)
+                    now = page.locator("#game-count").inner_text()
+                answers.append(time.perf_counter() - t1)
+                first = now
+            b.close()
+        return {"usable_s": usable, "filter_s": answers, "peak_mb": _peak_mb(proc.pid)}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def main() -> None:
+    ap = Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--run", type=Path, help="An existing run folder (kept); default: play one under /tmp.")
+    ap.add_argument("--games", type=positive_int, default=1_000_000, help="Games of the run played (random players).")
+    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    try:
+        args = ap.parse_args()
+    except UsageError as exc:
+        print(f"bench_dashboard: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    tmp = None
+    run = args.run
+    try:
+        if run is None:
+            tmp = Path(tempfile.mkdtemp(prefix="evora-dash-bench-", dir="/tmp"))
+            run = tmp / "run"
+            t = time.perf_counter()
+            subprocess.run([*_evora(), "simulate", "-n", str(args.players), "--games", str(args.games),
+                            "--strategies", "random", "--out", str(run), "-q"], check=True)
+            print(f"played {args.games:,} games in {time.perf_counter() - t:.0f} s")
+        got = measure(run)
+        print(f"usable page: {got['usable_s']:.1f} s (target < 5 s)")
+        print("a filter's answer: " + ", ".join(f"{s:.2f} s" for s in got["filter_s"]) + " (target < 1 s)")
+        print(f"server peak memory: {got['peak_mb']:.0f} MB (target < 1,536 MB)")
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
