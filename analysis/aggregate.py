@@ -365,9 +365,11 @@ class CountStats:
         self.hists["score"].add(seats.score, cell)
         margin = score_margin(seats.score)
         self.hists["margin"].add(margin, cell)
-        held = seats.cats["vp_column_majority"] // self.rules["majority"]["column_vp"]
-        self.hists["held"].add(np.minimum(held, HELD_CAP), cell)
-        self.per_game["held_total"].add(held.sum(axis=1))
+        column_vp = self.rules["majority"]["column_vp"]
+        if column_vp > 0:          # columns held are read off their VP: none to read when a column scores 0
+            held = seats.cats["vp_column_majority"] // column_vp
+            self.hists["held"].add(np.minimum(held, HELD_CAP), cell)
+            self.per_game["held_total"].add(held.sum(axis=1))
         self.winner["margin"].add(margin[seats.win])
         self.winner["score"].add(seats.score[seats.win])
         self._outcomes(seats)

@@ -25,6 +25,7 @@ from .aggregate import (CARD_NAMES, CATEGORIES, HEIGHT_KEYS, MAJORITY_CATEGORIES
 from .fairness import seat_fairness
 from .scan import AnalysisError, Scan, scan  # noqa: F401  (AnalysisError: the analysis' one-line error)
 from .stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
+                    rating_ranges, seed_records,
                     clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
                     newcombe_diff_clustered, quantiles_from_counts, wilson)
 
@@ -261,7 +262,11 @@ def ratings(data: Scan, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Bradley-Terry ratings of the strategies per player count, fitted to the pairwise
     "finished ahead" counts and shown on the Elo scale (mean 0; a 100-point gap means the
     higher rated finishes ahead 64% of the time). 95% intervals from a bootstrap over seeds
-    (games of one seed stay together, seeds pooled into at most 200 groups)."""
+    (games of one seed stay together, seeds pooled into at most 200 groups), made honest where a
+    record is near-perfect (:func:`stats.rating_ranges`): a bootstrap over a record a strategy
+    never lost resamples that record and printed false precision. Its units here are the
+    bootstrap groups, no more than the seeds, so the near-perfect test and the exact limit are
+    conservative (wider) when seeds are pooled."""
     rows = []
     for n, c in _by_n(data):
         if len(c.strategies) < 2:
@@ -271,6 +276,8 @@ def ratings(data: Scan, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
         est = bradley_terry(total) * ELO
         boot = bt_bootstrap(gw, n_boot=n_boot, seed=seed) * ELO
         lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+        lost, met, _ = seed_records([gw])
+        lo, hi = (x * ELO for x in rating_ranges(lo / ELO, hi / ELO, lost, met))
         comps = total.sum(axis=1) + total.sum(axis=0)
         for i, name in enumerate(c.strategies):
             rows.append({"n_players": n, "strategy": name, "elo": est[i], "ci_lo": lo[i], "ci_hi": hi[i],
@@ -472,6 +479,8 @@ def columns_held(data: Scan) -> pd.DataFrame:
                 rows.append(row)
         ncols = data.rules(n)["temple"]["columns"][str(n)]
         mean, sd, cnt = c.per_game["held_total"].moments()
+        if cnt[0] == 0:            # majority.column_vp = 0: no column's holder can be read off the tables
+            continue
         m, sd, games = mean[0] / ncols, sd[0] / ncols, int(cnt[0])
         lo, hi = mean_ci_from(m, sd, games)
         rows.append({"n_players": n, "by": "game", "group": f"all seats ({ncols} columns)",

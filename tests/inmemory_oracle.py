@@ -19,6 +19,7 @@ from analysis.fairness import seat_fairness
 from analysis.playstates import PLAY_STATES, PlayStates
 from analysis.scan import AnalysisError
 from analysis.stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
+                    rating_ranges, seed_records,
                     clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
                     newcombe_diff_clustered, quantiles_from_counts, wilson)
 
@@ -362,6 +363,8 @@ def ratings(seats: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFr
         est = bradley_terry(total) * ELO
         boot = bt_bootstrap(gw, n_boot=n_boot, seed=seed) * ELO
         lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+        lost, met, _ = seed_records([gw])      # near-perfect records: open ranges (stats.rating_ranges)
+        lo, hi = (x * ELO for x in rating_ranges(lo / ELO, hi / ELO, lost, met))
         comps = total.sum(axis=1) + total.sum(axis=0)
         for i, name in enumerate(names):
             rows.append({"n_players": n, "strategy": name, "elo": est[i], "ci_lo": lo[i], "ci_hi": hi[i],
@@ -614,6 +617,8 @@ def columns_held(data: Dataset) -> pd.DataFrame:
     for n, grp in _by_n(data.seats):
         rules = data.rules(n)
         per_col = rules["majority"]["column_vp"]
+        if per_col <= 0:           # nothing to read a column's holder off
+            continue
         held = grp["vp_column_majority"].to_numpy() // per_col
         for by in ("seat", "strategy"):
             codes, names = _group_codes(grp, by)

@@ -369,6 +369,23 @@ def test_a_planted_strategy_edge_is_rated_and_matched_up():
     assert r4["a"] - r4["b"] == pytest.approx(400 * np.log10(2), abs=25)
 
 
+def test_a_perfect_record_is_rated_with_an_open_range_not_a_bootstrap_point():
+    """Issue 50, item 13: the report's strategy ratings. A strategy that never lost has no upper
+    limit (the bootstrap resampled one record: '+738.792 (738.787 to 738.796)'), its opponent no
+    lower one, and the range is printed open; a record with losses keeps a two-sided range."""
+    from analysis import display
+
+    seats = synthetic_seats(2, 400, strategies=["strong", "weak"], strength={"strong": 1e9, "weak": 1e-9}, seed=4)
+    rat = T.ratings(T.frame_stats(seats), n_boot=100).set_index("strategy")
+    assert rat.loc["strong", "ci_hi"] == np.inf and np.isfinite(rat.loc["strong", "ci_lo"])
+    assert rat.loc["weak", "ci_lo"] == -np.inf
+    assert rat.loc["strong", "ci_lo"] < rat.loc["strong", "elo"]
+    shown = display.ratings(rat.reset_index()).set_index("Strategy")["Elo (95% range)"]
+    assert shown["strong"].startswith("> +") and shown["weak"].startswith("< ")
+    close = synthetic_seats(2, 400, strategies=["strong", "weak"], strength={"strong": 0.6, "weak": 0.4}, seed=4)
+    assert np.isfinite(T.ratings(T.frame_stats(close), n_boot=100)[["ci_lo", "ci_hi"]].to_numpy()).all()
+
+
 def test_margin_and_majority_share_known_values():
     seats = pd.DataFrame({"n_players": np.int8(2), "game_id": [0, 0, 1, 1], "seat": [0, 1, 0, 1],
                           "strategy": pd.Categorical(["a", "b", "b", "a"]), "score": [50, 40, 30, 30],
@@ -397,6 +414,20 @@ def real_runs(tmp_path_factory):
     b = simulate(2, 120, "greedy,random", seed=4, out=base / "p2", seat_rotation=True, chunk_size=60,
                  command="test p2")
     return [a.out, b.out]
+
+
+def test_columns_held_are_left_out_where_a_column_scores_nothing(tmp_path, recwarn):
+    """With majority.column_vp = 0 no column's holder can be read off the seat tables (they
+    hold VP): the report's "columns held" rows for that run are left out, not computed by a
+    division by zero (a RuntimeWarning, and a histogram of garbage)."""
+    from evora_sim.rules import load_rules
+    from evora_sim.runner import simulate
+
+    run = simulate(2, 8, "greedy,random", seed=5, out=tmp_path / "r", seat_rotation=True,
+                   rules=load_rules(overrides=["majority.column_vp=0"]), command="test")
+    data = T.scan(T.open_runs([run.out]))
+    assert T.columns_held(data).empty
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 def test_tables_from_a_real_run(real_runs):
