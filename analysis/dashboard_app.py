@@ -8,7 +8,9 @@ several browser tabs and a filter set back ask for the same slice again.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
+from dataclasses import replace
 
 from .dashboard_data import RANGE_COLUMNS, Slice, Source, views
 from .dashboard_page import DASH_CSS, page, views_html
@@ -18,19 +20,25 @@ KEPT = 8                                   # slices kept computed
 
 
 class Cache:
-    """The views of the last few slices asked for (a slice and the associations flag)."""
+    """The views of the last few slices asked for (a slice and the associations flag), each with
+    its HTML (its figure drawn once, not for every page that shows it)."""
 
     def __init__(self, source: Source):
         self.source, self.kept = source, OrderedDict()
+        self.lock = threading.Lock()          # the first slice is computed in a thread of its own
 
     def get(self, sl: Slice, associations: bool):
-        key = (sl, associations)
-        if key not in self.kept:
-            self.kept[key] = views(self.source, sl, associations)
-            while len(self.kept) > KEPT:
-                self.kept.popitem(last=False)
-        self.kept.move_to_end(key)
-        return self.kept[key]
+        """(Views, their HTML fragment)."""
+        # the same slice however its variant was named (None: the first)
+        key = (replace(sl, variant=self.source.variant(sl.variant).label), associations)
+        with self.lock:
+            if key not in self.kept:
+                v = views(self.source, key[0], associations)
+                self.kept[key] = (v, views_html(v))
+                while len(self.kept) > KEPT:
+                    self.kept.popitem(last=False)
+            self.kept.move_to_end(key)
+            return self.kept[key]
 
 
 def _opt(value):
@@ -85,14 +93,14 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
         from evora_sim.runner import RunError
 
         try:
-            v = cache.get(current(), bool(w["assoc"].value))
+            v, fragment = cache.get(current(), bool(w["assoc"].value))
         except RunError as exc:
             import html
 
             out.object = f"<p class='notice' id='error'>{html.escape(str(exc))}</p>"
             return
         state["views"] = v
-        out.object = views_html(v)
+        out.object = fragment
 
     def export():
         import io
@@ -101,7 +109,8 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
 
     for widget in w.values():
         widget.param.watch(update, "value")
-    update()
+    out.object = "<p id='loading'>Reading the games ...</p>"
+    pn.state.onload(update)                  # the page shows first, then its views
     download = pn.widgets.FileDownload(callback=export, filename="evora-dashboard.html", width=250,
                                        label="Export this view (HTML)", css_classes=["f-export"])
     side = pn.Column(pn.pane.Markdown(f"### {title}", width=250), *w.values(), download, width=280)

@@ -27,7 +27,7 @@ import pandas as pd
 from evora_sim.manifest import MANIFEST
 from evora_sim.runner import RunError, RunResult, open_run
 
-from .scan import AnalysisError, has_column, plan, scan
+from .scan import AnalysisError, has_column, plan, read_games, scan
 
 # the columns a slice reads; a run of an older version that lacks one is refused with one line
 NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner_seat", "decided_by",
@@ -36,6 +36,7 @@ NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner
 # the numeric columns a slice may bound (the games table's, and the round the end was triggered)
 RANGE_COLUMNS = {"rounds": "rounds played", "turns": "turns played", "trigger_round": "round the end was triggered",
                  "lead_changes": "lead changes", "comeback": "the winner's largest deficit overcome (VP)"}
+USE_TABLES = ("cards", "spaces")   # read only for the associations: checked when first asked for
 GAMES_SHOWN = 50                 # rows of the matching-games table
 
 
@@ -85,6 +86,24 @@ class Variant:
         return sorted({int(r.manifest["config"]["players"]) for r in self.runs})
 
 
+class Store:
+    """The blocks of games already read, kept as the statistics take them (decoded, in memory),
+    so the next slice folds them again without reading or decoding a file: a filter then costs
+    the statistics' own arithmetic over its games. Kept for the whole session: the seat and game
+    columns the report's pass reads come to about 170 bytes a game (the card and space tables,
+    read only for the associations, are not kept)."""
+
+    def __init__(self):
+        self.blocks: dict = {}
+
+    def read(self, task, block, with_seed: bool):
+        # a block's cluster numbers depend on its player count's plan (task.count): one entry each
+        key = (task.out, block.lo, block.hi, id(task.count), with_seed)
+        if key not in self.blocks:
+            self.blocks[key] = read_games(task, block, with_seed)
+        return self.blocks[key]
+
+
 @dataclass
 class Source:
     """Opened run folders, grouped by their rules, and the DuckDB views over their tables."""
@@ -92,6 +111,9 @@ class Source:
     variants: list
     runs: list                            # every run, in the views' ``run`` numbering
     con: object = None
+    store: Store = field(default_factory=Store)
+    uses_checked: bool = False            # the card and space tables' checksums verified
+    _choices: dict | None = None
 
     def variant(self, label: str | None) -> Variant:
         if label is None:
@@ -102,19 +124,35 @@ class Source:
         raise AnalysisError(f"no variant {label!r}; the folders hold {', '.join(v.label for v in self.variants)}")
 
     def choices(self) -> dict:
-        """What each filter may be set to, from the runs themselves."""
-        cur = self.con.cursor()
-        end = [r[0] for r in cur.execute("SELECT DISTINCT end_trigger FROM games ORDER BY 1").fetchall()]
-        dec = [r[0] for r in cur.execute("SELECT DISTINCT decided_by FROM games ORDER BY 1").fetchall()]
+        """What each filter may be set to, from the runs themselves (asked once: every page
+        opened asks again)."""
+        if self._choices is None:
+            self._choices = self._find_choices()
+        return self._choices
+
+    def _find_choices(self) -> dict:
+        # one pass over the games table for every filter's values (each its own query: a scan each)
+        cols = ", ".join(f"min({c}), max({c})" for c in RANGE_COLUMNS)
+        got = self.con.cursor().execute(
+            f"SELECT list(DISTINCT end_trigger ORDER BY end_trigger), list(DISTINCT decided_by ORDER BY decided_by), "
+            f"{cols} FROM games").fetchone()
+        bounds = {col: (int(got[2 + 2 * i]), int(got[3 + 2 * i])) for i, col in enumerate(RANGE_COLUMNS)}
         strategies = sorted({s for r in self.runs for s in r.manifest["config"]["strategies"]})
-        bounds = {}
-        for col in RANGE_COLUMNS:
-            lo, hi = cur.execute(f"SELECT min({col}), max({col}) FROM games").fetchone()
-            bounds[col] = (int(lo), int(hi))
         return {"players": sorted({int(r.manifest["config"]["players"]) for r in self.runs}),
                 "variants": [v.label for v in self.variants], "strategies": strategies,
-                "end_trigger": end, "decided_by": dec, "bounds": bounds,
+                "end_trigger": list(got[0]), "decided_by": list(got[1]), "bounds": bounds,
                 "seats": max(int(r.manifest["config"]["players"]) for r in self.runs)}
+
+    def verify_uses(self) -> None:
+        """Check the card and space tables' checksums, once, before the associations first read
+        them (opening checks only the games and seats tables, which every slice reads)."""
+        from evora_sim.storage import pieces, verify
+
+        if not self.uses_checked:
+            for r in self.runs:
+                for piece in pieces(r.out, r.manifest):
+                    verify(r.out, piece, USE_TABLES)
+            self.uses_checked = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,8 +177,9 @@ def _label(runs: list[RunResult]) -> str:
 
 def open_source(paths, allow_partial: bool = False) -> Source:
     """Open the run folders of ``paths`` with the report's checks (:func:`analysis.tables.open_runs`:
-    not a run, incomplete, damaged by size), every file's checksum verified once, and refuse a run
-    of an older version whose tables lack a column a slice reads; RunError, one line, otherwise."""
+    not a run, incomplete, damaged by size), the checksums of the games and seats files verified
+    once (the card and space files' before the associations first read them), and refuse a run of
+    an older version whose tables lack a column a slice reads; RunError, one line, otherwise."""
     from evora_sim.storage import pieces, verify
 
     from .tables import open_runs
@@ -163,7 +202,7 @@ def open_source(paths, allow_partial: bool = False) -> Source:
                         f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}, which the dashboard slices "
                         f"by; play it again with this version ({r.manifest.get('command', 'its command')})")
             for piece in pieces(r.out, r.manifest):
-                verify(r.out, piece)
+                verify(r.out, piece, tuple(NEEDED))
         label = _label(runs)
         if label in labels:
             label += f" (rules {runs[0].manifest['rules_hash']})"
@@ -283,7 +322,10 @@ def views(source: Source, sl: Slice, associations: bool = False, min_effect: flo
     total = sum(int(m.sum()) for m in local.values())
     info = {k: v for r in variant.runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
     tasks = [t for t in variant.tasks if sl.players is None or int(t.config["players"]) == sl.players]
-    data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations, checked=True)
+    if associations:
+        source.verify_uses()
+    data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations, checked=True,
+                read=source.store.read)
     data.counts = {n: c for n, c in data.counts.items() if c.games}
     adv, tests = T.seat_advantage(data, min_effect)
     out = Views(sl, total, adv, tests, T.strategy_win_rates(data), T.game_shape(data), T.end_triggers(data),
@@ -291,6 +333,16 @@ def views(source: Source, sl: Slice, associations: bool = False, min_effect: flo
     if associations and data.counts:
         out.cards, out.spaces = T.card_value(data, min_effect), T.space_value(data, min_effect)
     return out
+
+
+def warm(source: Source) -> None:
+    """Work every process does once, done before a filter asks: the seat unfairness's
+    Feldman-Cousins band of each player count (about a second of arithmetic, then kept by
+    :mod:`analysis.fairness`), which the first slice near fairness would otherwise wait for."""
+    from .fairness import noncentrality_interval
+
+    for n in sorted({int(r.manifest["config"]["players"]) for r in source.runs}):
+        noncentrality_interval(1.0, n - 1)
 
 
 def games_table(source: Source, sl: Slice, limit: int = GAMES_SHOWN) -> pd.DataFrame:
@@ -319,5 +371,5 @@ def games_table(source: Source, sl: Slice, limit: int = GAMES_SHOWN) -> pd.DataF
                                        "rounds", "end_trigger", "decided_by", "replay"])
 
 
-__all__ = ["Slice", "Source", "Variant", "Views", "open_source", "views", "matching", "where", "games_table",
+__all__ = ["Slice", "Source", "Variant", "Views", "open_source", "views", "matching", "where", "games_table", "warm",
            "run_folders", "RANGE_COLUMNS", "RunError"]

@@ -250,6 +250,7 @@ def _use_rows(task: Task, block, slot: np.ndarray) -> dict:
 
 def _kept(seats: SeatBlock, games: GameBlock, ids: np.ndarray, keep: np.ndarray):
     """The games of a block that ``keep`` (a bool per game, in the block's order) selects."""
+    keep = np.flatnonzero(keep)          # positions once: a dozen arrays are taken by them
     sub = lambda d: None if d is None else {k: v[keep] for k, v in d.items()}     # noqa: E731
     seats = SeatBlock(seats.strategy[keep], seats.score[keep], None if seats.rank is None else seats.rank[keep],
                       seats.win[keep], sub(seats.cats), seats.cluster[keep],
@@ -264,14 +265,30 @@ def _rows_of(rows: UseRows, ok: np.ndarray) -> UseRows:
                    {e: v[ok] for e, v in rows.extras.items()})
 
 
-def scan_piece(task: Task, partial: dict | None = None, keep=None, uses: bool = True, checked: bool = False) -> dict:
+def read_games(task: Task, block, with_seed: bool) -> tuple:
+    """One block's seat and game rows as the statistics take them: (SeatBlock, the run's own
+    strategy codes or None, game ids, GameBlock, seeds or None), games in the same order."""
+    rot = task.config["players"] if task.config["seat_rotation"] else 1
+
+    def cluster_of(ids):
+        return task.count.cluster(task.run, ids // rot) if task.count is not None else ids // rot
+
+    seats, run_codes, ids = _seat_block(task, block, cluster_of)
+    games, seed = _game_block(task, block, ids, with_seed)
+    return seats, run_codes, ids, games, seed
+
+
+def scan_piece(task: Task, partial: dict | None = None, keep=None, uses: bool = True, checked: bool = False,
+               read=None) -> dict:
     """Fold one piece into ``partial`` ({"counts": {n: CountStats}, "sums": {run: SeedSums}};
     a new one when None) and return it. Checks the piece's files first.
     ``keep(run, ids)``: a bool per game id, the games folded (a slice of the run, as the dashboard
     asks; None: every game); a block with none of them is not read. ``uses``: whether the card
     and space tables are read (the costliest part; without them their cells stay empty).
     ``checked``: the piece's checksums were verified before (the dashboard checks them once, on
-    opening, not at every slice); each block's games are still checked as they are read."""
+    opening, not at every slice); each block's games are still checked as they are read.
+    ``read``: how a block's games are read (:func:`read_games`, the default; the dashboard keeps
+    what it read in memory and answers the next slice from there)."""
     cfg = task.config
     n, rot = cfg["players"], cfg["players"] if cfg["seat_rotation"] else 1
     partial = partial if partial is not None else {"counts": {}, "sums": {}}
@@ -282,16 +299,13 @@ def scan_piece(task: Task, partial: dict | None = None, keep=None, uses: bool = 
         count = partial["counts"].setdefault(n, task.count.empty())
     if task.sums is not None:
         sums = partial["sums"].setdefault(task.run, SeedSums(n, list(task.sums)))
+    read = read_games if read is None else read
     for block in task.piece.blocks:
-        def cluster_of(ids):
-            return task.count.cluster(task.run, ids // rot) if task.count is not None else ids // rot
-
         if keep is not None and not keep(task.run, np.arange(block.lo, block.hi)).any():
             continue
-        seats, run_codes, ids = _seat_block(task, block, cluster_of)
-        games, seed = _game_block(task, block, ids, sums is not None)
-        if keep is not None:
-            chosen = keep(task.run, ids)
+        seats, run_codes, ids, games, seed = read(task, block, sums is not None)
+        chosen = None if keep is None else keep(task.run, ids)
+        if chosen is not None and not chosen.all():
             seats, games, ids = _kept(seats, games, ids, chosen)
             seed = None if seed is None else seed[chosen]
             run_codes = None if run_codes is None else run_codes[chosen]
@@ -299,7 +313,7 @@ def scan_piece(task: Task, partial: dict | None = None, keep=None, uses: bool = 
             slot = np.full(block.hi - block.lo, -1, np.int64)
             slot[ids - block.lo] = np.arange(len(ids))
             found = _use_rows(task, block, slot) if uses else {}
-            if keep is not None:
+            if chosen is not None:
                 found = {k: _rows_of(r, r.game >= 0) for k, r in found.items()}
             count.add(seats, games, found)
         if sums is not None:
@@ -413,17 +427,17 @@ def plan(runs: list[RunResult], report: bool = True, sums=()) -> list[Task]:
 
 def scan(runs: list[RunResult], report: bool = True, sums=(), backend: str = "local",
          scheduler: str | None = None, tasks: list[Task] | None = None, keep=None, uses: bool = True,
-         checked: bool = False) -> Scan:
+         checked: bool = False, read=None) -> Scan:
     """Read ``runs`` once (see the module). ``backend="dask"``: on the cluster at ``scheduler``.
-    ``tasks``: the plan, when made before (:func:`plan`); ``keep``, ``uses`` and ``checked``: see
-    :func:`scan_piece` (here only)."""
+    ``tasks``: the plan, when made before (:func:`plan`); ``keep``, ``uses``, ``checked`` and
+    ``read``: see :func:`scan_piece` (here only)."""
     tasks = plan(runs, report, sums) if tasks is None else tasks
     if backend == "dask":
         partial = _on_cluster(tasks, scheduler)
     else:
         partial = {"counts": {}, "sums": {}}
         for task in tasks:
-            scan_piece(task, partial, keep, uses, checked)
+            scan_piece(task, partial, keep, uses, checked, read)
     return Scan(runs, partial["counts"], partial["sums"])
 
 

@@ -1,6 +1,8 @@
 """evora dashboard: explore run folders in the browser, sliced, with the report's figures."""
 from __future__ import annotations
 
+import threading
+
 import click
 
 from .group import UserError, check_out_arg, examples, main
@@ -142,12 +144,20 @@ def dashboard(runs, port, host, export, no_browser, allow_partial, players, vari
 
 
 def _serve(source, sl, title, host, port, show, associations):
-    import panel as pn
-
+    """The first slice is read in a thread while the server's modules load (Panel, Bokeh:
+    seconds) and the browser loads the page, which then fills in (a filter then finds the
+    games in memory)."""
     from analysis.dashboard_app import Cache, app
+    from analysis.dashboard_data import warm
 
     cache = Cache(source)
-    cache.get(sl, associations)                     # the first view ready before the address is printed
+
+    def first():
+        cache.get(sl, associations)
+        warm(source)
+
+    threading.Thread(target=first, daemon=True).start()
+    import panel as pn
     where = f"[{host}]" if ":" in host else host
     origins = [f"{where}:{port}"] + ([f"localhost:{port}", f"127.0.0.1:{port}"] if host in LOCAL_HOSTS else [])
     click.echo(f"dashboard: http://{where}:{port}/  (Ctrl-C stops it)")
