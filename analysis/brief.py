@@ -19,6 +19,8 @@ import pandas as pd
 
 from . import names
 from .cardvalue import NOT_EXERCISED
+from .explain import fairer_fixes, seat_words, why_sentence
+from .names import card_title
 from .numbers import PP, p_cell, p_text_words, pp, ranged
 from .playstates import TIMING_COLUMNS, timing_clause
 from .stats import FEW_CARD_PLAYS, MIN_EFFECT
@@ -73,8 +75,6 @@ def _vp_words(vp: float) -> str:
 
 
 def _seat_name(seat: int, n: int) -> str:
-    from .explain import seat_words
-
     return seat_words(seat, n).capitalize()
 
 
@@ -173,8 +173,6 @@ class Field:
 
 
 def _seat_words(seat: int, n: int) -> str:
-    from .explain import seat_words
-
     return seat_words(seat, n).replace(" player", " seat")
 
 
@@ -308,8 +306,6 @@ def strong_field(expert: tuple | None, n: int) -> Field | None:
 
 def _why(why: dict | None, n: int, seat: int, among: str | None = None) -> str:
     """The lead seat's deviation in one sentence by its causes, or how to get it."""
-    from .explain import why_sentence
-
     where = f", among {among}" if among else ""
     if why and n in why:
         table, turns = why[n]
@@ -322,8 +318,6 @@ def _fix(explained: dict | None, n: int) -> str:
     """The best fix of an ``evora explain`` result for this player count, quoted only when its paired
     test says it lowers the seat unfairness (Holm over the changes); else that none does; or how to
     measure the fixes."""
-    from .explain import fairer_fixes
-
     if explained is None or int(explained["about"]["players"]) != n:
         return ("What would fix it? evora explain RUN --out DIR replays the run's seeds under every rule change "
                 "and ranks them; evora report --explain DIR shows them here.")
@@ -419,8 +413,6 @@ def _experiment_items(n: int, given: dict, cards: pd.DataFrame | None, field_: s
     its significant changes (Holm over the cards), largest first; beside each, the run's
     association, quoted only from ``ASSOCIATION_PLAYS`` plays up (an association from a few
     hundred plays, most of them in the final round, led the answer against the experiment)."""
-    from .names import card_title
-
     rows = [g for g in given.values() if bool(g.get("exercised", True)) and np.isfinite(g["change"])
             and g["p_holm"] < alpha]
     rows.sort(key=lambda g: -abs(g["change"]))

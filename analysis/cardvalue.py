@@ -32,11 +32,18 @@ does not count among Holm's tests.
 """
 from __future__ import annotations
 
+import json
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from . import numbers
 from .fairness import compare_fairness
+from .names import card_title
+from .plots import COLOURS, shared_limits, tight_layout, unjudged_label
 from .search import paired_rate_difference
 from .stats import ALPHA, holm
 
@@ -161,12 +168,7 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .names import card_title
-    from .plots import COLOURS, tight_layout
 
-    import textwrap
-
-    from .plots import shared_limits, unjudged_label
 
     cards = list(given["card"])
     y = np.arange(len(cards))
@@ -249,9 +251,6 @@ def read_summary(folder) -> dict:
     """The tables an ``evora card-value`` folder wrote (its ``summary/``), and its settings; the
     removal tables are None when it was run with ``--remove-games 0``. ValueError if ``folder``
     holds no card-value summary."""
-    import json
-    from pathlib import Path
-
     folder = Path(folder)
     summary = folder / "summary"
     if not (summary / SUMMARY_FILES["given"]).is_file() or not (folder / "search.json").is_file():
@@ -266,17 +265,12 @@ def read_summary(folder) -> dict:
 
 def change_cell(row, unit: str) -> str:
     """A change with its 95% interval in brackets, or :data:`NOT_EXERCISED`."""
-    from . import numbers
-
     if not getattr(row, "exercised", True):
         return NOT_EXERCISED
     return numbers.bracket(row.change, row.lo, row.hi, 100, unit, signed=True)
 
 
 def shown_given(given: pd.DataFrame) -> pd.DataFrame:
-    from . import numbers
-    from .names import card_title
-
     return pd.DataFrame({
         "Card": [card_title(c) for c in given["card"]],
         "Change in the given seat's win rate": [change_cell(r, numbers.PP) for r in given.itertuples()],
@@ -288,9 +282,6 @@ def shown_given(given: pd.DataFrame) -> pd.DataFrame:
 
 def shown_by_strategy(removed: pd.DataFrame) -> pd.DataFrame:
     """A change per card (rows) and field position (columns), ``*`` where significant after Holm."""
-    from . import numbers
-    from .names import card_title
-
     cells = removed.assign(cell=[change_cell(r, "") + (" *" if r.significant else "") for r in removed.itertuples()],
                            who=[f"{r.position}: {r.strategy}" for r in removed.itertuples()])
     table = cells.pivot(index="card", columns="who", values="cell").reindex(list(dict.fromkeys(removed["card"])))
@@ -299,9 +290,6 @@ def shown_by_strategy(removed: pd.DataFrame) -> pd.DataFrame:
 
 
 def shown_fairness(fair: pd.DataFrame) -> pd.DataFrame:
-    from . import numbers
-    from .names import card_title
-
     return pd.DataFrame({
         "Card": [card_title(c) for c in fair["card"]],
         "Seat unfairness with / without (pp)": [f"{100 * r.unfairness_with:.2f} / {100 * r.unfairness_without:.2f}"

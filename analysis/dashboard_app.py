@@ -90,7 +90,7 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
                      ranges=ranges)
 
     def update(*_):
-        from evora_sim.runner import RunError
+        from evora_sim.manifest import RunError
 
         try:
             v, fragment = cache.get(current(), bool(w["assoc"].value))

@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evora_sim.manifest import MANIFEST
-from evora_sim.runner import RunError, RunResult, open_run
+from evora_sim.manifest import MANIFEST, RunError
+from evora_sim.storage import RunResult, open_run
 
 from .scan import AnalysisError, has_column, plan, read_games, scan
 

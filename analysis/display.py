@@ -10,6 +10,8 @@ import pandas as pd
 
 from . import names
 from .numbers import PP, p_cell, ranged
+from .playstates import MIN_PLAYS
+from .plots import CATEGORY_LABELS
 
 PLAYERS = "Players"
 
@@ -116,8 +118,6 @@ def exposure(t: pd.DataFrame, what: str) -> pd.DataFrame:
 def card_timing(t: pd.DataFrame) -> pd.DataFrame:
     """When each card is played (analysis.playstates): how late, after the trigger, by a leader;
     a card played too rarely to judge shows its estimates without ranges."""
-    from .playstates import MIN_PLAYS
-
     rows = []
     for _, r in t.iterrows():
         if r["times"] <= 0:
@@ -138,8 +138,6 @@ def card_timing(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def vp_by_category(vp: pd.DataFrame) -> pd.DataFrame:
-    from .plots import CATEGORY_LABELS
-
     return _frame([{
         PLAYERS: int(r["n_players"]), "By": r["by"], "Group": r["group"],
         "Category": CATEGORY_LABELS.get(r["category"], "final score"),

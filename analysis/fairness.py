@@ -68,7 +68,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, special, stats
 
-from .stats import ALPHA
+from .stats import ALPHA, p_exact
 
 
 @dataclass(frozen=True)
@@ -525,8 +525,6 @@ def change_words(a: tuple[float, float, float], b: tuple[float, float, float], m
     and what the test of the change says. The test is on the mean square (its estimate is
     unbiased there), but a designer reads the unfairness itself: the difference of the two in pp,
     never a squared unit (the mean square's change stays in the CSV tables)."""
-    from .stats import p_exact
-
     if p < alpha:
         verdict = f"fairer than {base}" if mean_square_change < 0 else f"less fair than {base}"
     else:

@@ -4,8 +4,11 @@ the report shows these names.
 """
 from __future__ import annotations
 
+import re
+
 from evora_sim.names import (ACTION_TITLES, CARD_TITLES, COLOUR_TITLES, card_title,  # noqa: F401  (one place)
                              space_title)
+from evora_sim.rules import differences
 
 
 def space_titles(rules: dict) -> list[str]:
@@ -20,8 +23,6 @@ def short_strategy(name: str) -> str:
     """A strategy as a title names it: its spec when short; else its base name and what tells it
     apart (a search player's iterations; a custom file by its file name). The full spec is in the
     report's header table."""
-    import re
-
     if len(name) <= SHORT:
         return name
     head, _, rest = name.partition("(")
@@ -49,29 +50,10 @@ def strategy_title(name: str, info: dict | None) -> str:
     return f"{name} ({what})"
 
 
-def flatten(node, prefix: str = ""):
-    """(dotted key, value) of every leaf of a rules table, board spaces by index: the keys
-    ``--set`` and ``evora rules`` name."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from flatten(v, f"{prefix}{k}.")
-    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
-        for i, v in enumerate(node):
-            yield from flatten(v, f"{prefix}{i}.")
-    else:
-        yield prefix[:-1], node
-
-
 def rules_differences(rules: dict, default: dict | None = None) -> list[tuple[str, object, object]]:
     """(key, default value, this value) of every rules key that differs from ``default`` (the
-    shipped rules); the board's free-text note is not a rule."""
-    if default is None:
-        from evora_sim.rules import load_rules
-
-        default = load_rules().data
-    a, b = dict(flatten(default)), dict(flatten(rules))
-    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b))
-            if a.get(k) != b.get(k) and k != "board.note"]
+    shipped rules), in key order; the board's free-text note is not a rule."""
+    return sorted((d for d in differences(rules, default) if d[0] != "board.note"), key=lambda d: d[0])
 
 
 def board_is_default(rules: dict, default: dict | None = None) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evora_sim.gameloop import PLAY_STATES
+from evora_sim.recorded import PLAY_STATES
 
 from .numbers import p_text_words, ranged
 from .stats import ALPHA, clustered_share, conditional_share_p, holm, ratio_ci, ratio_diff

@@ -7,11 +7,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import textwrap
 import warnings  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from .skill import UNKNOWN
 
 # labels are text, never maths: a strategy named '$\undefinedmacro$' (a file path, a weight-set
 # name) must print as written, not go to the math-text parser (which would fail the report)
@@ -280,8 +283,6 @@ def save(fig, folder: Path, name: str) -> Path:
 
 def _note_panel(ax, text: str, title: str):
     """A panel that says why it holds no plot (a finding held back)."""
-    import textwrap
-
     ax.axis("off")
     ax.set_title(title)
     ax.text(0.5, 0.5, textwrap.fill(text, 42), ha="center", va="center", fontsize=8.5,
@@ -344,8 +345,6 @@ def strongest(rows: pd.DataFrame):
     """The strongest card and space findings (``rows``: n_players, label, adj_diff, adj_lo,
     adj_hi): win rate when used minus not used, adjusted, with 95% ranges, one panel per
     player count."""
-    import textwrap
-
     counts = sorted(rows["n_players"].unique())
     per = max(int(rows.groupby("n_players").size().max()), 1)
     fig, axes = _panels(counts, width=4.6, height=0.55 * per + 1.5)
@@ -395,9 +394,6 @@ def skill_figures(table: pd.DataFrame, verdict: pd.DataFrame, rung_names: list[s
     """One small panel per headline figure: its value at each rung (weakest left) with 95%
     ranges, the no-effect value dashed, the verdict (and where it settles, when known) in the
     title."""
-    import textwrap
-
-    from .skill import UNKNOWN
 
     figs = list(verdict["figure"])
     cols = 4
@@ -431,8 +427,6 @@ def skill_ratings(ratings: pd.DataFrame, players: int):
     ladder's ``players``; a range open on one side (a near-perfect record:
     :func:`analysis.stats.rating_ranges`) is drawn as an arrow from its bound, without the
     estimate, which rests on a small-sample correction there."""
-    import textwrap
-
     fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(ratings) + 1.3))
     y = ratings["rung"].to_numpy()
     v = ratings["elo"].to_numpy(float)

@@ -11,17 +11,27 @@ a half report behind.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
 from evora_sim.fsutil import atomic_folder
+from strategies.registry import is_shipped_expert
 
-from . import brief, display, numbers, plots
+from . import brief
+from . import cardvalue as CV
+from . import display
+from . import explain as X
+from . import game_picture, numbers, page, plots
 from . import tables as T
-from .sections import Section, Table
 from .playstates import TIMING_COLUMNS
+from .scan import scan
+from .sections import Section, Table
+from .skill_report import skill_part
 from .stats import MIN_EFFECT, p_text, verdict
+from .untilsure import describe
+from .variants import from_sums, run_metrics
 
 REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
 TIES = ("Every game has exactly one winner: the engine breaks ties for the win by the rules "
@@ -41,7 +51,7 @@ class Report:
     strongest_figure: tuple | None
     findings: list                 # the other findings in words
     sections: list
-    sample: object = None          # sample_game.SampleGame, or None
+    sample: object = None          # evora_sim.sample_game.SampleGame, or None
     sample_note: str = ""
 
 
@@ -127,8 +137,6 @@ def majority_findings(share, outcomes, margin, shape, triggers) -> list[str]:
 def until_sure(data) -> pd.DataFrame:
     """The headline metrics of each run played with --until-ci at the level its stopping keeps
     valid (1 - 0.05/K over its K planned looks); ``data``: a scan holding those runs' sums."""
-    from .variants import from_sums, run_metrics
-
     frames = []
     for i, r in enumerate(data.runs):
         seq = r.manifest.get("sequential")
@@ -197,8 +205,6 @@ def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> S
     beside an observational card table of the same field: the report's own (``fields``: the
     strategies of its runs per player count) when its games had the experiment's player count
     and strategies, else the experiment's baseline games'."""
-    from . import cardvalue as CV
-
     cfg = experiment["config"]
     n = int(cfg["players"])
     given, removed, fair = experiment["given"], experiment["removed"], experiment["fairness"]
@@ -234,8 +240,6 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
     """The Why section: each seat's deviation split by where its games were decided, per player
     count (from the runs' own games), and, from an ``evora explain`` result, the fixes ranked and
     what else each changes."""
-    from . import explain as X
-
     frames, shown = [], []
     for n, (table, _) in sorted(why.items()):
         if n in held:
@@ -265,178 +269,263 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
     return Section(brief.WHY_TITLE, note, tables)
 
 
-def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
-            scheduler: str | None = None, ladder=None, card_value: dict | None = None,
-            explained: dict | None = None, expert_runs=None) -> Report:
-    """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
-    ``backend="dask"``: on the cluster at ``scheduler``). ``ladder`` (:class:`analysis.skill.Ladder`):
-    a Skill section first, and the findings' robustness to skill said first among the findings.
-    ``card_value``: an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
-    shown after the card table. ``expert_runs``: runs with the expert in every seat, whose seat
-    figures the answer quotes beside the field's."""
-    from .sample_game import sample_game
-    from .scan import scan
+class ReportData:
+    """What the sections of a report read: the runs, their one scan (:mod:`analysis.scan`) and
+    the tables made from it, each made on first use and kept, so a section names the tables it
+    needs and a table no section reads is never made. The inputs a command adds (a skill ladder,
+    an ``evora card-value`` result, an explain summary, strong-play runs) are here too, None when
+    the command has none."""
 
-    sequential = [i for i, r in enumerate(runs) if r.manifest.get("sequential")]
-    data = scan(runs, report=True, sums=sequential, backend=backend, scheduler=scheduler)
-    rules = data.rules()
-    held = brief.held_back(runs)
-    adv, tests = T.seat_advantage(data, min_effect)
-    info = {k: v for r in runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
-    strat = T.strategy_win_rates(data)
-    mu = T.matchups(data)
-    rat = T.ratings(data, n_boot=n_boot)
-    cards = T.card_value(data, min_effect)
-    spaces = T.space_value(data, min_effect)
-    sure = until_sure(data)
-    vp = T.vp_by_category(data)
-    outcomes = T.majority_outcomes(data)
-    held_cols = T.columns_held(data)
-    share = T.majority_share(data)
-    margin = T.victory_margin(data)
-    shape = T.game_shape(data)
-    tension = T.tension(data)
-    triggers = T.end_triggers(data)
-    dists = T.score_distribution(data)
-    margins = T.victory_margins(data)
+    def __init__(self, runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
+                 scheduler: str | None = None, ladder=None, card_value: dict | None = None,
+                 explained: dict | None = None, expert_runs=None):
+        self.runs, self.n_boot, self.min_effect = runs, n_boot, min_effect
+        self.backend, self.scheduler = backend, scheduler
+        self.ladder, self.card_value, self.explained, self.expert_runs = ladder, card_value, explained, expert_runs
+        sequential = [i for i, r in enumerate(runs) if r.manifest.get("sequential")]
+        self.data = scan(runs, report=True, sums=sequential, backend=backend, scheduler=scheduler)
+        self.rules = self.data.rules()
+        self.held = brief.held_back(runs)
+        self.info = {k: v for r in runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
+        self.fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
+        self._tables = {}
 
-    notices = []
+    @cached_property
+    def seats(self) -> tuple:
+        """(the seat advantage table, its tests)."""
+        return T.seat_advantage(self.data, self.min_effect)
+
+    @cached_property
+    def skill(self):
+        """The skill ladder's part of the report (:func:`analysis.skill_report.skill_part`), or None."""
+        if self.ladder is None:
+            return None
+        return skill_part(self.ladder, self.min_effect, backend=self.backend, scheduler=self.scheduler)
+
+    def table(self, name: str, *args):
+        """``analysis.tables.NAME(data, *args)``, made once."""
+        key = (name, *args)
+        if key not in self._tables:
+            self._tables[key] = getattr(T, name)(self.data, *args)
+        return self._tables[key]
+
+    strat = property(lambda self: self.table("strategy_win_rates"))
+    mu = property(lambda self: self.table("matchups"))
+    rat = property(lambda self: self.table("ratings", self.n_boot))
+    cards = property(lambda self: self.table("card_value", self.min_effect))
+    spaces = property(lambda self: self.table("space_value", self.min_effect))
+    vp = property(lambda self: self.table("vp_by_category"))
+    outcomes = property(lambda self: self.table("majority_outcomes"))
+    share = property(lambda self: self.table("majority_share"))
+    margin = property(lambda self: self.table("victory_margin"))
+    shape = property(lambda self: self.table("game_shape"))
+    tension = property(lambda self: self.table("tension"))
+    triggers = property(lambda self: self.table("end_triggers"))
+    why = property(lambda self: self.table("why"))
+
+    @cached_property
+    def sure(self) -> pd.DataFrame:
+        return until_sure(self.data)
+
+
+# ---------------------------------------------------------------------------------------------
+# the sections, in the report's order: each a function of the report's data that returns its
+# Section, or None when the report has no such section. A new section is one new function here
+# and its place in SECTIONS.
+# ---------------------------------------------------------------------------------------------
+def skill_section(d: ReportData) -> Section | None:
+    return d.skill.section if d.skill is not None else None
+
+
+def seat_section(d: ReportData) -> Section:
+    adv, tests = d.seats
+    return _seat_section(adv, tests, d.table("score_distribution"), d.held, d.runs, d.min_effect)
+
+
+def why_seats_section(d: ReportData) -> Section:
+    return why_section(d.why, d.explained, d.held)
+
+
+def strategy_section(d: ReportData) -> Section:
+    strat, rat, mu = d.strat, d.rat, d.mu
+    return Section("Strategy match-ups",
+                   "Win rate of each strategy over its seat-games (95% ranges); each strategy against each "
+                   "other (2 players: the share of their games it won; 3-4 players: the share of shared "
+                   "games in which it finished ahead; exact binomial test against 50%, Holm over the pairs); "
+                   "Bradley-Terry ratings on the Elo scale (mean 0; +100 = ahead of a 0-rated strategy 64% of "
+                   "the time) with ranges from a bootstrap over seeds.",
+                   [Table("strategy_win_rates", strat, display.strategies(strat, d.info)),
+                    Table("ratings", rat, display.ratings(rat)),
+                    Table("matchups", mu, display.matchups(mu))],
+                   [("Strategy match-ups", "matchups", lambda: plots.matchup_heatmap(mu))] if len(mu) else [])
+
+
+def card_section(d: ReportData) -> Section:
+    cards = d.cards
+    return Section("Card value",
+                   "For each card effect (played from hand) and instant bonus tile (taken), per player count: "
+                   "plays per game, the share of seat-games that played it, VP scored while resolving one "
+                   "play; the win rate of seats that played it against those that did not, and the "
+                   "difference adjusted for strategy and seat (logistic regression, seed-clustered standard "
+                   "errors; p-values Holm-corrected over the 16). card_value.csv keeps the internal codes "
+                   "and the raw differences. " + ASSOCIATION,
+                   [Table("card_value", cards, display.exposure(cards, "card"), folded=False),
+                    *([Table("card_timing", cards[["n_players", "card", "name", "times", *TIMING_COLUMNS]],
+                             display.card_timing(cards), caption=TIMING_CAPTION)]
+                      if "mean_place" in cards.columns else [])],
+                   [("Card value (win rate when played, adjusted)", "card_value",
+                     lambda: plots.forest(cards.assign(card=cards["name"]), "card",
+                                          "Card effects and instant tiles: win rate when played vs. not"))])
+
+
+def card_experiment_section(d: ReportData) -> Section | None:
+    """An ``evora card-value`` result, right after the card table it answers."""
+    return card_value_section(d.card_value, d.cards, d.fields) if d.card_value is not None else None
+
+
+def space_section(d: ReportData) -> Section:
+    spaces = d.spaces
+    note = ("The same for each Construction Site space (its action carried out at least once by "
+            "the seat; the tables record no VP per space), with the same bias: a seat's position "
+            "decides which spaces it can reach and wants. The space_value.csv keeps each space's "
+            "internal code.")
+    board_notice = brief.RECONSTRUCTION if brief.names.board_is_default(d.rules) else brief.OWN_BOARD
+    return Section("Construction Site spaces", note,
+                   [Table("space_value", spaces, display.exposure(spaces, "space"), folded=False)],
+                   [("Construction Site spaces (win rate when used, adjusted)", "space_value",
+                     lambda: plots.forest(spaces.assign(space=spaces["name"]), "space",
+                                          "Construction Site spaces: win rate when used vs. not"))],
+                   notice=board_notice)
+
+
+def majority_section(d: ReportData) -> Section:
+    share, margin, outcomes, vp = d.share, d.margin, d.outcomes, d.vp
+    held_cols = d.table("columns_held")
+    margins = d.table("victory_margins")
+    return Section("Majority scoring",
+                   "VP from each scoring category by seat and by strategy; height and capitals majorities "
+                   "won outright, tied, or scored by no player (white held it, or no colour had the parts: "
+                   "the tables cannot tell these apart); column majorities held at the end; the share of the "
+                   "score from majorities; the margin of victory (winner minus runner-up). " + TIES,
+                   [Table("majority_share", share, display.majority_share(share)),
+                    Table("victory_margin", margin, display.victory_margin(margin)),
+                    Table("majority_outcomes", outcomes, display.majority_outcomes(outcomes)),
+                    Table("columns_held", held_cols, display.columns_held(held_cols)),
+                    Table("vp_by_category", vp, display.vp_by_category(vp))],
+                   [("Score breakdown by strategy", "score_breakdown", lambda: plots.score_breakdown(vp)),
+                    ("Majority outcomes", "majority_outcomes", lambda: plots.majority_outcomes(outcomes)),
+                    ("Margin of victory", "victory_margin", lambda: plots.victory_margin(margins))])
+
+
+def shape_section(d: ReportData) -> Section:
+    shape, triggers, tension, data = d.shape, d.triggers, d.tension, d.data
+    return Section("Game shape",
+                   "How long games last and how they end; and how close they are, counted by the engine as "
+                   "the games are played: the leader after each round by score (a shared lead is no leader; "
+                   "the last round's standing is the final score, so its leader is the winner), the lead "
+                   "changes per game, the largest deficit after a round that the winner came back from, how "
+                   "many rounds before the end the winner took the lead for good, and the share of games "
+                   "decided in the last round (95% ranges).",
+                   [Table("game_shape", shape, display.game_shape(shape)),
+                    Table("end_triggers", triggers, display.end_triggers(triggers))]
+                   + ([Table("tension", tension, display.tension(tension))] if len(tension) else []),
+                   [("Game length", "game_length", lambda: plots.game_length(T.game_lengths(data)))]
+                   + ([("Game tension", "tension", lambda: plots.tension(T.tension_distributions(data)))]
+                      if len(tension) else []))
+
+
+def until_sure_section(d: ReportData) -> Section | None:
+    sure = d.sure
+    if not len(sure):
+        return None
+    return Section(
+        "Run until sure",
+        "Runs played with --until-ci: the headline metrics with the ranges their stopping keeps valid, "
+        "at level 1 - 0.05/K over the K planned looks: cluster-robust (seed = cluster) t intervals, and "
+        "the Feldman-Cousins interval for the seat unfairness (pp). The other sections show plain "
+        "95% ranges.",
+        [Table("until_sure", sure, display.until_sure(sure))])
+
+
+SECTIONS = (skill_section, seat_section, why_seats_section, strategy_section, card_section,
+            card_experiment_section, space_section, majority_section, shape_section, until_sure_section)
+
+
+def notices(runs) -> list[str]:
+    """The notices above the brief: partial runs, and runs played until sure."""
+    out = []
     for r in runs:
         if len(r.done_chunks()) < len(r.manifest["chunks"]):
-            notices.append(f"PARTIAL RUN: {r.out} is incomplete; only {len(r.done_chunks())} of "
-                           f"{len(r.manifest['chunks'])} chunks are analysed.")
+            out.append(f"PARTIAL RUN: {r.out} is incomplete; only {len(r.done_chunks())} of "
+                       f"{len(r.manifest['chunks'])} chunks are analysed.")
         seq = r.manifest.get("sequential")
         if seq:
-            from evora_sim.sequential import describe
+            out.append(f"RUN UNTIL SURE: {r.out} was played with {describe(seq)}. Method: "
+                       f"{seq['method']} The other tables show plain 95% ranges, which do not "
+                       "account for the stopping; the headline metrics with the adjusted ranges "
+                       f"(level {1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
+    return out
 
-            notices.append(f"RUN UNTIL SURE: {r.out} was played with {describe(seq)}. Method: "
-                           f"{seq['method']} The other tables show plain 95% ranges, which do not "
-                           "account for the stopping; the headline metrics with the adjusted ranges "
-                           f"(level {1 - seq['alpha_per_look']:.4g}) are in the section 'Run until sure'.")
-    title, header = brief.run_header(runs, rules)
-    why = T.why(data)
+
+def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: str = "local",
+            scheduler: str | None = None, ladder=None, card_value: dict | None = None,
+            explained: dict | None = None, expert_runs=None, sample=None) -> Report:
+    """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
+    ``backend="dask"``: on the cluster at ``scheduler``): the brief, then each of ``SECTIONS``.
+    ``ladder`` (:class:`analysis.skill.Ladder`): a Skill section first, and the findings'
+    robustness to skill said first among the findings. ``card_value``: an ``evora card-value``
+    result (:func:`analysis.cardvalue.read_summary`), shown after the card table. ``expert_runs``:
+    runs with the expert in every seat, whose seat figures the answer quotes beside the field's.
+    ``sample``: the sample game and the note said in its place
+    (:func:`evora_sim.sample_game.report_sample`), played by the command that makes the report:
+    the statistics play no games."""
+    d = ReportData(runs, n_boot, min_effect, backend, scheduler, ladder, card_value, explained, expert_runs)
+    title, header = brief.run_header(runs, d.rules)
+    answers, answer_figure = _answers(d)
+    top = brief.strongest(d.cards, d.spaces)
+    strongest = brief.strongest_lines(top, d.data.player_counts, card_value, d.fields, d.cards)
+    strongest_figure = (("Strongest card and space findings", "strongest", lambda: plots.strongest(top))
+                        if len(top) else None)
+    findings = (strategy_findings(d.rat, d.mu, min_effect)
+                + majority_findings(d.share, d.outcomes, d.margin, d.shape, d.triggers)
+                + tension_findings(d.tension))
+    sections = [sec for build in SECTIONS if (sec := build(d)) is not None]
+    if d.skill is not None:
+        findings = d.skill.findings + findings
+        header = header + [d.skill.header]
+    game, sample_note = sample or (None, "")
+    return Report(title, header, notices(runs), answers, answer_figure, strongest, strongest_figure, findings,
+                  sections, game, sample_note)
+
+
+def _answers(d: ReportData) -> tuple[list, tuple]:
+    """The brief's answer per player count, and its figure: each seat's deviation from a fair
+    share among the bots, and among good players beside them when the report has strong-play runs."""
+    adv, tests = d.seats
+    held = d.held
+    why = d.why
     expert = None
     bots_adv = adv[~adv["n_players"].isin(list(held))]
     answer_figure = ("Each seat's deviation from a fair share", "seat_deviation",
                      lambda: plots.seat_deviation(bots_adv, held))
-    if expert_runs:
-        e_data = scan(expert_runs, report=True, backend=backend, scheduler=scheduler)
-        e_adv, e_tests = T.seat_advantage(e_data, min_effect)
-        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): _field_player(r) for r in expert_runs},
+    if d.expert_runs:
+        e_data = scan(d.expert_runs, report=True, backend=d.backend, scheduler=d.scheduler)
+        e_adv, e_tests = T.seat_advantage(e_data, d.min_effect)
+        expert = (e_adv, e_tests, {int(r.manifest["config"]["players"]): _field_player(r) for r in d.expert_runs},
                   T.why(e_data) or None)
         # the strongest play drawn first, the bots' beside it
         answer_figure = ("Each seat's deviation from a fair share, among good players and among the bots",
                          "seat_deviation", lambda: plots.seat_deviation(
                              e_adv, {n: t for n, t in held.items() if n not in set(e_adv["n_players"])},
                              beside=bots_adv, labels=("good players", "the bots")))
-    answers = brief.answers(adv, tests, runs, held, min_effect, cards, why if why else None, explained, expert)
-    fields = {int(r.manifest["config"]["players"]): sorted(r.manifest["config"]["strategies"]) for r in runs}
-    top = brief.strongest(cards, spaces)
-    strongest = brief.strongest_lines(top, data.player_counts, card_value, fields, cards)
-    strongest_figure = (("Strongest card and space findings", "strongest", lambda: plots.strongest(top))
-                        if len(top) else None)
-    findings = strategy_findings(rat, mu, min_effect) + majority_findings(share, outcomes, margin, shape, triggers)
-    findings += tension_findings(tension)
-
-    space_note = ("The same for each Construction Site space (its action carried out at least once by "
-                  "the seat; the tables record no VP per space), with the same bias: a seat's position "
-                  "decides which spaces it can reach and wants. The space_value.csv keeps each space's "
-                  "internal code.")
-    board_notice = brief.RECONSTRUCTION if brief.names.board_is_default(rules) else brief.OWN_BOARD
-    sections = [
-        _seat_section(adv, tests, dists, held, runs, min_effect),
-        why_section(why, explained, held),
-        Section("Strategy match-ups",
-                "Win rate of each strategy over its seat-games (95% ranges); each strategy against each "
-                "other (2 players: the share of their games it won; 3-4 players: the share of shared "
-                "games in which it finished ahead; exact binomial test against 50%, Holm over the pairs); "
-                "Bradley-Terry ratings on the Elo scale (mean 0; +100 = ahead of a 0-rated strategy 64% of "
-                "the time) with ranges from a bootstrap over seeds.",
-                [Table("strategy_win_rates", strat, display.strategies(strat, info)),
-                 Table("ratings", rat, display.ratings(rat)),
-                 Table("matchups", mu, display.matchups(mu))],
-                [("Strategy match-ups", "matchups", lambda: plots.matchup_heatmap(mu))] if len(mu) else []),
-        Section("Card value",
-                "For each card effect (played from hand) and instant bonus tile (taken), per player count: "
-                "plays per game, the share of seat-games that played it, VP scored while resolving one "
-                "play; the win rate of seats that played it against those that did not, and the "
-                "difference adjusted for strategy and seat (logistic regression, seed-clustered standard "
-                "errors; p-values Holm-corrected over the 16). card_value.csv keeps the internal codes "
-                "and the raw differences. " + ASSOCIATION,
-                [Table("card_value", cards, display.exposure(cards, "card"), folded=False),
-                 *([Table("card_timing", cards[["n_players", "card", "name", "times", *TIMING_COLUMNS]],
-                          display.card_timing(cards), caption=TIMING_CAPTION)]
-                   if "mean_place" in cards.columns else [])],
-                [("Card value (win rate when played, adjusted)", "card_value",
-                  lambda: plots.forest(cards.assign(card=cards["name"]), "card",
-                                       "Card effects and instant tiles: win rate when played vs. not"))]),
-        Section("Construction Site spaces", space_note,
-                [Table("space_value", spaces, display.exposure(spaces, "space"), folded=False)],
-                [("Construction Site spaces (win rate when used, adjusted)", "space_value",
-                  lambda: plots.forest(spaces.assign(space=spaces["name"]), "space",
-                                       "Construction Site spaces: win rate when used vs. not"))],
-                notice=board_notice),
-        Section("Majority scoring",
-                "VP from each scoring category by seat and by strategy; height and capitals majorities "
-                "won outright, tied, or scored by no player (white held it, or no colour had the parts: "
-                "the tables cannot tell these apart); column majorities held at the end; the share of the "
-                "score from majorities; the margin of victory (winner minus runner-up). " + TIES,
-                [Table("majority_share", share, display.majority_share(share)),
-                 Table("victory_margin", margin, display.victory_margin(margin)),
-                 Table("majority_outcomes", outcomes, display.majority_outcomes(outcomes)),
-                 Table("columns_held", held_cols, display.columns_held(held_cols)),
-                 Table("vp_by_category", vp, display.vp_by_category(vp))],
-                [("Score breakdown by strategy", "score_breakdown", lambda: plots.score_breakdown(vp)),
-                 ("Majority outcomes", "majority_outcomes", lambda: plots.majority_outcomes(outcomes)),
-                 ("Margin of victory", "victory_margin", lambda: plots.victory_margin(margins))]),
-        Section("Game shape",
-                "How long games last and how they end; and how close they are, counted by the engine as "
-                "the games are played: the leader after each round by score (a shared lead is no leader; "
-                "the last round's standing is the final score, so its leader is the winner), the lead "
-                "changes per game, the largest deficit after a round that the winner came back from, how "
-                "many rounds before the end the winner took the lead for good, and the share of games "
-                "decided in the last round (95% ranges).",
-                [Table("game_shape", shape, display.game_shape(shape)),
-                 Table("end_triggers", triggers, display.end_triggers(triggers))]
-                + ([Table("tension", tension, display.tension(tension))] if len(tension) else []),
-                [("Game length", "game_length", lambda: plots.game_length(T.game_lengths(data)))]
-                + ([("Game tension", "tension", lambda: plots.tension(T.tension_distributions(data)))]
-                   if len(tension) else [])),
-    ]
-    if card_value is not None:
-        at = next(i for i, sec in enumerate(sections) if sec.title == "Card value") + 1
-        sections.insert(at, card_value_section(card_value, cards, fields))
-    if ladder is not None:
-        from .skill_report import skill_part
-
-        part = skill_part(ladder, min_effect, backend=backend, scheduler=scheduler)
-        sections.insert(0, part.section)
-        findings = part.findings + findings
-        header = header + [part.header]
-    if len(sure):
-        sections.append(Section(
-            "Run until sure",
-            "Runs played with --until-ci: the headline metrics with the ranges their stopping keeps valid, "
-            "at level 1 - 0.05/K over the K planned looks: cluster-robust (seed = cluster) t intervals, and "
-            "the Feldman-Cousins interval for the seat unfairness (pp). The other sections show plain "
-            "95% ranges.",
-            [Table("until_sure", sure, display.until_sure(sure))]))
-    from strategies.errors import StrategyError
-
-    try:
-        biggest = max(runs, key=lambda r: (r.manifest["config"]["players"], -runs.index(r)))
-        sample, sample_note = sample_game(biggest), ""
-    except StrategyError as exc:          # a custom strategy (never run from a folder), a damaged one
-        sample, sample_note = None, f"No sample game: it cannot be replayed from the run folder: {exc}."
-    return Report(title, header, notices, answers, answer_figure, strongest, strongest_figure, findings,
-                  sections, sample, sample_note)
+    answers = brief.answers(adv, tests, d.runs, held, d.min_effect, d.cards, why if why else None, d.explained,
+                            expert)
+    return answers, answer_figure
 
 
 def _field_player(run) -> tuple[str, bool]:
     """The strategy in every seat of a strong-play run, and whether it is the built-in expert by
     what the run recorded (its weights), not by its name."""
-    from strategies.registry import is_shipped_expert
-
     cfg = run.manifest["config"]
     name = cfg["strategies"][0]
     return name, is_shipped_expert(name, (cfg.get("resolved_strategies") or {}).get(name))
@@ -444,12 +533,11 @@ def _field_player(run) -> tuple[str, bool]:
 
 def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = MIN_EFFECT,
                  backend: str = "local", scheduler: str | None = None, ladder=None,
-                 card_value: dict | None = None, explained: dict | None = None, expert_runs=None) -> Path:
-    from . import page
-
+                 card_value: dict | None = None, explained: dict | None = None, expert_runs=None,
+                 sample=None) -> Path:
     out = Path(out)
     rep = analyse(runs, n_boot=n_boot, min_effect=min_effect, backend=backend, scheduler=scheduler, ladder=ladder,
-                  card_value=card_value, explained=explained, expert_runs=expert_runs)
+                  card_value=card_value, explained=explained, expert_runs=expert_runs, sample=sample)
     shown = (list(runs) + ([r for r in ladder.runs if r not in runs] if ladder is not None else [])
              + list(expert_runs or []))
     manifests = [(str(r.out), r.manifest, (len(r.done_chunks()), len(r.manifest["chunks"]))) for r in shown]
@@ -463,9 +551,7 @@ def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = 
             for t in sec.tables:
                 t.df.to_csv(tmp / f"{t.name}.csv", index=False)
         if rep.sample is not None:
-            from .sample_game import draw as draw_sample
-
-            figures["sample_game"] = plots.save(draw_sample(rep.sample), tmp, "sample_game")
+            figures["sample_game"] = plots.save(game_picture.draw(rep.sample), tmp, "sample_game")
             (tmp / "sample_game.txt").write_text(
                 f"$ {rep.sample.command}\n\n" + "\n".join(rep.sample.log) + "\n", encoding="utf-8")
         page.write_markdown(tmp / "report.md", rep, figures, manifests)

@@ -17,20 +17,25 @@ partial statistics are merged pairwise on the cluster and only the total comes b
 """
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from evora_sim.runner import RunError, RunResult
-from evora_sim.storage import Piece, pieces, read_block, verify
-
+from evora_sim.cluster import connect_scheduler
+from evora_sim.manifest import RunError
 from evora_sim.ranking import DECIDED_BY
+from evora_sim.rules import validate
+from evora_sim.storage import Piece, RunResult, pieces, read_block, verify
 
-from .aggregate import (CARD_NAMES, CATEGORIES, MAJORITY_CATEGORIES, TENSION_COLUMNS, CountStats, GameBlock,
-                        SeatBlock, SeedSums, UseRows)
+from .aggregate import (CARD_NAMES, CATEGORIES, MAJORITY_CATEGORIES, TENSION_COLUMNS, CountStats, GameBlock, SeatBlock,
+                        SeedSums, UseRows)
 from .explain import GAME_FACTS, SEAT_FACTS
-from .playstates import PLAY_STATES, SEAT_COLUMNS as TURN_COLUMNS
+from .playstates import PLAY_STATES
+from .playstates import SEAT_COLUMNS as TURN_COLUMNS
 
 
 class AnalysisError(RunError):
@@ -129,8 +134,6 @@ class Task:
 # ---------------------------------------------------------------------------------------------
 def _codes(column, names) -> np.ndarray:
     """Codes into ``names`` of a dictionary-encoded (or plain string) column."""
-    import pyarrow as pa
-
     lookup = {name: i for i, name in enumerate(names)}
     parts = []
     for chunk in column.chunks:
@@ -356,8 +359,6 @@ class Scan:
         """The rules of the runs (of ``n`` players), completed with the keys added since a run was
         played, at their neutral values (``players.start_vp``, the [experiment] table): an older
         run then reads as the default rules it played, not as a variant."""
-        from evora_sim.rules import validate
-
         for run in self.runs:
             if n is None or run.manifest["config"]["players"] == n:
                 return validate(run.manifest["rules"]).data
@@ -367,9 +368,6 @@ class Scan:
 def has_column(run: RunResult, table: str, column: str) -> bool:
     """Whether every finished file of the run's ``table`` holds ``column`` (runs of earlier
     versions lack the tension columns), from the Parquet footers."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     found = pieces(run.out, run.manifest)
     try:
         return bool(found) and all(column in pq.read_schema(p.blocks[0].file(run.out, table)).names for p in found)
@@ -443,9 +441,6 @@ def scan(runs: list[RunResult], report: bool = True, sums=(), backend: str = "lo
 
 def _on_cluster(tasks: list[Task], scheduler: str | None) -> dict:
     """Each task on a worker; the partial results merged pairwise on the cluster."""
-    import uuid
-
-    from evora_sim.runner import connect_scheduler
 
     if not scheduler:
         raise AnalysisError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")

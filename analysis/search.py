@@ -25,6 +25,9 @@ from scipy import stats
 
 from . import numbers
 from .fairness import compare_fairness, seat_fairness
+from .markdown import md as md_text
+from .markdown import md_code, md_command, md_fenced
+from .plots import COLOURS, tight_layout
 from .stats import clustered_wilson, holm
 
 POINTS2 = 1e4          # a mean square of win rates in points squared
@@ -244,8 +247,6 @@ def search_figure(trials: pd.DataFrame, confirmation: pd.DataFrame, direction: s
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import COLOURS, tight_layout
-
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     done = trials[trials["state"] == "complete"].reset_index(drop=True)
     if len(done):
@@ -303,8 +304,6 @@ def report_section(kind: str, command: str, doc: dict, trials: pd.DataFrame, con
                    lines: list[str], png: str, files: list[str], extra: list[str]) -> str:
     """The search as a Markdown report section (what came from the user's input escaped:
     :mod:`analysis.page`)."""
-    from .markdown import md as md_text, md_code, md_command, md_fenced
-
     done = trials[trials["state"] == "complete"]
     settings = doc["config"]["settings"]
     title = {"tune": "Tuning a strategy's weights", "balance": "Balancing the rules"}.get(kind, kind)

@@ -89,15 +89,21 @@ seeds its range is open on that side, or exact from its record (:func:`analysis.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from evora_sim.ladderplan import load_plan, own_folder, read_plan, rung_played
 from evora_sim.manifest import RunError
 
+from . import tables as T
+from .explain import read_summary, seat_words
+from .scan import scan
 from .stats import (ALPHA, ELO, MIN_EFFECT, bradley_terry, bradley_terry_many, chained_holm, holm, holm_rows,
                     rating_ranges, seed_records, step_range, tost_p)
+from .tables import open_runs
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
 WIN_RATE_KINDS = ("rate", "unfairness", "rate change")     # figures in win rate: the smallest effect applies
@@ -186,8 +192,6 @@ def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFr
     """The headline figures of one rung's scan (``analysis.scan``): rows for
     :func:`figure_table`, and the card and space tables (their strongest are chosen over all
     rungs later)."""
-    from . import tables as T
-
     adv, tests = T.seat_advantage(data, min_effect)
     rows = []
     for _, r in adv[adv["n_players"] == n].iterrows():
@@ -220,8 +224,6 @@ def why_rows(why, n: int) -> list[dict]:
     in the final round after the end was triggered and the part won by the tie-break, so the
     verdicts say whether a mechanism rises with skill (the last turn played better by better
     players). None (a rung played before these facts were recorded): no rows."""
-    from .explain import seat_words
-
     if why is None:
         return []
     table, _ = why
@@ -257,8 +259,6 @@ def figure_table(ladder: Ladder, min_effect: float, backend: str = "local",
                  scheduler: str | None = None) -> pd.DataFrame:
     """Every headline figure at every rung: one row per (figure, rung) with value, 95% interval,
     sample size, and the rung's own significance where the figure has a "no effect" value."""
-    from .scan import scan
-
     n = ladder.players
     rows, cards, spaces = [], [], []
     for i, run in enumerate(ladder.runs):
@@ -665,11 +665,6 @@ def ratings_from_wins(per_duel: list, labels: list, n_boot: int = 2000,
 
 def open_ladder(folder) -> Ladder:
     """The ladder ``evora skill`` played into ``folder``: its rungs' runs (finished) and duels."""
-    from pathlib import Path
-
-    from evora_sim.ladder import load_plan, own_folder, read_plan
-
-    from .tables import open_runs
 
     doc = read_plan(folder)
     if doc is None:
@@ -691,8 +686,6 @@ def open_ladder(folder) -> Ladder:
 def rung_summary(why):
     """What ``evora skill --explain-seeds`` found for a rung (its explain folder's summary), or
     None when the rung was not explained (or its summary is not finished)."""
-    from .explain import read_summary
-
     if not why.exists():
         return None
     try:
@@ -704,8 +697,6 @@ def rung_summary(why):
 def _check_played(plan, runs, duels, where) -> None:
     """Each run is what the plan says it is (its size, seed, rules and players), so a label in the
     report is never one an edited ladder.json gave another rung's games."""
-    from evora_sim.ladder import rung_played
-
     def same(run, want: dict) -> None:
         cfg = run.manifest["config"]
         for key, value in want.items():

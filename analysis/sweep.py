@@ -20,9 +20,11 @@ import numpy as np
 import pandas as pd
 
 from evora_sim.fsutil import atomic_folder
-from evora_sim.runner import open_run
+from evora_sim.rules import flatten, load_rules
+from evora_sim.storage import open_run
 
 from . import numbers
+from .plots import COLOURS, save, tight_layout
 from .stats import ALPHA, MIN_EFFECT
 from .tables import AnalysisError
 from .variants import compare, game_datas, metric_group, run_metrics, verdicts
@@ -58,9 +60,6 @@ def baseline(doc: dict, runs) -> int:
     rules, or the sweep's --rules file and --set): differences are taken from it, as a designer
     asks "what if I changed it". Without one, the first combination (-1 is returned as 0 and
     the summary says so through ``current``)."""
-    from evora_sim.rules import load_rules
-
-    from .names import flatten
 
     keys = [k for k, _ in doc["params"]]
     base = doc.get("base", {})
@@ -135,8 +134,6 @@ def plot(df: pd.DataFrame, keys: list[str]):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .plots import COLOURS, tight_layout
 
     xmap, labels, xlabel = _x(df, keys)
     groups = [(t, g, pct) for t, g, pct in GROUPS if _in_group(df, g).any()]
@@ -232,8 +229,6 @@ def method_note(df: pd.DataFrame, min_effect: float) -> str:
 def write_summary(out: str | Path, df: pd.DataFrame | None = None, min_effect: float = MIN_EFFECT) -> Path:
     """Write ``out/summary`` (sweep.csv, sweep.png/.svg, sweep.md, sweep.html) from the
     :func:`summary` table ``df`` (computed when not given); return it."""
-    from .plots import save
-
     out = Path(out)
     doc = load_sweep(out)
     keys = [k for k, _ in doc["params"]]
@@ -245,7 +240,7 @@ def write_summary(out: str | Path, df: pd.DataFrame | None = None, min_effect: f
                  "changes are taken from the first combination.")
     seq_note = ""
     if seq and seq[0]:
-        from evora_sim.sequential import describe
+        from .untilsure import describe
 
         seq_note = (describe(seq[0]) + ". " + seq[0]["method"] + " The intervals in the tables "
                     f"and the figure are these adjusted ones (level {float(df['level'].iloc[0]):.4g}), "

@@ -17,17 +17,19 @@ import numpy as np
 import pandas as pd
 
 from evora_sim import layout as L
-from evora_sim.runner import RunResult, open_run
+from evora_sim.manifest import damaged_chunks, describe_damaged, forget_chunks
+from evora_sim.rules import load_rules
+from evora_sim.storage import RunResult, open_run
 
 from . import names
 from .aggregate import (CARD_NAMES, CATEGORIES, HEIGHT_KEYS, MAJORITY_CATEGORIES, OUTCOMES,  # noqa: F401
                         TENSION_COLUMNS, CountStats, SeatBlock, UseRows, score_margin)
+from .explain import parts_table
 from .fairness import seat_fairness
 from .scan import AnalysisError, Scan, scan  # noqa: F401  (AnalysisError: the analysis' one-line error)
 from .stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
-                    rating_ranges, seed_records,
-                    clustered_wilson, holm, logistic_effect, mean_ci_from, negligible,
-                    newcombe_diff_clustered, quantiles_from_counts, wilson)
+                    clustered_wilson, holm, logistic_effect, mean_ci_from, negligible, newcombe_diff_clustered,
+                    quantiles_from_counts, rating_ranges, seed_records, wilson)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -38,8 +40,6 @@ def open_runs(paths, allow_partial: bool = False, players=None) -> list[RunResul
     that is not a run, an incomplete run (unless ``allow_partial``), runs of different rules,
     a run with nothing finished, or a selection (``players``) that leaves nothing. Files are
     checked here by their sizes; their checksums are checked as they are read."""
-    from evora_sim.manifest import damaged_chunks, describe_damaged, forget_chunks
-
     runs, seen = [], set()
     for p in paths:
         run = open_run(p)                   # RunError: not a run folder
@@ -95,8 +95,6 @@ def frame_stats(seats: pd.DataFrame, uses: dict | None = None, rules: dict | Non
     strategy, score, rank, win, cluster, seat_rotation, and any scoring categories; missing
     categories count as 0), for synthetic data. ``uses``: {"cards" or "spaces": a matrix of
     counts aligned with the rows, a seat "used" column c when its count is above 0}."""
-    from evora_sim.rules import load_rules
-
     rules = rules or load_rules().data
     out = Scan([])
     for n, grp in seats.groupby("n_players", sort=True):
@@ -617,8 +615,6 @@ def why(data: Scan) -> dict:
     do not): the decomposition of each seat's deviation from a fair share by cause
     (:func:`analysis.explain.parts_table`) and the final round's wins by the seat on whose turn the
     lead was taken."""
-    from .explain import parts_table
-
     return {n: (parts_table(c.parts), c.parts.turns) for n, c in _by_n(data) if c.explained and c.parts.seeds > 1}
 
 

@@ -29,13 +29,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evora_sim.runner import RunResult
+from evora_sim.rules import flatten
+from evora_sim.storage import RunResult
 
 from . import numbers
 from .fairness import compare_fairness, distinct_rows, seat_fairness
-from .names import flatten
+from .plots import COLOURS, tight_layout
+from .scan import AnalysisError, scan
 from .stats import ALPHA, MIN_EFFECT, holm, negligible, p_text
-from .scan import AnalysisError
 
 UNFAIRNESS = "seat unfairness (RMS seat deviation)"
 GROUPS = {                   # metric group (as --ci-metrics names it) -> what it holds
@@ -110,8 +111,6 @@ def from_sums(sums, manifest: dict) -> GameData:
 
 def game_datas(runs, backend: str = "local", scheduler: str | None = None) -> list[GameData]:
     """The per-seed sums of several runs' finished chunks, read in one pass."""
-    from .scan import scan
-
     found = scan(list(runs), report=False, sums=range(len(runs)), backend=backend, scheduler=scheduler)
     return [from_sums(found.sums[i], r.manifest) for i, r in enumerate(runs)]
 
@@ -321,8 +320,6 @@ def compare_plot(table: pd.DataFrame):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .plots import COLOURS, tight_layout
 
     rates = table[table["kind"].isin(["rate", "share"])]
     counts = sorted(rates["n_players"].unique()) if "n_players" in rates else [None]

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from strategies.builtin import Strategy
+from strategies.custom import is_custom
+from strategies.decide import choose as decide
+from strategies.errors import StrategyError
+from strategies.registry import as_strategy, seat_arrays
+
 from . import engine as E
+from . import gameloop
 from . import layout as L
 from . import statecheck
 from .names import PHASE_TITLES, effect_title, tile_title, type_title
@@ -316,10 +323,6 @@ def finish(state: State, policy="greedy", until: str = "turn", rng=None) -> Stat
             legal = legal_actions(state)
             apply_action(state, legal[0] if len(legal) == 1 else policy(state.clone(), legal, rng))
         return state
-    from strategies.builtin import Strategy
-    from strategies.registry import as_strategy, seat_arrays
-
-    from . import gameloop
     strategy = as_strategy(policy)
     if not isinstance(strategy, Strategy):
         raise ValueError(f"policy {policy!r} is not a built-in spec or a function")
@@ -432,10 +435,6 @@ def choose(spec, state: State, seed: int = 0) -> int:
     still differ from this one where its random stream, shaped by the decisions before,
     breaks a tie otherwise. Raises ValueError at the end of the game, and StrategyError if the
     strategy answers with an action that is not legal."""
-    from strategies.custom import is_custom
-    from strategies.errors import StrategyError
-    from strategies.registry import as_strategy
-
     legal = legal_actions(state)
     if not legal:
         raise ValueError("the game is over: there is no decision to make")
@@ -459,13 +458,8 @@ def choose(spec, state: State, seed: int = 0) -> int:
 def _compiled_choice(strategy, state: State, legal: list[int], seed: int) -> int:
     """A built-in's decision through the game loop's own dispatch (``strategies.decide``), in
     fresh buffers (nothing kept from another position)."""
-    from strategies.decide import choose as decide
-    from strategies.registry import seat_arrays
-
-    from .gameloop import buffers
-
     kinds, W = seat_arrays([strategy] * state.n_players)
-    _, _, rs, work, _ = buffers(state.n_players, [strategy])
+    _, _, rs, work, _ = gameloop.buffers(state.n_players, [strategy])
     rs[0] = np.uint64(seed)
     seat = state.arr[L.G_CUR].astype(np.int32)          # typed as the game loop types it: no new compile
     moves = np.array(legal, dtype=np.int32)
@@ -484,8 +478,6 @@ class Bot:
     """
 
     def __init__(self, spec, seed: int = 0):
-        from strategies.registry import as_strategy
-
         self.strategy = as_strategy(spec)
         self.rng = np.random.default_rng(check_seed(seed))
 

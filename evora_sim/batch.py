@@ -10,12 +10,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from strategies import planner as P
 from strategies.custom import is_custom
+from strategies.mcts import rollout_plan_counts
+from strategies.policy import plan_meta
 from strategies.registry import seat_arrays
 
+from . import api
 from . import engine as E
 from .gameloop import (GAME_COLUMNS, ILLEGAL, BatchResult, advance, buffers, new_result, record, refused, search_notes,
                        seat_strategies, start)
+from .layout import N_ACTIONS
 from .mixed import play_mixed_batch, play_mixed_game
 
 MAX_RECORDED = 4096      # actions kept per game with ``record_actions`` (a 4-player game takes about 700)
@@ -25,7 +30,7 @@ DECISIONS = GAME_COLUMNS.index("decisions")
 
 
 @njit(cache=True, _nrt=False)
-def _batch(R, n, seeds, kinds, W, games, seats, stats, states, s, logs, no_custom, legal, rs, work, track):
+def compiled_batch(R, n, seeds, kinds, W, games, seats, stats, states, s, logs, no_custom, legal, rs, work, track):
     """Play one game per seed into row ``g`` of the result arrays. ``s`` ends as the last
     game's final state; row ``g`` of ``logs`` (at least one row) receives game ``g``'s actions
     (as many as fit), for the games it has rows for. One compiled entry for batches and single
@@ -45,9 +50,9 @@ def _batch(R, n, seeds, kinds, W, games, seats, stats, states, s, logs, no_custo
 
 
 def _run(items, seeds, res, s, logs, bufs, rules, n_players) -> None:
-    """``_batch`` over ``seeds``; a game stopped by an illegal action is a StrategyError."""
+    """``compiled_batch`` over ``seeds``; a game stopped by an illegal action is a StrategyError."""
     kinds, W = seat_arrays(items)
-    g = _batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, res.states, s, logs, *bufs)
+    g = compiled_batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, res.states, s, logs, *bufs)
     if g >= 0:
         raise refused(items, s, bufs[4], int(res.games[g, DECISIONS]), int(seeds[g]))
 
@@ -78,10 +83,6 @@ def plan_census(rules, n_players: int, seeds, strategies) -> dict:
     evaluated and the distinct ones among them (counted with a hash of each, so slower than
     ``play_batch``: for benchmarks). Under ``"search"``, per game, what the planner inside the
     search players' searches did (``mcts.rollout_plan_counts``)."""
-    from strategies import planner as P
-    from strategies.mcts import rollout_plan_counts
-    from strategies.policy import plan_meta
-
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     res = new_result(seeds, n_players)
     items = seat_strategies(n_players, strategies)
@@ -120,9 +121,6 @@ def game_decisions(rules, n_players: int, seed: int, strategies):
     its legal actions in an ``N_ACTIONS`` buffer as the compiled searches take them, their count,
     the action taken): the game's own log replayed through ``api`` (which checks each action),
     so tools and tests can study a player's real positions one at a time. All are copies."""
-    from . import api
-    from .layout import N_ACTIONS
-
     _, log = play_game(rules, n_players, seed, strategies)
     st = api.new_game(rules, n_players, seed)
     for a in log:

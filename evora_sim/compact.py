@@ -30,9 +30,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from .fsutil import check_out_path
-from .manifest import (MANIFEST, TABLES, RunError, file_sha256, chunk_file, chunk_ids, chunk_parts,
-                       chunk_problem, part_file, read_manifest, write_manifest)
+from .manifest import (MANIFEST, TABLES, RunError, chunk_file, chunk_ids, chunk_parts, chunk_problem, file_sha256,
+                       part_file, read_manifest, write_manifest)
 from .runlock import folder_lock
 from .storage import misplaced
 
@@ -85,16 +88,11 @@ def plan(manifest: dict, chunks: list[int], row_group_games: int = ROW_GROUP_GAM
 
 
 def _columns(out: Path, k: int) -> tuple:
-    import pyarrow.parquet as pq
-
     return tuple(tuple(pq.read_schema(chunk_file(out, t, k)).names) for t in TABLES)
 
 
 def _write_part(out: Path, p: int, groups: list[list[int]]) -> dict:
     """Write part ``p``'s four files (temporary names, then renamed); their [size, sha256]."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     records = {}
     for table in TABLES:
         final = part_file(out, table, p)

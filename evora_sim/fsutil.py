@@ -32,6 +32,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .runlock import LOCK_FILE
+
 MARKER = ".evora-output"
 MARKER_FORMAT = "evora-sim output folder"
 # what a report or summary folder holds: tables, figures, pages, logs and weight or rules files
@@ -66,8 +68,6 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 def is_leftover(path: Path) -> bool:
     """What an interrupted command may leave in a folder it had just taken: a temporary file
     (``.NAME.PID.tmp``) or the lock file; never content."""
-    from .runlock import LOCK_FILE
-
     return (not path.is_symlink() and path.is_file()
             and (path.name == LOCK_FILE or (path.name.startswith(".") and path.name.endswith(".tmp"))))
 

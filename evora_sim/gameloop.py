@@ -15,10 +15,12 @@ from numba import njit
 from strategies.compiled import KIND_RANDOM
 from strategies.decide import choose, new_buffers, new_game
 from strategies.errors import StrategyError
+from strategies.mcts import WHY_TOP, search_notes as searched
 from strategies.registry import as_strategy, tree_nodes, turn_tree_shape
 
 from . import engine as E
 from . import layout as L
+from .recorded import PLAY_STATES
 from .rng import STRATEGY_STREAM, randbelow, seed_stream
 
 
@@ -48,7 +50,6 @@ T_PLAY_LEAD = T_LEAD_TURNS + L.MAXP         # plays in turns the seat began lead
 T_PLAY_FINAL = T_PLAY_LEAD + L.MAXP * L.NTRACK   # plays made after the end was triggered
 T_PLAY_ROUND = T_PLAY_FINAL + L.MAXP * L.NTRACK  # the rounds in which they were played, summed
 TRACK_SIZE = T_PLAY_ROUND + L.MAXP * L.NTRACK
-PLAY_STATES = ("plays_leading", "plays_final_round", "play_round_sum")   # the cards table's columns
 
 ILLEGAL = -1        # what advance returns instead of the legal actions when a seat chose an illegal one
 
@@ -333,8 +334,7 @@ def new_result(seeds: np.ndarray, n_players: int) -> BatchResult:
 def search_notes(work) -> list[dict]:
     """What each search decision of a game saw, in order: the turn, the seat, how many actions
     its root searched, and the most visited (action, visits, the seat's mean reward)."""
-    from strategies.mcts import WHY_TOP, search_notes as written
-    why, count = written(work[1])
+    why, count = searched(work[1])
     out = []
     for row in why[:count]:
         top = [(int(row[3 + 3 * j]), int(row[4 + 3 * j]), float(row[5 + 3 * j]))

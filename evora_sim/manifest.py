@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .fsutil import write_bytes_atomic
 from .jsonfile import parse_json_bytes
+from .rules import RulesError, validate
 
 MANIFEST = "manifest.json"
 JOURNAL = "chunks.jsonl"
@@ -137,8 +138,6 @@ def _check_record(rec) -> bool:
 
 
 def _check_rules(data: dict, path) -> None:
-    from .rules import RulesError, validate
-
     rules = data.get("rules")
     _need(isinstance(rules, dict), path, "'rules' must be an object")
     try:

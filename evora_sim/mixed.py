@@ -14,6 +14,7 @@ is reproducible from its seed alone, whatever the batch, chunk or process that p
 """
 from __future__ import annotations
 
+import ctypes
 import signal
 import threading
 import time
@@ -121,8 +122,6 @@ def deadline(seconds: float):
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         return
-    import ctypes
-
     ident = threading.get_ident()
     timers = []
 

@@ -8,6 +8,7 @@ any game state (TAG style) and carries the packed int32 array the compiled engin
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import json
 import re
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import layout as L
+from .names import space_words
 from .tomltext import toml_comment, toml_key, toml_value
 from .tomlfile import read_toml
 from .wholenumber import is_whole_number, whole_number
@@ -31,7 +33,7 @@ class RulesError(ValueError):
 HEIGHT_KEYS = ("h1", "h2", "h3", "h4", "capitals")
 
 # key path -> (minimum, maximum) for every integer of the rules; lists/tables checked below.
-_INT_RANGES: dict[str, tuple[int, int]] = {
+INT_RANGES: dict[str, tuple[int, int]] = {
     "players.min": (2, 4),
     "players.max": (2, 4),
     "supply.stones": (1, 99),
@@ -50,15 +52,15 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "experiment.give_seat": (0, L.MAXP - 1),
 }
 for _h in range(1, 6):
-    _INT_RANGES[f"height_vp.{_h}"] = (0, 99)
+    INT_RANGES[f"height_vp.{_h}"] = (0, 99)
 for _k in HEIGHT_KEYS:
     for _sec in ("height_majority", "height_majority_tie"):
-        _INT_RANGES[f"{_sec}.{_k}"] = (0, 999)
+        INT_RANGES[f"{_sec}.{_k}"] = (0, 999)
     for _sub in ("column_vp", "height_vp", "height_tie_vp"):
-        _INT_RANGES[f"governor.{_sub}.{_k}"] = (0, 999)
+        INT_RANGES[f"governor.{_sub}.{_k}"] = (0, 999)
 for _n in ("2", "3", "4"):
-    _INT_RANGES[f"temple.columns.{_n}"] = (1, L.MAXC)
-    _INT_RANGES[f"players.workers_on_site.{_n}"] = (1, 2)
+    INT_RANGES[f"temple.columns.{_n}"] = (1, L.MAXC)
+    INT_RANGES[f"players.workers_on_site.{_n}"] = (1, 2)
 
 
 def default_rules_path() -> Path:
@@ -235,6 +237,16 @@ def gift_seat_problem(rules: "Rules", n_players: int) -> str | None:
     return None
 
 
+def player_count_problem(rules: "Rules", n_players: int) -> str | None:
+    """Why ``rules`` cannot be played by ``n_players`` (a count the engine takes, 2 to 4): outside
+    their players.min..players.max, or a gift to a seat not at the table; or None. The one
+    player-count check of the command line and the runner."""
+    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
+    if not lo <= n_players <= hi:
+        return f"player count {n_players} is outside the rules' players.min..players.max ({lo} to {hi})"
+    return gift_seat_problem(rules, n_players)
+
+
 @dataclass(frozen=True)
 class Rules:
     """Immutable, validated rules: the resolved data, its hash and the packed engine array."""
@@ -264,8 +276,6 @@ class Rules:
 
     def space_name(self, s: int) -> str:
         """Space ``s`` as a sentence names it, in the rulebook's words (``names.space_words``)."""
-        from .names import space_words
-
         return space_words(s, self.data["board"]["spaces"][s])
 
     def to_json(self) -> str:
@@ -375,7 +385,7 @@ def validate(data: dict) -> Rules:
     if isinstance(data, dict) and "experiment" not in data:
         data = {**data, "experiment": dict(EXPERIMENT_DEFAULTS)}
     data = _with_switches(data)
-    for dotted, (lo, hi) in _INT_RANGES.items():
+    for dotted, (lo, hi) in INT_RANGES.items():
         _check_int(data, dotted, lo, hi)
     values = _get(data, "emperor_tile.values")
     if (not isinstance(values, list) or len(values) != 2
@@ -431,35 +441,48 @@ SPACE_KEYS = ("colour", "action", "stacks", "types")
 _LIST_KEYS = {"stacks": "draw2", "types": "temple"}
 
 
+def flatten(node, prefix: str = "", spaces: tuple | None = None):
+    """(dotted key, value) of every leaf of a rules table, board spaces by index: the keys
+    ``--set`` and ``evora rules`` name. The one walk over a rules table (the key list, the
+    differences from the shipped rules and the report's names all read it). ``spaces``: the keys
+    of every board space, whether the space holds them or not (None for a key it does not hold)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from flatten(v, f"{prefix}{k}.", spaces)
+    elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
+        for i, x in enumerate(node):
+            if spaces is not None and prefix == "board.spaces.":
+                for k in spaces:
+                    yield f"{prefix}{i}.{k}", x.get(k)
+            else:
+                yield from flatten(x, f"{prefix}{i}.", spaces)
+    else:
+        yield prefix[:-1], node
+
+
 def rule_keys(data: dict | None = None) -> list[str]:
     """Every key ``--set`` accepts, as dotted paths (board spaces by index: board.spaces.5.action)."""
     if data is None:
         data = load_rules().data
-    keys: list[str] = []
+    return [key for key, _ in flatten(data, spaces=SPACE_KEYS)]
 
-    def walk(node, prefix):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, f"{prefix}{k}.")
-        elif isinstance(node, list) and node and all(isinstance(x, dict) for x in node):
-            for i, x in enumerate(node):
-                if prefix == "board.spaces.":
-                    for k in SPACE_KEYS:
-                        keys.append(f"{prefix}{i}.{k}")
-                else:
-                    walk(x, f"{prefix}{i}.")
-        else:
-            keys.append(prefix[:-1])
 
-    walk(data, "")
-    return keys
+def differences(data: dict, default: dict | None = None) -> list[tuple[str, Any, Any]]:
+    """(key, default value, this value) of every rules key whose value in ``data`` differs from
+    ``default`` (the shipped rules), in the order of ``data``'s keys, then those only ``default``
+    holds. The one rules diff: the variant titles of the reports and the partial rules file of
+    :func:`partial_toml` are both made from it."""
+    if default is None:
+        default = load_rules().data
+    a, b = dict(flatten(default)), dict(flatten(data))
+    return [(k, a.get(k), b.get(k)) for k in list(b) + [k for k in a if k not in b] if a.get(k) != b.get(k)]
 
 
 def allowed(dotted: str) -> str:
     """What a key accepts, in words (for messages)."""
     generic = re.sub(r"^board\.spaces\.\d+\.", "board.spaces.N.", dotted)
-    if dotted in _INT_RANGES:
-        lo, hi = _INT_RANGES[dotted]
+    if dotted in INT_RANGES:
+        lo, hi = INT_RANGES[dotted]
         return f"a whole number from {lo} to {hi}"
     if dotted == "players.start_vp":
         return (f"1 to {L.MAXP} numbers from 0 to {START_VP_MAX} in steps of 0.5, comma-separated: the VP each "
@@ -483,8 +506,6 @@ def allowed(dotted: str) -> str:
 
 
 def _unknown_key(dotted: str, keys: list[str]) -> RulesError:
-    import difflib
-
     m = re.fullmatch(r"board\.spaces\.([0-9]+)\.(\w+)", dotted, re.ASCII)
     n_spaces = sum(1 for k in keys if k.startswith("board.spaces.") and k.endswith(".action"))
     if m and not (is_whole_number(m.group(1)) and whole_number(m.group(1)) < n_spaces):
@@ -577,8 +598,8 @@ def apply_overrides(data: dict, assignments) -> dict:
             node = node[int(part)] if isinstance(node, list) else node[part]
         leaf = parts[-1]
         value = _parse_value(dotted, text, node.get(leaf))
-        if dotted in _INT_RANGES:
-            lo, hi = _INT_RANGES[dotted]
+        if dotted in INT_RANGES:
+            lo, hi = INT_RANGES[dotted]
             if not lo <= value <= hi:
                 raise RulesError(f"--set {item}: rules key '{dotted}' takes {allowed(dotted)}, got {value}")
         if dotted == "players.start_vp" and _start_vp_values(value) is None:
@@ -607,17 +628,6 @@ def apply_overrides(data: dict, assignments) -> dict:
 # ---------------------------------------------------------------------------------------------
 # a variant as a rules file
 # ---------------------------------------------------------------------------------------------
-def _leaf_differences(ours: dict, theirs: dict, prefix: str = "") -> list[tuple[str, Any]]:
-    out = []
-    for key, value in ours.items():
-        other = theirs.get(key) if isinstance(theirs, dict) else None
-        if isinstance(value, dict) and isinstance(other, dict):
-            out += _leaf_differences(value, other, f"{prefix}{toml_key(key)}.")
-        elif value != other:
-            out.append((f"{prefix}{toml_key(key)}", value))
-    return out
-
-
 def partial_toml(rules: Rules, header: str = "") -> str:
     """The rules as a partial rules file over the shipped ones: only what differs (the board's
     spaces whole, as a rules file replaces that list whole), so ``--rules FILE`` gives back rules
@@ -630,7 +640,8 @@ def partial_toml(rules: Rules, header: str = "") -> str:
                 for space in value["spaces"]:
                     lines += ["", "[[board.spaces]]"] + [f"{k} = {toml_value(v)}" for k, v in space.items()]
             continue
-        diffs = _leaf_differences(value, default.get(table, {})) if isinstance(value, dict) else []
+        diffs = [(key.split(".")[1:], v) for key, _, v in differences({table: value}, {table: default.get(table)})
+                 if key.startswith(f"{table}.") and v is not None] if isinstance(value, dict) else []
         if diffs:
-            lines += ["", f"[{toml_key(table)}]"] + [f"{k} = {toml_value(v)}" for k, v in diffs]
+            lines += ["", f"[{toml_key(table)}]"] + [f"{'.'.join(map(toml_key, k))} = {toml_value(v)}" for k, v in diffs]
     return "\n".join(lines).lstrip("\n") + "\n"

@@ -14,32 +14,45 @@ import json
 import math
 import numbers
 import os
+import queue
 import shutil
 import sys
 import time
 import uuid
 from concurrent.futures import CancelledError
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from strategies.custom import is_custom
+from strategies.registry import as_strategy, describe, from_resolved, parse_strategies, per_seat, resolve_each
 
 from . import __version__
+from .api import check_players
 from .batch import play_batch
+from .cluster import connect_scheduler
+from .compact import AUTO_COMPACT_GAMES
+from .compact import compact as pack
+from .compact import loose_games
 from .fsutil import check_folder_kind, check_out_path, is_leftover, write_bytes_atomic
-from .progress import Chunks
-from .progress import bar as progress_bar
-from .warmup import ensure_compiled
 from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES, VERSION, RunError,  # noqa: F401
                        RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
                        read_manifest, record_done, record_unrecorded, write_manifest)
-from .rules import Rules, load_rules
+from .progress import Chunks, Relay
+from .progress import bar as progress_bar
+from .progress import slices
+from .rules import Rules, load_rules, player_count_problem
 from .runlock import LOCK_FILE, folder_lock
 from .seeds import game_seeds
-from .storage import misplaced
+from .storage import (RunResult, TableTooLarge, misplaced,  # noqa: F401  (a run's results, read back: public here too)
+                      open_run)
 from .tables import TABLES, batch_tables, concat_tables
+from .warmup import ensure_compiled
 
 DEFAULT_CHUNK = 5_000
 
@@ -73,8 +86,6 @@ class RunConfig:
         """Rotation r seats strategy i at seat (i + r) mod n (common random numbers). The
         strategies are rebuilt from what they resolved to, so every worker plays the weights
         recorded in the manifest (a weight file is not read again)."""
-        from strategies.registry import from_resolved
-
         n = self.players
         return [from_resolved(self.strategies[i], json.loads(self.resolved[i]))
                 for i in ((seat - rotation) % n for seat in range(n))]
@@ -100,8 +111,6 @@ def play_chunk(config: RunConfig, rules: Rules, k: int,
     """Play chunk ``k`` (every rotation of its seeds) and return its four tables. The seeds are
     played in slices (:func:`evora_sim.progress.slices`; the same games as in one call), and
     ``on_games(k, n)`` is told after each, so progress moves within a chunk."""
-    from .progress import slices
-
     start, stop = config.chunk_range(k)
     seeds = game_seeds(config.seed, start, stop)
     parts = []
@@ -120,9 +129,6 @@ def play_chunk(config: RunConfig, rules: Rules, k: int,
 def write_chunk(out: Path, k: int, tables: dict[str, pd.DataFrame]) -> tuple[int, dict]:
     """Write the chunk's tables, each atomically (temporary name, then rename); return its games
     and, per table, the size and SHA-256 of the bytes written (recorded in the manifest)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     files = {}
     for name in TABLES:
         final = chunk_file(out, name, k)
@@ -303,141 +309,12 @@ def missing_chunks(manifest: dict, out: Path) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------------------
-# results
-# ---------------------------------------------------------------------------------------------
-class TableTooLarge(RunError):
-    """A table too large to load as one DataFrame here: the message names the lazy forms."""
-
-
-TABLE_LIMIT_ENV = "EVORA_TABLE_LIMIT_MB"
-
-
-def table_limit() -> int:
-    """Bytes a whole table may take as a DataFrame: ``EVORA_TABLE_LIMIT_MB`` if set, else a third
-    of the memory available now (loading holds the pieces and the joined frame at once)."""
-    value = os.environ.get(TABLE_LIMIT_ENV)
-    if value:
-        try:
-            return int(float(value) * 2**20)
-        except ValueError:
-            raise RunError(f"{TABLE_LIMIT_ENV}={value!r} is not a number of megabytes") from None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            info = dict(line.split(":", 1) for line in fh)
-        available = int(info["MemAvailable"].split()[0]) * 1024
-    except (OSError, KeyError, ValueError):
-        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return available // 3
-
-
-def _frame_bytes(schema, columns) -> int:
-    """Bytes per row of a DataFrame of ``columns`` read with ``schema`` (categories: 1 byte)."""
-    import pyarrow as pa
-
-    total = 0
-    for f in schema:
-        if columns is not None and f.name not in columns:
-            continue
-        t = f.type
-        if pa.types.is_dictionary(t):
-            total += 1
-        elif pa.types.is_list(t):               # recorded actions: about 700 of 2 bytes a game
-            total += 2048
-        else:
-            total += t.bit_width // 8 if t.bit_width and t.bit_width >= 8 else 8
-    return max(total, 1)
-
-
-@dataclass
-class RunResult:
-    """A run folder's tables. ``run.seats`` (``games``, ``cards``, ``spaces``) is the whole table
-    as a pandas DataFrame, read on first use, for runs whose table fits in memory; larger ones
-    raise :class:`TableTooLarge` (one line) instead of running out of memory, and are read lazily:
-    ``run.dataset("seats")`` is a ``pyarrow.dataset`` over the finished files (select columns and
-    filter rows before loading, or hand it to DuckDB or Dask), ``run.iter_table("seats",
-    columns)`` yields DataFrames block by block (a chunk, or a row group of a compacted part),
-    each checked against the manifest. Only finished chunks are read."""
-
-    out: Path
-    manifest: dict
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    def done_chunks(self) -> list[int]:
-        return [int(k) for k, v in self.manifest["chunks"].items() if v == "done"]
-
-    def iter_table(self, name: str, columns: list[str] | None = None):
-        """Table ``name`` as DataFrames, one block at a time, in chunk order; each piece's files
-        checked against their recorded size and SHA-256 before they are read."""
-        from .storage import pieces, read_block, verify
-
-        for piece in pieces(self.out, self.manifest):
-            verify(self.out, piece, (name,))
-            for block in piece.blocks:
-                df = read_block(self.out, self.manifest["config"], block, name, columns).to_pandas()
-                yield df if columns is None or "game_id" in columns else df.drop(columns="game_id")
-
-    def dataset(self, name: str):
-        """Table ``name`` as a lazy ``pyarrow.dataset.Dataset`` over the run's finished files."""
-        import pyarrow.dataset as ds
-
-        from .storage import files
-
-        return ds.dataset([str(f) for f in files(self.out, self.manifest, name)], format="parquet")
-
-    def table_rows(self, name: str) -> int:
-        """Rows of table ``name`` in the finished chunks, from the Parquet footers."""
-        import pyarrow.parquet as pq
-
-        from .storage import files
-
-        return sum(pq.ParquetFile(f).metadata.num_rows for f in files(self.out, self.manifest, name))
-
-    def table(self, name: str, columns: list[str] | None = None) -> pd.DataFrame:
-        key = (name, tuple(columns) if columns else None)
-        if key not in self._cache:
-            from .storage import schema
-
-            rows = self.table_rows(name)
-            found = schema(self.out, self.manifest, name)
-            need = rows * (_frame_bytes(found, columns) if found is not None else 1)
-            limit = table_limit()
-            if need > limit:
-                raise TableTooLarge(
-                    f"the {name} table of run {self.out} holds {rows:,} rows, about {need / 2**30:.1f} GB as a "
-                    f"DataFrame, more than the {limit / 2**30:.1f} GB allowed in memory here ({TABLE_LIMIT_ENV}); "
-                    f"read it lazily: open_run(RUN).dataset('{name}') (a pyarrow.dataset) or "
-                    f"open_run(RUN).iter_table('{name}', columns) (DataFrames block by block)")
-            frames = list(self.iter_table(name, columns))
-            self._cache[key] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        return self._cache[key]
-
-    @property
-    def n_games(self) -> int:
-        """Games in the finished chunks (from the configuration: no file is read)."""
-        from .storage import n_games
-
-        return n_games(self.out, self.manifest)
-
-    games = property(lambda self: self.table("games"))
-    seats = property(lambda self: self.table("seats"))
-    cards = property(lambda self: self.table("cards"))
-    spaces = property(lambda self: self.table("spaces"))
-
-
-def open_run(out: str | Path) -> RunResult:
-    out = Path(out)
-    return RunResult(out, read_manifest(out))
-
-
-# ---------------------------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------------------------
 def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None, on_games=None):
     """Play ``todo``'s chunks here (``jobs`` 1) or in loky's processes; ``on_games(k, n)``, if
     given, hears of the games as they are played (from the workers through a Relay)."""
     from joblib import Parallel, delayed
-
-    from .progress import Relay
 
     if jobs == 1:
         for k in todo:
@@ -452,44 +329,6 @@ def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None, o
         for k, n, files in parallel(delayed(play_and_write)(config, rules, str(out), k, me, decision_timeout, send)
                                     for k in todo):
             on_done(k, n, files)
-
-
-def _probe_scheduler(address: str, seconds: float) -> None:
-    """Ask the scheduler who it is, over one plain connection, before any Client exists: a
-    Client that fails to connect lingers and spends 20 s closing at exit, with a traceback."""
-    import asyncio
-
-    from distributed.comm import connect
-
-    async def identity():
-        comm = await connect(address, timeout=seconds)
-        try:
-            await comm.write({"op": "identity", "reply": True})
-            reply = await comm.read()
-        finally:
-            comm.abort()
-        if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
-            raise OSError("it did not answer as a Dask scheduler")
-
-    asyncio.run(asyncio.wait_for(identity(), seconds))
-
-
-def connect_scheduler(address: str, timeout: str | float = "10s"):
-    """A dask.distributed client, or a RunError naming the address that did not answer."""
-    try:
-        from dask.utils import parse_timedelta
-        from dask.distributed import Client
-    except ImportError:
-        raise RunError("--backend dask needs dask.distributed: pip install 'dask[distributed]'") from None
-    seconds = parse_timedelta(timeout)
-    try:
-        _probe_scheduler(address, seconds)
-        return Client(address, timeout=timeout, set_as_default=False)
-    except TimeoutError:
-        raise RunError(f"cannot reach the Dask scheduler at {address}: no answer within {seconds:g} s") from None
-    except Exception as exc:  # OSError / TimeoutError (no answer), ValueError (bad address), ...
-        raise RunError(f"cannot reach the Dask scheduler at {address}: "
-                       f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
 NO_WORKERS_ENV = "EVORA_DASK_NO_WORKERS_SECONDS"
@@ -519,8 +358,6 @@ def _run_dask(config, rules, out, todo, client, on_done, decision_timeout=None):
     :class:`RunFailed` (the chunks written so far are kept, and the same command resumes):
     waiting on it would wait forever, whether for a chunk to finish or for a finished one's
     tables to arrive (:func:`_fetch`). A slow chunk on a live worker is waited for."""
-    import queue
-
     limit = no_workers_limit()
     # keys unique to this run: two runs on one cluster (another seed, the same rules) must never
     # share a task result
@@ -602,9 +439,6 @@ def _is_int(x) -> bool:
 def resolve_strategies(strategies, players: int) -> list:
     """One strategy object per seat from a spec list (``"greedy,balanced(column=2)"``) or a
     list of specs / strategy objects; a single one fills every seat."""
-    from strategies.registry import as_strategy
-    from strategies.registry import parse_strategies, per_seat, resolve_each
-
     if isinstance(strategies, str):
         return parse_strategies(strategies, players)
     return per_seat(resolve_each(list(strategies), as_strategy), players)
@@ -681,8 +515,6 @@ def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | 
     """Custom Python strategies are instantiated and play the run's first game before anything is
     written, so one that fails in ``__init__``, raises or returns an illegal action is refused
     without leaving a run folder behind."""
-    from strategies.custom import is_custom
-
     seats = config.seat_strategies(0)
     if any(is_custom(x) for x in seats):
         play_batch(rules, config.players, game_seeds(config.seed, 0, 1), seats,
@@ -692,10 +524,10 @@ def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | 
 def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules, record_actions=False):
     from strategies.registry import resolved
 
-    from .api import check_players
-    from .rules import gift_seat_problem
-
     players = check_players(players)
+    problem = player_count_problem(rules, players)
+    if problem:
+        raise RunError(problem)
     if not _is_int(games) or games < 1:
         raise RunError(f"--games must be a positive whole number, got {games!r}")
     if not _is_int(seed) or not 0 <= seed < 2**63:
@@ -703,12 +535,6 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     if chunk_size is not None and (not _is_int(chunk_size) or chunk_size < 1):
         raise RunError(f"--chunk-size must be a positive whole number, got {chunk_size!r}")
     games, seed = int(games), int(seed)
-    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
-    if not lo <= players <= hi:
-        raise RunError(f"these rules allow {lo} to {hi} players, got {players}")
-    problem = gift_seat_problem(rules, players)
-    if problem:
-        raise RunError(problem)
     seats = resolve_strategies(strategy_spec, players)
     if seat_rotation is None:
         seat_rotation = default_rotation(seats)
@@ -755,7 +581,6 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     out = Path(out)
     check_folder(out, config, extend)
     check_strategies(config, rules, decision_timeout)
-    from strategies.registry import describe
 
     info = {x.name: describe(x) for x in seats}
     if notice is None:
@@ -794,8 +619,6 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     finally:
         if client is not None:
             client.close()
-    from .compact import AUTO_COMPACT_GAMES, loose_games
-    from .compact import compact as pack
 
     finished = all(v == "done" for v in manifest["chunks"].values())
     if compact or (compact is None and finished and loose_games(manifest) >= AUTO_COMPACT_GAMES):

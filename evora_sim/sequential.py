@@ -17,12 +17,14 @@ import json
 import math
 from pathlib import Path
 
+from analysis.numbers import units
+from analysis.untilsure import ALPHA
+from analysis.variants import GROUPS, game_data, metric_group, run_metrics, subset
 
 from .manifest import write_manifest
 from .runlock import folder_lock
-from .runner import MANIFEST, RunError, check_size, read_manifest, rotation_for, simulate
+from .runner import MANIFEST, RunError, check_size, open_run, read_manifest, rotation_for, simulate
 
-ALPHA = 0.05
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
           "(doubling from --games up to --max-games, K looks) and each look's intervals use level "
           "1 - 0.05/K, so the interval at the look where the run stops covers with at least 95% "
@@ -34,8 +36,6 @@ OLD_NAMES = {"spread": "fairness"}     # the seat advantage spread's successor
 
 def ci_metrics() -> dict[str, str]:
     """The metric groups --ci-metrics accepts, with what each holds."""
-    from analysis.variants import GROUPS
-
     return GROUPS
 
 
@@ -69,9 +69,6 @@ def parse_ci_metrics(text: str) -> list[str]:
 def half_widths(table, groups: list[str]) -> dict[str, float]:
     """Half-width per selected metric, in report units (points for rates, shares and the seat
     unfairness)."""
-    from analysis.numbers import units
-    from analysis.variants import metric_group
-
     out = {}
     for r in table[table["metric"].map(metric_group).isin(groups)].itertuples():
         out[r.metric] = float(units(r.kind)[0] * (r.hi - r.lo) / 2)
@@ -87,9 +84,6 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
     same seeds) look by look until every arm's named metrics have an adjusted half-width below
     ``width``, or ``max_games`` seeds. Records the method and the looks in each manifest; returns
     the record."""
-    from analysis.variants import game_data, run_metrics, subset
-
-    from .runner import open_run
 
     if not (isinstance(width, (int, float)) and math.isfinite(width) and width > 0):
         raise RunError(f"--until-ci must be a positive width, got {width!r}")
@@ -138,13 +132,6 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
             manifest["sequential"] = record
             write_manifest(Path(out), manifest)
     return record
-
-
-def describe(record: dict) -> str:
-    return (f"--until-ci {record['width']}: {record['reason']} after {record['looks_done']} of "
-            f"{len(record['looks_planned'])} planned looks, at {record['stopped_at_seeds']:,} seeds "
-            f"(largest adjusted half-width {record['history'][-1]['max_half_width']:.3g}; each look "
-            f"at level 1 - {ALPHA}/{len(record['looks_planned'])}, Bonferroni over the planned looks)")
 
 
 def dumps(record: dict) -> str:

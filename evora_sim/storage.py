@@ -21,10 +21,21 @@ block of other games.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .manifest import (TABLES, RunError, chunk_file, chunk_ids, chunk_parts, file_problem, part_file)
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from . import layout as L
+from .manifest import TABLES, RunError, chunk_file, chunk_ids, chunk_parts, file_problem, part_file, read_manifest
+from .ranking import DECIDED_BY
+from .seeds import game_seeds
 
 REPLAY = "run the run's command again to replay it"
 
@@ -105,10 +116,6 @@ def identity_problem(data, config: dict, block: Block, table: str) -> str | None
     ``games``) are not the games of ``block`` in this run, or None: each game id inside the
     block's range, each game once in ``games`` and ``players`` times in ``seats``, each game's
     seed the one the run seed gives it (game id = seed index x rotations + rotation)."""
-    import numpy as np
-
-    from .seeds import game_seeds
-
     lo, hi = block.lo, block.hi
     ids = data["game_id"].to_numpy() if "game_id" in data.column_names else np.empty(0, dtype=np.int64)
     if len(ids) and (ids.min() < lo or ids.max() >= hi):
@@ -140,9 +147,6 @@ def _seat_ranges(n: int) -> dict:
 
 def _names() -> dict:
     """(table, column) -> the names a categorical column can hold."""
-    from . import layout as L
-    from .ranking import DECIDED_BY
-
     return {("games", "decided_by"): DECIDED_BY, ("games", "end_trigger"): L.END_NAMES,
             ("cards", "card"): L.EFFECT_NAMES + L.ITILE_NAMES}
 
@@ -152,8 +156,6 @@ def value_problem(data, config: dict, table: str) -> str | None:
     can produce (a seat outside 0..n-1, a name outside its list), or None. Checksums can be
     rewritten with the file, so what is read back is checked as well as where it came from: a
     value the game cannot produce would otherwise move games between causes without a word."""
-    import pyarrow.compute as pc
-
     for (t, col), (lo, hi) in _seat_ranges(int(config["players"])).items():
         if t != table or col not in data.column_names or not len(data):
             continue
@@ -175,8 +177,6 @@ def value_problem(data, config: dict, table: str) -> str | None:
 
 def _read(out: Path, config: dict, block: Block, table: str, columns):
     """(the block's rows of ``table``, None) or (None, why they cannot be trusted)."""
-    import pyarrow.parquet as pq
-
     f = block.file(out, table)
     need = ["game_id", "seed"] if table == "games" else ["game_id"]
     cols = None if columns is None else list(dict.fromkeys([*need, *columns]))
@@ -210,8 +210,6 @@ def _checked_columns(f: Path, table: str) -> list[str]:
     """The columns of ``table`` whose values :func:`value_problem` checks that file ``f`` holds
     (a run of an older version may lack some); [] when its footer cannot be read (the read
     itself then says why)."""
-    import pyarrow.parquet as pq
-
     checked = {c for t, c in (*_seat_ranges(2), *_names()) if t == table}
     try:
         return [c for c in pq.read_schema(f).names if c in checked]
@@ -249,8 +247,6 @@ def find_block(manifest: dict, k: int) -> Block:
 def read_chunk(out: Path, manifest: dict, table: str, k: int, columns=None):
     """Table ``table`` of finished chunk ``k`` as a DataFrame (in a part: its rows of the block
     holding it), its game ids checked."""
-    import pyarrow.compute as pc
-
     block = find_block(manifest, k)
     data = read_block(out, manifest["config"], block, table, columns)
     if len(block.chunks) > 1:
@@ -263,8 +259,6 @@ def read_chunk(out: Path, manifest: dict, table: str, k: int, columns=None):
 
 def schema(out: Path, manifest: dict, table: str):
     """The Parquet schema of the run's ``table`` (from its first finished piece), or None."""
-    import pyarrow.parquet as pq
-
     found = pieces(out, manifest)
     return pq.read_schema(found[0].blocks[0].file(out, table)) if found else None
 
@@ -288,3 +282,114 @@ def files(out: Path, manifest: dict, table: str) -> list[Path]:
 __all__ = ["Block", "Piece", "pieces", "verify", "read_block", "read_chunk", "misplaced", "identity_problem",
            "value_problem",
            "schema", "n_games", "files", "TABLES"]
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------------------------
+class TableTooLarge(RunError):
+    """A table too large to load as one DataFrame here: the message names the lazy forms."""
+
+
+TABLE_LIMIT_ENV = "EVORA_TABLE_LIMIT_MB"
+
+
+def table_limit() -> int:
+    """Bytes a whole table may take as a DataFrame: ``EVORA_TABLE_LIMIT_MB`` if set, else a third
+    of the memory available now (loading holds the pieces and the joined frame at once)."""
+    value = os.environ.get(TABLE_LIMIT_ENV)
+    if value:
+        try:
+            return int(float(value) * 2**20)
+        except ValueError:
+            raise RunError(f"{TABLE_LIMIT_ENV}={value!r} is not a number of megabytes") from None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            info = dict(line.split(":", 1) for line in fh)
+        available = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return available // 3
+
+
+def _frame_bytes(schema, columns) -> int:
+    """Bytes per row of a DataFrame of ``columns`` read with ``schema`` (categories: 1 byte)."""
+    total = 0
+    for f in schema:
+        if columns is not None and f.name not in columns:
+            continue
+        t = f.type
+        if pa.types.is_dictionary(t):
+            total += 1
+        elif pa.types.is_list(t):               # recorded actions: about 700 of 2 bytes a game
+            total += 2048
+        else:
+            total += t.bit_width // 8 if t.bit_width and t.bit_width >= 8 else 8
+    return max(total, 1)
+
+
+@dataclass
+class RunResult:
+    """A run folder's tables. ``run.seats`` (``games``, ``cards``, ``spaces``) is the whole table
+    as a pandas DataFrame, read on first use, for runs whose table fits in memory; larger ones
+    raise :class:`TableTooLarge` (one line) instead of running out of memory, and are read lazily:
+    ``run.dataset("seats")`` is a ``pyarrow.dataset`` over the finished files (select columns and
+    filter rows before loading, or hand it to DuckDB or Dask), ``run.iter_table("seats",
+    columns)`` yields DataFrames block by block (a chunk, or a row group of a compacted part),
+    each checked against the manifest. Only finished chunks are read."""
+
+    out: Path
+    manifest: dict
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def done_chunks(self) -> list[int]:
+        return [int(k) for k, v in self.manifest["chunks"].items() if v == "done"]
+
+    def iter_table(self, name: str, columns: list[str] | None = None):
+        """Table ``name`` as DataFrames, one block at a time, in chunk order; each piece's files
+        checked against their recorded size and SHA-256 before they are read."""
+        for piece in pieces(self.out, self.manifest):
+            verify(self.out, piece, (name,))
+            for block in piece.blocks:
+                df = read_block(self.out, self.manifest["config"], block, name, columns).to_pandas()
+                yield df if columns is None or "game_id" in columns else df.drop(columns="game_id")
+
+    def dataset(self, name: str):
+        """Table ``name`` as a lazy ``pyarrow.dataset.Dataset`` over the run's finished files."""
+        return ds.dataset([str(f) for f in files(self.out, self.manifest, name)], format="parquet")
+
+    def table_rows(self, name: str) -> int:
+        """Rows of table ``name`` in the finished chunks, from the Parquet footers."""
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in files(self.out, self.manifest, name))
+
+    def table(self, name: str, columns: list[str] | None = None) -> pd.DataFrame:
+        key = (name, tuple(columns) if columns else None)
+        if key not in self._cache:
+            rows = self.table_rows(name)
+            found = schema(self.out, self.manifest, name)
+            need = rows * (_frame_bytes(found, columns) if found is not None else 1)
+            limit = table_limit()
+            if need > limit:
+                raise TableTooLarge(
+                    f"the {name} table of run {self.out} holds {rows:,} rows, about {need / 2**30:.1f} GB as a "
+                    f"DataFrame, more than the {limit / 2**30:.1f} GB allowed in memory here ({TABLE_LIMIT_ENV}); "
+                    f"read it lazily: open_run(RUN).dataset('{name}') (a pyarrow.dataset) or "
+                    f"open_run(RUN).iter_table('{name}', columns) (DataFrames block by block)")
+            frames = list(self.iter_table(name, columns))
+            self._cache[key] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        return self._cache[key]
+
+    @property
+    def n_games(self) -> int:
+        """Games in the finished chunks (from the configuration: no file is read)."""
+        return n_games(self.out, self.manifest)
+
+    games = property(lambda self: self.table("games"))
+    seats = property(lambda self: self.table("seats"))
+    cards = property(lambda self: self.table("cards"))
+    spaces = property(lambda self: self.table("spaces"))
+
+
+def open_run(out: str | Path) -> RunResult:
+    out = Path(out)
+    return RunResult(out, read_manifest(out))

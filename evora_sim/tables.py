@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from . import layout as L
-from .gameloop import GAME_COLUMNS, PLAY_STATES, SEAT_COLUMNS, BatchResult
+from .gameloop import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
+from .recorded import PLAY_STATES
 from .ranking import DECIDED_BY, deciding_step, order_key
 
 CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES

@@ -1,6 +1,6 @@
 """The one-time compile, said out loud and done once.
 
-Every built-in game runs in one compiled entry, ``batch._batch`` (the engine, the planners and
+Every built-in game runs in one compiled entry, ``batch.compiled_batch`` (the engine, the planners and
 the search player, chosen at run time by the seats' kinds). numba compiles it on first use and
 caches it (``evora_sim.NUMBA_CACHE``), which takes minutes on a cold cache: without a word a
 progress bar would sit at 0% all that time, and every worker process would compile it again at
@@ -9,6 +9,9 @@ not, it says so (:data:`NOTICE`) and compiles it here, in one process, before th
 before any worker loads it from the cache.
 """
 from __future__ import annotations
+
+from .batch import compiled_batch, play_batch
+from .rules import load_rules
 
 COMPILE_MINUTES = "3 to 5"      # measured 2026-12-05: 3 min 25 s at a load of 6 on the 2-core machine
 NOTICE = (f"compiling the engine and players (first run only, about {COMPILE_MINUTES} minutes on a 2-core "
@@ -19,10 +22,8 @@ def compiled() -> bool | None:
     """Whether numba's cache holds the compiled batch driver for today's sources (None: this
     numba cannot say). Loading the cache index checks the source's stamp, as numba does before
     it loads the code."""
-    from .batch import _batch
-
     try:
-        return bool(_batch._cache._cache_file._load_index())
+        return bool(compiled_batch._cache._cache_file._load_index())
     except Exception:                      # numba's internals moved: do not guess
         return None
 
@@ -40,8 +41,5 @@ def ensure_compiled(notice=None) -> bool:
 
 def compile_now() -> None:
     import numpy as np
-
-    from .batch import play_batch
-    from .rules import load_rules
 
     play_batch(load_rules(), 2, np.array([1], dtype=np.int64), ["random", "random"])

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from evora_sim.cli import main
-from evora_sim.ladder import default_ladder
+from evora_sim.ladderplan import default_ladder
 from evora_sim.runner import simulate
 
 from cli_results import one_error_line

@@ -15,7 +15,7 @@ from analysis.stats import ALPHA, wilson
 from scipy import stats
 from cli_results import ok, one_error_line
 from evora_sim.cli import main
-from evora_sim.ladder import default_ladder, parse_ladder
+from evora_sim.ladderplan import default_ladder, parse_ladder
 from evora_sim.manifest import RunError
 
 
@@ -746,8 +746,9 @@ def test_run_with_skill_adds_a_short_ladder_and_its_section(tmp_path, monkeypatc
     """The main job's --skill wiring; the ladder is made cheap here (the real one is sized to
     about 5 minutes by its pilot)."""
     import evora_sim.ladder as ladder
+    import evora_sim.ladderplan as ladderplan
 
-    monkeypatch.setattr(ladder, "default_ladder", lambda n: ["random", "balanced", "greedy"])
+    monkeypatch.setattr(ladderplan, "default_ladder", lambda n: ["random", "balanced", "greedy"])
     monkeypatch.setattr(ladder, "size_to_budget", lambda *a, **k: (24, 12, 0.1))
     result = CliRunner().invoke(main, ["run", "--games", "12", "--skill", "--jobs", "1", "-q",
                                        "--out", str(tmp_path / "runs"), "--report-dir", str(tmp_path / "rep")])

@@ -115,9 +115,11 @@ def _build(runs, out, min_effect, backend, scheduler, **parts):
 
     from ..fsutil import OutputError
     from ..runner import RunError
+    from ..sample_game import report_sample
 
     try:
-        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler, **parts)
+        return build_report(runs, out, min_effect=min_effect / 100, backend=backend, scheduler=scheduler,
+                            sample=report_sample(runs), **parts)
     except (RunError, OutputError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -178,7 +180,7 @@ def report(runs, out, allow_partial, players, as_ladder, card_value, explain, mi
     The runs are read once, block by block, so a run of any size is reported in bounded memory."""
     from pathlib import Path
 
-    from ..ladder import PLAN_FILE
+    from ..ladderplan import PLAN_FILE
 
     if as_ladder or (len(runs) == 1 and (Path(runs[0]) / PLAN_FILE).is_file()):
         if allow_partial or players or card_value or explain or expert_dirs:

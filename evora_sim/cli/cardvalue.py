@@ -56,7 +56,7 @@ def card_value(n_players, games, remove_games, spec, seed, out, rules_path, over
     from ..experiments.search import check_search_folder
     from ..runner import RunError, check_strategies, make_config
     from ..fields import DEFAULT_FIELD
-    from .tuning import _backend, _interrupted, field_names
+    from .tuning import backend_from, field_names, interrupted
 
     rules = load_rules_arg(rules_path, overrides)
     n = check_players_arg(n_players, rules)
@@ -74,7 +74,7 @@ def card_value(n_players, games, remove_games, spec, seed, out, rules_path, over
         check_search_folder(Path(out), card_value_doc(plan, rules, rules_path, overrides))
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None
-    backend = _backend(kw)
+    backend = backend_from(kw)
     command = "evora " + " ".join(sys.argv[1:])
     try:
         result = run_card_value(plan, out, rules, rules_path=rules_path, overrides=overrides, backend=backend,
@@ -82,6 +82,6 @@ def card_value(n_players, games, remove_games, spec, seed, out, rules_path, over
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
-        _interrupted(out)
+        interrupted(out)
     click.echo("\n".join(result["lines"]))
     click.echo(f"card-value summary: {result['summary'] / 'report.md'}")

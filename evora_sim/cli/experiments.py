@@ -6,7 +6,7 @@ import sys
 import click
 
 from .group import UserError, check_players_arg, examples, load_rules_arg, main, min_effect_option
-from .runs import _check_until, _until_ci, run_experiment, run_options, settle_size, until_ci_options
+from .runs import check_until, play_until_ci, run_experiment, run_options, settle_size, until_ci_options
 
 
 @main.command(epilog=examples(
@@ -42,7 +42,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
     base_rules = load_rules_arg(kw["rules_path"], kw["overrides"])
     check_players_arg(kw["n_players"], base_rules)
     max_seeds = settle_size(kw, max_games)
-    _check_until(until_ci, max_seeds, kw["seeds"])
+    check_until(until_ci, max_seeds, kw["seeds"])
     try:
         the_plan = plan(list(params), kw["rules_path"], kw["overrides"])
     except RulesError as exc:
@@ -66,7 +66,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
         raise UserError(str(exc)) from None
     arms = [(str(out / c["name"]), c["rules"]) for c in the_plan["combos"]]
     if until_ci is not None:
-        _, text = _until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command)
+        _, text = play_until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command)
         click.echo(text)
     else:
         for folder, rules in arms:

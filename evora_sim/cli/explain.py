@@ -46,7 +46,7 @@ def explain(run_dir, seeds, compensation, out, quiet, **kw):
     from ..experiments.search import check_search_folder
     from ..rules import RulesError
     from ..runner import RunError
-    from .tuning import _backend, _interrupted
+    from .tuning import backend_from as _backend, interrupted as _interrupted
 
     try:
         plan = open_plan(run_dir, seeds, compensation)

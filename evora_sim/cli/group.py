@@ -2,13 +2,26 @@
 
 User mistakes (bad player count, unknown strategy, malformed file) end with one line on
 stderr and exit status 2, never a traceback. Every input is checked before anything runs.
+
+The command modules import what a command needs inside the command (the runner, the analysis,
+the experiments): every command module is loaded for ``evora --help``, and those imports at the
+top would load pandas, SciPy, statsmodels, matplotlib and the compiled players first (measured:
+``evora --help`` about 1 s; importing them all, several seconds more). The rest of the code
+imports at the top of the module (docs/code.md).
 """
 from __future__ import annotations
 
+import math
 import sys
 from contextlib import contextmanager
 
 import click
+
+from strategies.errors import StrategyError
+
+from ..fsutil import OutputError, check_out_path
+from ..manifest import RunError
+from ..rules import RulesError, load_rules, player_count_problem
 
 
 class UserError(click.ClickException):
@@ -80,8 +93,6 @@ def read_error(exc: Exception, what: str, path: str) -> UserError:
 def load_rules_arg(path, overrides=()):
     """The shipped rules, or the ``--rules`` file merged over them, then the ``--set KEY=VALUE``
     overrides; the result validated as a whole (a one-line error names the key)."""
-    from ..rules import RulesError, load_rules
-
     overrides = tuple(overrides or ())
     if path is not None:
         try:
@@ -108,17 +119,13 @@ def set_option(f):
 
 
 def check_players_arg(n_players, rules) -> int:
-    from ..api import check_players
-    from ..rules import gift_seat_problem
+    from ..api import check_players      # lazy: the api loads the players (0.1 s), not needed for --help
 
     try:
         n = check_players(n_players)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    lo, hi = rules.data["players"]["min"], rules.data["players"]["max"]
-    if not lo <= n <= hi:
-        raise UserError(f"player count {n} is outside the rules' players.min..players.max ({lo} to {hi})")
-    problem = gift_seat_problem(rules, n)
+    problem = player_count_problem(rules, n)
     if problem:
         raise UserError(problem)
     return n
@@ -136,8 +143,6 @@ def warn_other_rules(seats, rules) -> None:
 def check_out_arg(ctx, param, value):
     """click callback of every output path option: refuse ``""``, ``.`` and its parents (they
     hold the user's own files) before anything runs."""
-    from ..fsutil import OutputError, check_out_path
-
     if value is None:
         return None
     option = "--" + param.name.replace("_", "-") if param is not None else "--out"
@@ -157,8 +162,6 @@ def decision_timeout_option(f):
 
 
 def _check_timeout(ctx, param, value):
-    import math
-
     if value is not None and not (math.isfinite(value) and 0 < value <= 86_400):
         raise UserError(f"--decision-timeout must be a number of seconds above 0 and at most 86400, got {value}")
     return value
@@ -213,10 +216,6 @@ def jobs_option(f):
 def playing(out):
     """Around the games of a command: a run error becomes the one-line user error, and Ctrl-C
     says what is kept in ``out`` and exits with status 130."""
-    from strategies.errors import StrategyError
-
-    from ..runner import RunError
-
     try:
         yield
     except (RunError, StrategyError) as exc:

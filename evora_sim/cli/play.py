@@ -117,7 +117,7 @@ def expert_lines(width: int = 100) -> list[str]:
     from strategies.learned import SHIPPED, shipped_expert
     from strategies.registry import EXPERT_NAME
 
-    from ..experiments.train import _made_by_counts as made_by_counts
+    from ..experiments.train import made_by_counts
     from ..rules import load_rules
 
     weights = shipped_expert(StrategyError)

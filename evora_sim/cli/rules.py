@@ -27,9 +27,9 @@ def rules_lines(rules, grep: str | None = None) -> list[str]:
     """One line per key: KEY, its value in these rules (marked * where it differs from the
     shipped rules), what it allows; under it, what the key means in the rulebook's words (once
     for the keys one pattern covers, such as every board space's colour)."""
-    from analysis.names import flatten, value_text
+    from analysis.names import value_text
 
-    from ..rules import allowed, load_rules, rule_keys
+    from ..rules import allowed, flatten, load_rules, rule_keys
 
     values, shipped = dict(flatten(rules.data)), dict(flatten(load_rules().data))
     rows = []

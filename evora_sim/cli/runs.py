@@ -115,12 +115,13 @@ def until_ci_options(f):
     return f
 
 
-def _until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
+def play_until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
     """Run ``arms`` ((out, rules) pairs) with --until-ci; user mistakes as one-line errors."""
+    from analysis.untilsure import describe
     from strategies.registry import StrategyError
 
     from ..runner import RunError
-    from ..sequential import describe, parse_ci_metrics, run_until_ci
+    from ..sequential import parse_ci_metrics, run_until_ci
 
     def on_look(j, k, n, worst):
         if not kw["quiet"]:
@@ -146,7 +147,7 @@ def _until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
     return record, describe(record)
 
 
-def _check_until(until_ci, max_seeds, seeds):
+def check_until(until_ci, max_seeds, seeds):
     if until_ci is None:
         if max_seeds is not None:
             raise UserError("--max-games needs --until-ci WIDTH")
@@ -171,9 +172,9 @@ def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
     rules = load_rules_arg(kwargs["rules_path"], kwargs["overrides"])
     check_players_arg(kwargs["n_players"], rules)
     max_seeds = settle_size(kwargs, max_games)
-    _check_until(until_ci, max_seeds, kwargs["seeds"])
+    check_until(until_ci, max_seeds, kwargs["seeds"])
     if until_ci is not None:
-        _, text = _until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_seeds, ci_metrics,
+        _, text = play_until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_seeds, ci_metrics,
                             "evora " + " ".join(sys.argv[1:]))
         click.echo(text)
         from ..runner import open_run
@@ -254,7 +255,7 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
         raise UserError(str(exc)) from None
     ladder_dir = ladder = None
     if with_skill:
-        from ..ladder import default_ladder
+        from ..ladderplan import default_ladder
         from .skill import prepare_ladder
 
         top = max(n for n, *_ in plan)

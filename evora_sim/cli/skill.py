@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..ladder import MAX_BUDGET
+from ..ladderplan import MAX_BUDGET
 from .analyse import check_backend, check_report_dir
 from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg, main,
                     min_effect_option, playing, set_option)
@@ -19,7 +19,7 @@ def check_ladder_folder(out: Path) -> dict | None:
     """``out`` must be new, empty, or an earlier ladder (its plan is returned):
     :func:`fsutil.check_folder_kind`."""
     from ..fsutil import check_folder_kind
-    from ..ladder import PLAN_FILE, read_plan
+    from ..ladderplan import PLAN_FILE, read_plan
     from ..runner import RunError
 
     def holds_plan(folder: Path) -> bool:
@@ -34,9 +34,9 @@ def check_ladder_folder(out: Path) -> dict | None:
 def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):
     """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
     a timed pilot that fits ``budget`` minutes."""
-    from ..ladder import (MIN_DUEL_SEEDS, MIN_SEEDS, PILOT_SHARE, PLAN_FILE, Plan, PilotOverrun, check_duels,
-                          default_duel_seeds, duel_games_per_seed, duel_plan, load_plan, pilot, same_design,
+    from ..ladder import (MIN_DUEL_SEEDS, MIN_SEEDS, PILOT_SHARE, PilotOverrun, default_duel_seeds, pilot,
                           size_to_budget, smallest_budget)
+    from ..ladderplan import PLAN_FILE, Plan, check_duels, duel_games_per_seed, duel_plan, load_plan, same_design
     from ..warmup import ensure_compiled
     from ..runner import check_jobs
 
@@ -183,7 +183,7 @@ def parse_rungs(ladder_text, n: int) -> list[str]:
     """--ladder (or the default ladder of ``n`` players), every rung checked."""
     from strategies.registry import StrategyError
 
-    from ..ladder import default_ladder, parse_ladder, rung_members
+    from ..ladderplan import default_ladder, parse_ladder, rung_members
     from ..runner import RunError
 
     try:
@@ -199,7 +199,9 @@ def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, 
     """The ladder's plan, every folder checked, before any game; one-line errors."""
     from strategies.registry import StrategyError
 
-    from ..ladder import check_folders, duel_games_per_seed
+    from ..ladder import check_folders
+
+    from ..ladderplan import duel_games_per_seed
     from ..runner import RunError, check_jobs
 
     old = check_ladder_folder(out)
@@ -219,7 +221,8 @@ def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, 
 
 def play_ladder(out: Path, plan, rules, jobs, backend="loky", scheduler=None, quiet=False) -> None:
     """Write the plan, then play what is missing of it."""
-    from ..ladder import play, write_plan
+    from ..ladder import play
+    from ..ladderplan import write_plan
 
     write_plan(out, plan)
     command = "evora " + " ".join(sys.argv[1:])

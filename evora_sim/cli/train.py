@@ -7,7 +7,7 @@ import shlex
 
 import click
 
-from ..experiments.train import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, DEFAULT_TEACHER
+from ..fields import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, DEFAULT_TEACHER
 from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, load_rules_arg, main
 
 
@@ -56,14 +56,14 @@ def train(players, games, teacher, start, replies, duel_games, seed, rules_file,
     from ..experiments.train import plan_training, run_training
     from ..rules import RulesError
     from ..runner import RunError
-    from .tuning import _backend, _interrupted
+    from .tuning import backend_from, interrupted
 
     rules = load_rules_arg(rules_file, overrides)
     try:
         plan = plan_training(players, games, teacher, seed, duel_games, rules, out, start, replies)
     except (StrategyError, RunError, RulesError) as exc:
         raise UserError(str(exc)) from None
-    backend = _backend(kw)
+    backend = backend_from(kw)
     command = _command(plan, start, rules_file, overrides, out)
     try:
         result = run_training(plan, out, jobs=kw["jobs"], backend=backend, command=command, quiet=quiet,
@@ -71,7 +71,7 @@ def train(players, games, teacher, start, replies, duel_games, seed, rules_file,
     except (RunError, StrategyError, RulesError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
-        _interrupted(out)
+        interrupted(out)
     click.echo("\n".join(result.lines))
 
 

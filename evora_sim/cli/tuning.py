@@ -70,7 +70,7 @@ def _settings(kw: dict, defaults: dict):
     return Settings(budget=kw["budget"], seed=kw["seed"], **values)
 
 
-def _backend(kw: dict):
+def backend_from(kw: dict):
     """The backend, with a Dask scheduler probed once before anything is written."""
     from ..experiments.arms import Backend
     from ..runner import RunError, check_jobs, connect_scheduler
@@ -104,14 +104,14 @@ def _run(problem, settings, kw):
         check_search_folder(Path(kw["out"]), search_doc(problem, settings))
     except RunError as exc:
         raise UserError(str(exc)) from None
-    backend = _backend(kw)
+    backend = backend_from(kw)
     command = "evora " + " ".join(sys.argv[1:])
     try:
         result = run_search(problem, settings, kw["out"], backend, command, _notice(kw["quiet"]))
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
-        _interrupted(kw["out"])
+        interrupted(kw["out"])
     click.echo("\n".join(result.lines))
     click.echo(f"search summary: {result.summary / 'report.md'}")
 
@@ -281,7 +281,7 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
         check_search_folder(Path(kw["out"]), doc)
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None
-    backend = _backend(kw)
+    backend = backend_from(kw)
     command = "evora " + " ".join(sys.argv[1:])
     try:
         result = run_compensation(n, field, kw["budget"], kw["out"], iterations=iterations, confirm_seeds=confirm,
@@ -291,12 +291,12 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
-        _interrupted(kw["out"])
+        interrupted(kw["out"])
     click.echo("\n".join(result["lines"]))
     click.echo(f"summary: {result['summary'] / 'report.md'}")
 
 
-def _interrupted(out):
+def interrupted(out):
     click.echo(f"\ninterrupted: what was played is kept in {out}; run the same command again to go on "
                "(same result)", err=True)
     sys.exit(INTERRUPTED)

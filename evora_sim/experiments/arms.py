@@ -9,13 +9,17 @@ changing the games it holds, and the Dask backend plays the chunks on a cluster.
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..fsutil import own_path
+from ..manifest import RunError
+from ..progress import Locked, Relay, Sent, bar
 from ..rules import Rules
-from ..runner import RunResult, simulate
+from ..runner import MANIFEST, RunResult, read_manifest, simulate
 
 
 @dataclass(frozen=True)
@@ -74,9 +78,6 @@ class FirstSeeds:
 def inside(root, folder) -> Path:
     """``folder``, an arm's run folder, checked to be the experiment's own: inside ``root`` with no
     link below it (RunError)."""
-    from ..fsutil import own_path
-    from ..manifest import RunError
-
     try:
         rel = Path(folder).relative_to(root)
     except ValueError:
@@ -86,8 +87,6 @@ def inside(root, folder) -> Path:
 
 def _played(folder: str) -> int:
     """Seeds a run folder was asked for so far (0 if none)."""
-    from ..runner import MANIFEST, read_manifest
-
     path = Path(folder)
     return int(read_manifest(path)["config"]["games"]) if (path / MANIFEST).is_file() else 0
 
@@ -111,9 +110,6 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
     progress lines off a terminal) counts the games of every arm as they are played. ``root``:
     the experiment's folder; every arm's folder must lie inside it with no link on the way
     (:func:`fsutil.own_path`), checked before any game."""
-    from contextlib import nullcontext
-
-    from ..progress import Locked, Relay, Sent, bar
 
     for a in arms:
         inside(root, a.folder)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from analysis.fairness import change_words
+from analysis.search import balance_measures, balance_objective, fairness_confirmation, games_of
 from strategies.registry import parse_spec, resolved, split_specs
 
 from ..layout import END_NAMES
@@ -98,19 +100,13 @@ class BalanceProblem(Problem):
         return [Arm(str(Path(folder) / f"p{n}"), n, tuple(self.fields[n]), rules) for n in self.counts]
 
     def _measures(self, runs: list, alpha: float = 0.05) -> list[dict]:
-        from analysis.search import balance_measures, games_of
-
         return [balance_measures(games_of(run), n, self.targets, alpha) for run, n in zip(runs, self.counts)]
 
     def objective(self, runs: list, values: dict) -> float:
-        from analysis.search import balance_objective
-
         return balance_objective(self._measures(runs), self.targets, len(changed_keys(self.dims, values)),
                                  self.penalty)
 
     def score(self, runs: list, values: dict) -> tuple[float, dict]:
-        from analysis.search import balance_objective
-
         measures = self._measures(runs)
         details = {"changed_keys": len(changed_keys(self.dims, values))}
         for n, m in zip(self.counts, measures):
@@ -124,9 +120,6 @@ class BalanceProblem(Problem):
         return " ".join(f"{k}={values[k]}" for k in changed) or "(no change)"
 
     def confirm(self, baseline_runs, finalists, alpha):
-        from analysis.fairness import change_words
-        from analysis.search import fairness_confirmation, games_of
-
         base = {n: games_of(r) for n, r in zip(self.counts, baseline_runs)}
         fins = [{n: games_of(r) for n, r in zip(self.counts, runs)} for _, runs in finalists]
         objectives = [self.objective(baseline_runs, self.baseline())]

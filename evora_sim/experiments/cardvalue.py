@@ -24,12 +24,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis import numbers
+from analysis import tables as T
+from analysis.cardvalue import (NOT_EXERCISED, card_value_figure, given_by_position, given_effect, given_strategy_table,
+                                given_table, removal_table, shown_by_strategy, shown_fairness, shown_given)
+from analysis.markdown import md as md_text
+from analysis.markdown import md_command, md_fenced
+from analysis.names import card_title
+from analysis.plots import save
+from analysis.scan import scan
+from analysis.search import seat_wins, strategy_wins
+
 from .. import layout as L
 from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import EXPERIMENT_DEFAULTS, Rules
+from ..runner import open_run
 from .arms import Arm, Backend, derive_seed, play_arms
-from .search import SUMMARY_KIND, _open_folder
+from .search import SUMMARY_KIND, open_folder
 from .space import variant
 
 KIND = "card-value"
@@ -125,14 +137,11 @@ def given_outcomes(base_winners: np.ndarray, given_winners: list[np.ndarray]) ->
 def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(), backend: Backend = Backend(),
                    command: str = "", notice=None) -> dict:
     """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print."""
-    from analysis.cardvalue import given_by_position, given_effect, given_strategy_table, given_table, removal_table
-    from analysis.search import seat_wins, strategy_wins
-
     out = Path(out)
     plan.check()
     check_base_rules(base)
     doc = card_value_doc(plan, base, rules_path, overrides)
-    _open_folder(out, doc)
+    open_folder(out, doc)
     arms, seeds = arms_of(plan, base, out, rules_path, overrides)
     if notice is not None:
         notice(f"card-value: {len(arms)} arms, {plan.total_games():,} games in all, into {out}")
@@ -169,10 +178,6 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
 
 def _observed(folder: Path) -> pd.DataFrame:
     """The report's observational card table (win rate when played, adjusted) of the baseline games."""
-    from analysis import tables as T
-    from analysis.scan import scan
-
-    from ..runner import open_run
 
     return T.card_value(scan([open_run(folder)]))
 
@@ -188,9 +193,6 @@ def widest_half(table: pd.DataFrame) -> float:
 
 
 def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows) -> list[str]:
-    from analysis.cardvalue import NOT_EXERCISED
-    from analysis.names import card_title
-
     n = plan.players
     g = given.iloc[0]
     lines = [f"Card value by experiment at {n} players ({', '.join(plan.field)}): each card given to one seat "
@@ -234,11 +236,6 @@ REPORT_NOTE = ("The observational table (the report's Card value) compares seats
 
 
 def _write(out: Path, doc, command, plan, given, by_strategy, strategy_rows, fairness_rows, observed, lines) -> Path:
-    from analysis import numbers
-    from analysis.cardvalue import card_value_figure, shown_by_strategy, shown_fairness, shown_given
-    from analysis.plots import save
-    from analysis.markdown import md as md_text, md_command, md_fenced
-
     final = out / "summary"
     with atomic_folder(final, SUMMARY_KIND) as tmp:
         given.to_csv(tmp / "card_value_given.csv", index=False)

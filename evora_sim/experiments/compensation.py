@@ -46,7 +46,7 @@ from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
 from .arms import Arm, Backend, derive_seed, play_arms
-from .search import ALPHA, SUMMARY_KIND, _open_folder
+from .search import ALPHA, SUMMARY_KIND, open_folder as _open_folder
 from .space import variant
 
 KIND = "compensation"

@@ -34,7 +34,7 @@ from ..manifest import RunError
 from ..rules import SWITCHES, Rules, start_vp_text, switch_value, validate
 from ..runner import RunResult, open_run
 from .arms import Arm, Backend, play_arms
-from .search import SUMMARY_KIND, _open_folder
+from .search import SUMMARY_KIND, open_folder as _open_folder
 from .space import variant
 
 KIND = "explain"
@@ -259,7 +259,7 @@ def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), co
     ``plan``): each rung's first ``seeds`` seeds replayed under every switch and the rung's own
     seat compensation, into ``out/why/rN`` (resumable like any explain folder). Whether a fix
     found among weak players still fixes the game among strong ones is the question."""
-    from ..ladder import own_folder
+    from ..ladderplan import own_folder
     from .search import check_search_folder
 
     results = []

@@ -32,7 +32,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fsutil import atomic_folder, check_folder_kind, check_output_folder
+from analysis.plots import save
+from analysis.search import candidates_table, report_section, search_figure
+
+from ..fsutil import atomic_folder, check_folder_kind, check_output_folder, write_bytes_atomic
 from ..manifest import RunError, read_plan, write_json_atomic
 from ..rules import RulesError
 from .arms import Arm, Backend, derive_seed, params_key, play_arms
@@ -180,7 +183,7 @@ def _folder_name(kind) -> str:
             "explain": "an explain folder"}.get(kind, "a search folder")
 
 
-def _open_folder(out: Path, doc: dict) -> None:
+def open_folder(out: Path, doc: dict) -> None:
     check_search_folder(out, doc)
     if not (out / SEARCH).is_file():
         try:
@@ -210,8 +213,6 @@ def read_journal(out: Path) -> list[dict]:
 
 def _write_journal(out: Path, rounds: list[dict]) -> None:
     """Rewrite the journal whole (atomically): a cut line never stays in it."""
-    from ..fsutil import write_bytes_atomic
-
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rounds)
     write_bytes_atomic(Path(out) / JOURNAL, text.encode("utf-8"))
 
@@ -363,7 +364,7 @@ def run_search(problem: Problem, settings: Settings, out, backend: Backend = Bac
     out = Path(out)
     check_budget(problem, settings)
     doc = search_doc(problem, settings)
-    _open_folder(out, doc)
+    open_folder(out, doc)
     rounds = read_journal(out)
     total = n_rounds(problem, settings)
     rounds = rounds[:total]
@@ -399,9 +400,6 @@ def run_search(problem: Problem, settings: Settings, out, backend: Backend = Bac
 
 def write_summary(problem: Problem, settings: Settings, result: SearchResult, doc: dict, command: str) -> Path:
     """``out/summary``: candidates.csv, search.png, confirmation.csv, report.md and the result."""
-    from analysis.search import candidates_table, report_section, search_figure
-
-    from analysis.plots import save
 
     final = result.out / "summary"
     trials = candidates_table(result.trials, problem.dims)

@@ -15,7 +15,12 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..rules import RulesError, Rules, apply_overrides, load_rules, rule_keys, validate
+from strategies.compiled import FEATURES
+from strategies.registry import format_number
+from strategies.values import WEIGHT_RANGE, weight_in_range
+
+from ..rules import INT_RANGES, Rules, RulesError, allowed, apply_overrides, load_rules, rule_keys, validate
+from ..sweep import parse_param
 from ..wholenumber import is_whole_number, whole_number
 
 _RANGE = re.compile(r"^\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\.\.\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*$",
@@ -65,8 +70,6 @@ class Dim:
 
 
 def _num(x) -> str:
-    from strategies.registry import format_number
-
     return format_number(x)
 
 
@@ -121,9 +124,6 @@ def value_text(value) -> str:
 
 def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
     """The rules keys of ``--param`` with their ranges or values, every value checked alone."""
-    from ..rules import _INT_RANGES, allowed
-    from ..sweep import parse_param
-
     base = base_rules(rules_path, overrides)
     keys = rule_keys(base.data)
     fixed = {o.split("=", 1)[0].strip() for o in overrides}
@@ -141,7 +141,7 @@ def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
         current = value_text(_rules_value(base.data, key))
         bounds = _range(text, values)
         if bounds is not None:
-            if key not in _INT_RANGES:
+            if key not in INT_RANGES:
                 raise RulesError(f"--param {text}: a range needs a key that takes one whole number; "
                                  f"{key} takes {allowed(key)}: give its values as a list, "
                                  f"{key}=A;B (';' between values)")
@@ -150,7 +150,7 @@ def rules_dims(params: list[str], rules_path=None, overrides=()) -> list[Dim]:
                 raise RulesError(f"--param {key}: {key} takes {allowed(key)}; give LO..HI as whole numbers "
                                  "(ASCII digits, at most 18)")
             lo, hi = whole_number(lo_t), whole_number(hi_t)
-            rlo, rhi = _INT_RANGES[key]
+            rlo, rhi = INT_RANGES[key]
             if not (rlo <= lo < hi <= rhi):
                 raise RulesError(f"--param {text}: {key} takes {allowed(key)}; give LO..HI with LO < HI "
                                  f"inside it")
@@ -205,10 +205,6 @@ def weight_dims(base, params: list[str]) -> list[Dim]:
     """The weights to search: those named by ``--param FEATURE=LO..HI`` (or ``=A,B,C``), or by
     default every weight the base gives a value, except ``vp`` (the scale) and ``win``, from 0
     to 5 times its value."""
-    from strategies.compiled import FEATURES
-    from strategies.registry import format_number
-    from strategies.values import WEIGHT_RANGE, weight_in_range
-
     weights = dict(zip(FEATURES, base.weights))
     dims = []
     if not params:
@@ -249,8 +245,6 @@ def weight_dims(base, params: list[str]) -> list[Dim]:
 
 def weight_spec(base_spec: str, dims: list[Dim], values: dict) -> str:
     """The strategy spec of a candidate: the base with the searched weights changed."""
-    from strategies.registry import format_number
-
     head, body = base_spec, ""
     if base_spec.endswith(")") and "(" in base_spec:
         head, body = base_spec[:-1].split("(", 1)

@@ -23,21 +23,34 @@ below a stack's top (P10), and neither does the planner that lists the alternati
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from evora_sim.rng import new_stream
+from strategies import values
+from strategies.builtin import PLANS, Strategy
+from strategies.errors import StrategyError
+from strategies.features import NL
+from strategies.fit import conditional_logit
+from strategies.imitation import OTHER, check_want, new_buffers, turn_rows
+from strategies.learned import LearnedWeights, check_table, from_hand, to_table
+from strategies.planner import new_plan_work
+from strategies.registry import EXPERT_NAME, learned_strategy, parse_spec, resolved, seat_arrays, shipped_expert
+
+from ..fields import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, DEFAULT_TEACHER  # noqa: F401  (the command's defaults)
 from ..fsutil import check_folder_kind, is_leftover, own_path, write_bytes_atomic
 from ..manifest import MAX_CHUNKS, MAX_GAMES, RunError
 from ..rules import Rules, load_rules
+from ..runner import check_jobs, simulate
+from ..tomlfile import read_toml
+from .arms import Backend
 
-DEFAULT_TEACHER = "mcts(iterations=300)"
-DEFAULT_GAMES = {2: 240, 3: 120, 4: 90}        # the default fits 30 minutes on 2 cores (docs/commands/train.md)
-DEFAULT_DUEL_GAMES = 2000
 WANT = 32                                        # the planner's best turns listed beside the teacher's
 RIDGE = 1e-4
 BASELINE = "cardheights"                         # the start where no previous weights exist
@@ -77,10 +90,6 @@ def previous_weights(players: int, rules: Rules, out: Path, error, start: str | 
     ``start``: a spec (a hand-weighted player, restated as learned weights, or learned weights);
     None: the weights already in ``out/expert.toml`` for these players, else the built-in expert
     when the rules are the rulebook's, else ``cardheights`` restated."""
-    from strategies.builtin import PLANS, Strategy
-    from strategies.learned import from_hand
-    from strategies.registry import learned_strategy, parse_spec, shipped_expert
-
     if start is not None:
         s = parse_spec(start)
         if getattr(s, "is_learned", False):
@@ -106,8 +115,6 @@ def previous_weights(players: int, rules: Rules, out: Path, error, start: str | 
 
 def _only(weights, players: int):
     """``weights`` of one player count, with the depth it plays at."""
-    from strategies.learned import LearnedWeights
-
     return LearnedWeights(weights.name, ((players, weights.for_players(players)),), weights.description,
                           weights.made_by, weights.rules_hash, tuple((n, k) for n, k in weights.replies if n == players))
 
@@ -116,8 +123,6 @@ def rival_player(players: int, out: Path, error):
     """The player ``DIR/expert.toml`` would replace, as it plays (its recorded depth), with a label:
     the weights already there for these players, else the built-in expert (whatever the rules:
     it is what a user plays a variant with when no trained weights exist)."""
-    from strategies.registry import EXPERT_NAME, learned_strategy, shipped_expert
-
     return (_folder_player(out, players, "incumbent", error)
             or (learned_strategy(EXPERT_NAME, EXPERT_NAME, _only(shipped_expert(error), players)), "the built-in expert"))
 
@@ -125,8 +130,6 @@ def rival_player(players: int, out: Path, error):
 def _folder_player(out: Path, players: int, name: str, error):
     """(the weights in ``out/expert.toml`` for these players as a player called ``name``, a label),
     or None where it holds none."""
-    from strategies.registry import learned_strategy
-
     mine = _read_trained(out, error)
     if mine is None or mine.for_players(players) is None:
         return None
@@ -152,9 +155,6 @@ def check_train_folder(out) -> bool:
 def _read_trained(out: Path, error):
     """DIR/expert.toml as learned weights, or None where there is none yet; a damaged one is
     refused, never overwritten."""
-    from strategies.learned import check_table
-
-    from ..tomlfile import read_toml
 
     path = own_path(out, "expert.toml", error=error)
     if not path.exists():
@@ -174,11 +174,6 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
     (None: the built-in expert's at this player count) is how far the trained expert looks: how
     many of its best turns it values by the next seat's reply. Not a matter of the rules, so a
     variant's expert looks as far as the built-in one it is compared with."""
-    from dataclasses import replace
-
-    from strategies import values
-    from strategies.errors import StrategyError
-    from strategies.registry import parse_spec, shipped_expert
 
     if players not in (2, 3, 4):
         raise RunError(f"--players must be 2, 3 or 4, got {players!r}")
@@ -214,8 +209,6 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
 
 def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
     """The teacher's self-play games, actions recorded (``out/teacher``, resumable)."""
-    from ..runner import simulate
-
     return simulate(plan.players, plan.games, [plan.teacher] * plan.players, seed=plan.seed,
                     out=own_path(out, f"teacher-{plan.players}p", error=RunError), extend=True, jobs=jobs,
                     seat_rotation=False, rules=plan.rules,
@@ -225,12 +218,6 @@ def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, c
 
 def _rows_of(players: int, rules: Rules, start, items):
     """The rows of some teacher games (one worker's share): features, turn number, label."""
-    from evora_sim.rng import new_stream
-    from strategies.features import NL
-    from strategies.imitation import check_want, new_buffers, turn_rows
-    from strategies.planner import new_plan_work
-    from strategies.registry import seat_arrays
-
     want = check_want(WANT)
     _, W = seat_arrays([start] * players)
     work = new_plan_work()
@@ -257,8 +244,6 @@ def _rows_of(players: int, rules: Rules, start, items):
 def training_rows(plan: TrainPlan, run, jobs: int, progress=None):
     """Every teacher turn as a group of rows, split over ``jobs`` processes."""
     from joblib import Parallel, delayed
-
-    from ..runner import check_jobs
 
     games = run.table("games", columns=["seed", "actions"])
     items = list(zip(games["seed"].to_numpy(), games["actions"]))
@@ -288,10 +273,6 @@ def training_rows(plan: TrainPlan, run, jobs: int, progress=None):
 
 def fit_candidate(plan: TrainPlan, X, G, L):
     """The conditional-logit fit from the previous weights (the win weight is kept)."""
-    from strategies.features import NL
-    from strategies.fit import conditional_logit
-    from strategies.imitation import OTHER
-
     start = np.asarray(plan.previous.learned_for(plan.players))
     fit = conditional_logit(X, G, L != OTHER, start[:NL], ridge=RIDGE)
     return tuple(float(x) for x in fit.weights) + (float(start[NL]),), fit
@@ -299,8 +280,6 @@ def fit_candidate(plan: TrainPlan, X, G, L):
 
 def candidate_player(plan: TrainPlan, weights):
     """The candidate as it would play: the fitted weights at the depth the file records."""
-    from strategies.builtin import PLANS, Strategy
-
     return Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),),
                     replies=((plan.players, plan.replies),) if plan.replies else ())
 
@@ -308,9 +287,6 @@ def candidate_player(plan: TrainPlan, weights):
 def duel_folder(plan: TrainPlan, weights) -> str:
     """The check's folder, named by both players: another candidate, or another player to
     replace, is another duel."""
-    import json
-
-    from strategies.registry import resolved
 
     text = json.dumps([resolved(candidate_player(plan, weights)), resolved(plan.rival)], sort_keys=True)
     return f"duel-{plan.players}p-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
@@ -330,8 +306,6 @@ def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description
     """DIR/expert.toml with these players' weights (and ``replies``) beside the counts already
     trained there for the same rules (written whole, never through a link:
     ``fsutil.write_bytes_atomic``)."""
-    from strategies.learned import LearnedWeights, to_table
-
     old = _read_trained(out, RunError)
     same = old is not None and old.rules_hash == plan.rules.hash
     kept = dict(old.weights) if same else {}
@@ -339,7 +313,7 @@ def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description
     kept_replies = {n: k for n, k in old.replies if n != plan.players} if same else {}
     if replies:
         kept_replies[plan.players] = int(replies)
-    made = {} if old is None or old.rules_hash != plan.rules.hash else _made_by_counts(old.made_by)
+    made = {} if old is None or old.rules_hash != plan.rules.hash else made_by_counts(old.made_by)
     made[plan.players] = made_by
     text = to_table(LearnedWeights(TRAINED_NAME, tuple(sorted(kept.items())), description,
                                    " | ".join(f"{n} players: {m}" for n, m in sorted(made.items())),
@@ -349,7 +323,7 @@ def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description
     return path
 
 
-def _made_by_counts(made_by: str) -> dict[int, str]:
+def made_by_counts(made_by: str) -> dict[int, str]:
     out = {}
     for part in made_by.split(" | "):
         head, _, rest = part.partition(" players: ")
@@ -362,9 +336,6 @@ def run_training(plan: TrainPlan, out, jobs: int = -1, backend=None, command: st
                  quiet: bool = False, notice=None) -> TrainResult:
     """The whole recipe; every stage resumes (teacher games and the duel are run folders). A
     training refused before it wrote anything leaves no folder behind."""
-    from .arms import Backend
-
-    from ..runner import check_jobs
 
     out = Path(out)
     backend = backend or Backend(check_jobs(jobs), "loky", None)

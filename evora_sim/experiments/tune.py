@@ -13,7 +13,11 @@ import json
 import re
 from pathlib import Path
 
-from strategies.registry import StrategyError, parse_spec, resolved, split_specs
+from analysis.search import candidate_wins, games_of, rate_confirmation, win_rate
+from analysis.stats import p_exact
+from strategies.builtin import BUILTINS, NAMES
+from strategies.compiled import FEATURES
+from strategies.registry import StrategyError, format_number, parse_spec, resolved, split_specs
 
 from ..rules import Rules, RulesError
 from .arms import Arm
@@ -71,15 +75,10 @@ class TuneProblem(Problem):
         return [Arm(str(folder), self.players, (self.spec(values), *self.field), self.rules)]
 
     def score(self, runs: list, values: dict) -> tuple[float, dict]:
-        from analysis.search import games_of, win_rate
-
         rate = win_rate(games_of(runs[0]), self.players)
         return rate, {"win_rate": rate}
 
     def confirm(self, baseline_runs, finalists, alpha):
-        from analysis.search import candidate_wins, games_of, rate_confirmation
-        from analysis.stats import p_exact
-
         base = candidate_wins(games_of(baseline_runs[0]), self.players)
         wins = [candidate_wins(games_of(runs[0]), self.players) for _, runs in finalists]
         labels = [self.base.name] + [self.spec(v) for v, _ in finalists]
@@ -108,9 +107,6 @@ class TuneProblem(Problem):
     def weight_set(self, values: dict) -> dict:
         """The weight set as the registry reads it: the base built-in and the weights that differ
         from it, or every weight when the base is not a plain built-in."""
-        from strategies.builtin import BUILTINS, NAMES
-        from strategies.compiled import FEATURES
-
         cand = parse_spec(self.spec(values))
         entry = {"description": f"{self.base.name} with weights tuned by evora tune strategy against "
                                 f"{', '.join(self.field)} at {self.players} players"}
@@ -126,8 +122,6 @@ class TuneProblem(Problem):
         return entry
 
     def write_result(self, values: dict, folder: Path) -> list[str]:
-        from strategies.registry import format_number
-
         entry = self.weight_set(values)
         weights = ", ".join(f"{k} = {format_number(v)}" for k, v in entry["weights"].items())
         text = [f"# Written by evora tune strategy: use it as strategy.toml:{self.name}",
