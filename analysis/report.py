@@ -253,7 +253,9 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
                  f"its first {int(about['seeds_replayed']):,} seeds replayed under each change).")
         tables += [Table("why_fixes", explained["fixes"], X.shown_fixes(explained["fixes"]), folded=False,
                          caption="The rule changes ranked by the seat unfairness they leave (paired with the run's "
-                                 "games on the same seeds; Holm over the changes)."),
+                                 "games on the same seeds; Holm over the changes). These figures favour the fix "
+                                 "ranked first, chosen on them: it is quoted only once confirmed on fresh seeds "
+                                 "(On fresh seeds)."),
                    Table("why_side_effects", explained["measures"], X.shown_measures(explained["measures"]),
                          caption="What else each change does to the game (paired differences over seeds).")]
     else:
