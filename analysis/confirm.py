@@ -101,10 +101,9 @@ def rung_lines(table: pd.DataFrame, arm: str, players: int) -> list[str]:
     rates = table[(table["arm"] == arm) & (table["measure"] == "win rate")]
     unfair = table[(table["arm"] == arm) & (table["measure"] == "seat unfairness (pp)")]
     first = rates.iloc[0]
-    rungs = int(rates["rung"].nunique())
-    together = f"simultaneous over the {players} seats" + (f" and {rungs} rungs" if rungs > 1 else "")
     lines = [f"On {int(first['seeds']):,} fresh seeds x {players} rotations at each rung (win rates with "
-             f"{100 * float(first['level']):.4g}% intervals, {together}; fair share {100 / players:.1f}%):"]
+             f"{100 * float(first['level']):.4g}% intervals, simultaneous over every seat at every rung confirmed; "
+             f"fair share {100 / players:.1f}%):"]
     for r, g in rates.groupby("rung", sort=True):
         u = unfair[unfair["rung"] == r].iloc[0]
         seats = ", ".join(f"seat {int(x.seat)} {100 * x.value:.1f}% [{100 * x.lo:.1f}, {100 * x.hi:.1f}]"

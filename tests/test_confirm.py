@@ -49,7 +49,7 @@ def test_a_fix_fair_at_the_upper_rungs_only_holds_from_the_first_of_them():
     lines = rung_lines(t, "fix", 2)
     assert "Verdict: the fix holds from rung 2 (rung1) up" in lines[-1] and "the widest is +-" in lines[-1]
     assert "(excludes the fair share)" in lines[1] and "(excludes" not in lines[2] + lines[3]
-    assert "simultaneous over the 2 seats and 3 rungs" in lines[0]
+    assert "99.17% intervals, simultaneous over every seat at every rung" in lines[0]
     assert verdict(_ladder([0.50, 0.50, 0.62], 1000, rng), "fix") == "does not hold at the top rung (rung2)"
     assert verdict(_ladder([0.55, 0.60, 0.40], 1000, rng), "fix").startswith("does not hold")
 
@@ -150,7 +150,7 @@ def test_balance_confirmation_interrupted_and_resumed_gives_the_same_result(conf
 def test_bad_confirm_at_is_one_line_and_writes_nothing(tmp_path, args, says):
     from cli_results import one_error_line
 
-    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--budget", "5000", *args,
+    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--budget", "5000", "--iterations", "1", *args,
                                     "--out", str(tmp_path / "c")])
     assert says in one_error_line(res)
     assert not (tmp_path / "c").exists()
@@ -166,28 +166,28 @@ def test_confirm_at_without_compensation_is_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def planted_run(tmp_path_factory):
-    """A 2-player run of the default bots whose rules give seat 1 a planted 30 VP."""
+    """A 2-player run whose rules give seat 1 a planted 45 VP (it then wins about 80%)."""
     from evora_sim.rules import load_rules
     from evora_sim.runner import simulate
 
     out = tmp_path_factory.mktemp("planted") / "run"
-    simulate(2, 60, "greedy(plan=action)", seed=3, out=out, chunk_size=30,
-             rules=load_rules(overrides=["players.start_vp=0,30"]))
+    simulate(2, 400, "greedy(plan=action)", seed=3, out=out, chunk_size=200,
+             rules=load_rules(overrides=["players.start_vp=0,45"]), quiet=True)
     return out
 
 
 def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_run, tmp_path):
-    """Planted: seat 1 starts 30 VP up. The compensation that takes them back is fairer on the
-    replayed seeds and again on fresh ones: quoted with its confirmation. A change planted as
-    "fairer" on the replayed seeds that hands seat 0 the same 30 VP is not fairer on fresh seeds:
-    not confirmed, not quoted."""
+    """Planted: seat 1 starts 45 VP up. The compensation that takes them back (estimated on the
+    run's seeds past the 60 replayed) is fairer on the replayed seeds and again on fresh ones:
+    quoted with its confirmation. A change planted as "fairer" on the replayed seeds that hands
+    seat 0 90 VP is not fairer on fresh seeds: not confirmed, not quoted."""
     from analysis import explain as X
     from analysis.brief import _fix
     from evora_sim.experiments.arms import Backend
     from evora_sim.experiments.explain import confirm_best, open_plan
 
     out = tmp_path / "why"
-    res = CliRunner().invoke(main, ["explain", str(planted_run), "--seeds", "20", "--confirm-seeds", "30",
+    res = CliRunner().invoke(main, ["explain", str(planted_run), "--seeds", "60", "--confirm-seeds", "30",
                                     "--confirm-at", "random", "--out", str(out), "--jobs", "1", "-q"])
     assert res.exit_code == 0, res.output
     s = X.read_summary(out)
@@ -200,13 +200,13 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     assert "At the rungs of --confirm-at:" in res.output and "Verdict: the fix" in res.output
     quote = _fix(s, 2)
     assert "confirmed: on 30 fresh seeds" in quote and "win rates seat 0" in quote
-    # planted: a fix that "looked" fairer on the replayed seeds but hands seat 0 the 30 VP
+    # planted: a fix that "looked" fairer on the replayed seeds but hands seat 0 90 VP
     fake = s["fixes"].copy()
     row = fake.index[fake["arm"] == "the run's rules"][0]
-    fake = pd.concat([fake, fake.loc[[row]].assign(arm="planted", change_made="players.start_vp=30,0",
-                                                   unfairness=0.0, significant=True, change_ms=-1.0)],
-                     ignore_index=True)
-    plan = open_plan(planted_run, 20, True, 30)
+    fake = pd.concat([fake.loc[[row]].assign(arm="planted", change_made="players.start_vp=90,0",
+                                              unfairness=0.0, significant=True, change_ms=-1.0), fake],
+                     ignore_index=True)                       # first of the fairer fixes: the one confirmed
+    plan = open_plan(planted_run, 60, True, 30)
     table, fair = confirm_best(plan, tmp_path / "why2", fake, Backend(), "", None)
     assert fair.loc[fair["arm"] == "planted", "confirmed"].iloc[0] == "not confirmed"
     assert X.confirmed_fixes(fair).empty
