@@ -111,8 +111,10 @@ def rung_lines(table: pd.DataFrame, arm: str, players: int) -> list[str]:
         lines.append(f"  rung {int(r) + 1} ({g['label'].iloc[0]}): {seats}; seat unfairness "
                      f"{ranged(u['value'] / 100, u['lo'] / 100, u['hi'] / 100, unit=' pp')}")
     widest = 100 * float(((rates["hi"] - rates["lo"]) / 2).max())
-    lines.append(f"Verdict: the fix {verdict(table, arm)} (every seat's interval contains the fair share there; "
-                 f"the widest is +-{widest:.1f} pp).")
+    said = verdict(table, arm)
+    why = ("a seat's interval there excludes the fair share" if said.startswith("does not") else
+           "every seat's interval contains the fair share there")
+    lines.append(f"Verdict: the fix {said} ({why}; the widest interval is +-{widest:.1f} pp).")
     return lines
 
 
@@ -139,3 +141,21 @@ def fix_quote(table: pd.DataFrame, arm: str, base: str, players: int, rung: int 
     return (f"on {int(first['seeds']):,} fresh seeds x {players} rotations among {first['label']} it leaves a seat "
             f"unfairness of {cell(unfair.loc[arm])} against {cell(unfair.loc[base])} under {base} (paired test); "
             f"win rates {seats} ({100 * float(first['level']):.4g}% intervals; fair share {100 / players:.1f}%): {fair}")
+
+
+def shown_confirmation(table: pd.DataFrame) -> pd.DataFrame:
+    """A row per rung and rules played: every seat's win rate with its interval and the seat
+    unfairness, as a designer reads them."""
+    from .numbers import ranged
+
+    rows = []
+    for (rung, arm), g in table[table["measure"] != "change of unfairness (pp^2)"].groupby(["rung", "arm"], sort=False):
+        row = {"Players": g["label"].iloc[0], "Rules": arm}
+        for r in g.itertuples():
+            if r.measure == "win rate":
+                row[f"Seat {int(r.seat)}"] = ranged(r.value, r.lo, r.hi)
+            else:
+                row["Seat unfairness"] = ranged(r.value / 100, r.lo / 100, r.hi / 100, unit=" pp")
+        row["Fresh seeds"] = f"{int(g['seeds'].iloc[0]):,}"
+        rows.append(row)
+    return pd.DataFrame(rows)

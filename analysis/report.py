@@ -235,6 +235,7 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
     count (from the runs' own games), and, from an ``evora explain`` result, the fixes ranked and
     what else each changes."""
     from . import explain as X
+    from .confirm import shown_confirmation
 
     frames, shown = [], []
     for n, (table, _) in sorted(why.items()):
@@ -256,6 +257,11 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
                                  "games on the same seeds; Holm over the changes). These figures favour the fix "
                                  "ranked first, chosen on them: it is quoted only once confirmed on fresh seeds "
                                  "(On fresh seeds)."),
+                   *([Table("why_confirmation", explained["confirmation"],
+                            shown_confirmation(explained["confirmation"]), folded=False,
+                            caption="The fix ranked first and the run's rules played again on fresh seeds (the "
+                                    "only figures of it quoted; seats' intervals simultaneous over the seats and "
+                                    "rungs).")] if explained.get("confirmation") is not None else []),
                    Table("why_side_effects", explained["measures"], X.shown_measures(explained["measures"]),
                          caption="What else each change does to the game (paired differences over seeds).")]
     else:

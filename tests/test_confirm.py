@@ -47,10 +47,13 @@ def test_a_fix_fair_at_the_upper_rungs_only_holds_from_the_first_of_them():
     t = _ladder([0.60, 0.50, 0.50], 1000, rng)
     assert verdict(t, "fix") == "holds from rung 2 (rung1) up"
     lines = rung_lines(t, "fix", 2)
-    assert "Verdict: the fix holds from rung 2 (rung1) up" in lines[-1] and "the widest is +-" in lines[-1]
+    assert lines[-1].startswith("Verdict: the fix holds from rung 2 (rung1) up (every seat's interval contains the "
+                                "fair share there; the widest interval is +-")
     assert "(excludes the fair share)" in lines[1] and "(excludes" not in lines[2] + lines[3]
     assert "99.17% intervals, simultaneous over every seat at every rung" in lines[0]
-    assert verdict(_ladder([0.50, 0.50, 0.62], 1000, rng), "fix") == "does not hold at the top rung (rung2)"
+    top = _ladder([0.50, 0.50, 0.62], 1000, rng)
+    assert verdict(top, "fix") == "does not hold at the top rung (rung2)"
+    assert "(a seat's interval there excludes the fair share;" in rung_lines(top, "fix", 2)[-1]
     assert verdict(_ladder([0.55, 0.60, 0.40], 1000, rng), "fix").startswith("does not hold")
 
 
@@ -124,7 +127,7 @@ def test_balance_confirms_the_compensation_at_every_rung_on_fresh_seeds(confirme
     own = conf[(conf["arm"] == "compensated") & (conf["measure"] == "win rate")]["value"].to_numpy()
     assert np.allclose(rates[rates["rung"] == 2]["value"].to_numpy(), own)
     said = verdict(rungs, "compensated")
-    assert f"Verdict: the fix {said}" in output and "Confirmed at each rung" in output
+    assert f"Verdict: the fix {said}" in output and "At each rung of --confirm-at (weakest first)" in output
     assert said in (out / "summary" / "rules.toml").read_text()
     # the rungs play the confirmation's seeds; none of them is a seed the fitting played
     fitted = read_manifest(out / "iterations" / "i0")["config"]
@@ -200,6 +203,11 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     assert "At the rungs of --confirm-at:" in res.output and "Verdict: the fix" in res.output
     quote = _fix(s, 2)
     assert "confirmed: on 30 fresh seeds" in quote and "win rates seat 0" in quote
+    report = CliRunner().invoke(main, ["report", str(planted_run), "--out", str(tmp_path / "rep"), "--explain", str(out)])
+    assert report.exit_code == 0, report.output
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "), confirmed: on 30 fresh seeds x 2 rotations among the run's players" in md
+    assert (tmp_path / "rep" / "why_confirmation.csv").is_file()
     # planted: a fix that "looked" fairer on the replayed seeds but hands seat 0 90 VP
     fake = s["fixes"].copy()
     row = fake.index[fake["arm"] == "the run's rules"][0]

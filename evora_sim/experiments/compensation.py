@@ -211,7 +211,8 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
         rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
                                  confirm_seeds, derive_seed(seed, 2), backend, command, notice is None, root=out,
                                  reuse=same)
-        lines += ["Confirmed at each rung (the players it is quoted for):", *rung_lines(rungs, "compensated", players)]
+        lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
+                  *rung_lines(rungs, "compensated", players)]
     summary = _write(out, doc, command, pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation,
                      lines, comp_rules, final, players, final_seeds, rungs, seed_table(stages))
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
