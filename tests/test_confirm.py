@@ -220,3 +220,17 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     assert X.confirmed_fixes(fair).empty
     quote = _fix({**s, "fixes": fair, "confirmation": table}, 2)
     assert quote.startswith("What would fix it? No fix is confirmed") and "planted" in quote
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--confirm-seeds", "5"], "--confirm-seeds must be 0 (no confirmation: no fix is quoted) or a whole number from 10"),
+    (["--confirm-at", "random;;greedy"], "rung 2 is empty"),
+    (["--confirm-at", "nosuch"], "nosuch"),
+    (["--confirm-seeds", "0", "--confirm-at", "random"], "needs fresh seeds to play"),
+])
+def test_explain_bad_confirmation_input_is_one_line_and_writes_nothing(planted_run, tmp_path, args, says):
+    from cli_results import one_error_line
+
+    res = CliRunner().invoke(main, ["explain", str(planted_run), "--seeds", "20", *args, "--out", str(tmp_path / "w")])
+    assert says in one_error_line(res)
+    assert not (tmp_path / "w").exists()
