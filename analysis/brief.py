@@ -19,7 +19,8 @@ import pandas as pd
 
 from . import names
 from .cardvalue import NOT_EXERCISED
-from .explain import fairer_fixes, seat_words, why_sentence
+from .confirm import fix_quote
+from .explain import confirmed_fixes, fairer_fixes, seat_words, why_sentence
 from .names import card_title
 from .numbers import PP, p_cell, p_text_words, pp, ranged
 from .playstates import TIMING_COLUMNS, timing_clause
@@ -315,9 +316,11 @@ def _why(why: dict | None, n: int, seat: int, among: str | None = None) -> str:
 
 
 def _fix(explained: dict | None, n: int) -> str:
-    """The best fix of an ``evora explain`` result for this player count, quoted only when its paired
-    test says it lowers the seat unfairness (Holm over the changes); else that none does; or how to
-    measure the fixes."""
+    """The best fix of an ``evora explain`` result for this player count, quoted only when it was
+    confirmed: significantly fairer on the replayed seeds (paired, Holm over the changes) and again
+    on fresh seeds among the run's players, quoted with that confirmation (where, how many seeds,
+    the intervals); else that none is confirmed or none is fairer; or how to measure the fixes.
+    A fix ranked first on the seeds that ranked it looks better than it is (winner's curse)."""
     if explained is None or int(explained["about"]["players"]) != n:
         return ("What would fix it? evora explain RUN --out DIR replays the run's seeds under every rule change "
                 "and ranks them; evora report --explain DIR shows them here.")
@@ -334,11 +337,17 @@ def _fix(explained: dict | None, n: int) -> str:
         return (f"What would fix it? None of the {int((~none).sum())} rule changes replayed on the same seeds{players} "
                 f"makes the seats significantly fairer than the run's rules ({now}; paired test, Holm over the "
                 "changes); every change and what else it changes: section Why.")
-    best = better.iloc[0]
-    return (f"What would fix it? Best of the rule changes replayed on the same seeds{players}: {best['arm']} "
-            f"({best['change_made']}) leaves a seat unfairness of {ranged(best['unfairness'], best['lo'], best['hi'], unit=PP)}"
-            f", against {now} under the run's rules, significantly fairer (paired test, Holm over the changes); "
-            "every fix and what else it changes: section Why.")
+    confirmed = confirmed_fixes(fixes)
+    if confirmed.empty or explained.get("confirmation") is None:
+        best = better.iloc[0]
+        return (f"What would fix it? No fix is confirmed{players}: the fairest of the rule changes replayed on the "
+                f"same seeds, {best['arm']} ({best['change_made']}), was not found fairer on fresh seeds (or not "
+                "played on them: evora explain with --confirm-seeds), and its figures on the seeds that ranked it "
+                "first favour it; every fix and what else it changes: section Why.")
+    best = confirmed.iloc[0]
+    return (f"What would fix it? {best['arm']} ({best['change_made']}), confirmed: "
+            + fix_quote(explained["confirmation"], best["arm"], "the run's rules", n)
+            + "; every fix and what else it changes: section Why.")
 
 
 def _explained_players(explained: dict) -> str:

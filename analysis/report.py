@@ -25,6 +25,7 @@ from . import display
 from . import explain as X
 from . import game_picture, numbers, page, plots
 from . import tables as T
+from .confirm import shown_confirmation
 from .playstates import TIMING_COLUMNS
 from .scan import scan
 from .sections import Section, Table
@@ -257,7 +258,14 @@ def why_section(why: dict, explained: dict | None, held: dict) -> Section:
                  f"its first {int(about['seeds_replayed']):,} seeds replayed under each change).")
         tables += [Table("why_fixes", explained["fixes"], X.shown_fixes(explained["fixes"]), folded=False,
                          caption="The rule changes ranked by the seat unfairness they leave (paired with the run's "
-                                 "games on the same seeds; Holm over the changes)."),
+                                 "games on the same seeds; Holm over the changes). These figures favour the fix "
+                                 "ranked first, chosen on them: it is quoted only once confirmed on fresh seeds "
+                                 "(On fresh seeds)."),
+                   *([Table("why_confirmation", explained["confirmation"],
+                            shown_confirmation(explained["confirmation"]), folded=False,
+                            caption="The fix ranked first and the run's rules played again on fresh seeds (the "
+                                    "only figures of it quoted; seats' intervals simultaneous over the seats and "
+                                    "rungs).")] if explained.get("confirmation") is not None else []),
                    Table("why_side_effects", explained["measures"], X.shown_measures(explained["measures"]),
                          caption="What else each change does to the game (paired differences over seeds).")]
     else:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .explain import fairer_fixes
+from .explain import confirmed_fixes
 from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
 from .skill import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,
@@ -225,19 +225,24 @@ def shown_fixes(fixes: pd.DataFrame, labels) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def fixes_line(fixes: pd.DataFrame, labels) -> str:
+def fixes_line(fixes: pd.DataFrame, labels, confirmations=None, players: int | None = None) -> str:
     """The designer's question in one sentence: the best fix at the weakest and the strongest
-    rung, and what the rules leave at each."""
+    rung, and what the rules leave at each. A fix is named only when its rung's explain confirmed
+    it on fresh seeds, and quoted with that confirmation (``confirmations``: each rung's table)."""
     def at(rung: int) -> str:
         f = fixes[fixes["rung"] == rung].sort_values("rank")
         rules = f[f["arm"] == "the run's rules"].iloc[0]
         now = (f"at rung {rung + 1} ({labels[rung]}) the rules' seat unfairness is "
                f"{ranged(rules['unfairness'], rules['lo'], rules['hi'], unit=PP)}")
-        fixed = fairer_fixes(f)
-        if len(fixed):
+        fixed = confirmed_fixes(f)
+        conf = confirmations[rung] if confirmations is not None else None
+        if len(fixed) and conf is not None:
+            from .confirm import fix_quote
+
             best = fixed.iloc[0]
-            return f"{now} and the best fix, {best['arm']}, leaves {ranged(best['unfairness'], best['lo'], best['hi'], unit=PP)}"
-        return f"{now} and no rule change lowers it significantly"
+            return f"{now} and the best fix, {best['arm']}, is confirmed: " + fix_quote(conf, best["arm"],
+                                                                                      "the run's rules", players)
+        return f"{now} and no rule change is confirmed to lower it (significantly, and again on fresh seeds)"
 
     top = len(labels) - 1
     return (f"Fixes at every rung (evora explain on each rung's seeds): {at(0)}; {at(top)}. "
@@ -327,5 +332,5 @@ def skill_part(ladder: Ladder, min_effect: float, backend: str = "local", schedu
               + f". {precision} The sections after Skill describe the top rung, {ladder.labels[-1]}.")
     said = findings(table, verdict, steps, ladder.labels, seeds, min_effect)
     if fixes is not None:
-        said.append(fixes_line(fixes, ladder.labels))
+        said.append(fixes_line(fixes, ladder.labels, [s["confirmation"] for s in ladder.explained], ladder.players))
     return SkillPart(section, said, header)

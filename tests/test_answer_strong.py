@@ -77,7 +77,7 @@ def _explained(fixes):
             "config": {"run_config": {"strategies": ["balanced", "greedy"]}}}
 
 
-def test_a_fix_is_quoted_only_when_significantly_fairer():
+def test_a_fix_is_quoted_only_when_significantly_fairer_and_confirmed_on_fresh_seeds():
     # arm 0 less fair (significant), arm 1 fairer on the estimate but not significant: nothing to recommend
     none = _fixes(([0.06, 0.029], [0.0027, -0.00005]), [0.001, 0.6])
     assert fairer_fixes(none).empty
@@ -87,9 +87,22 @@ def test_a_fix_is_quoted_only_when_significantly_fairer():
                             "balanced, greedy makes the seats significantly fairer")
     fair = _fixes(([0.06, 0.01, 0.02], [0.0027, -0.0008, -0.0005]), [0.001, 0.001, 0.01])
     assert list(fair["arm"][:3]) == ["arm 1", "arm 2", "the run's rules"]
+    # significantly fairer on the replayed seeds, but not played on fresh ones: not quoted (issue 49)
     b = answers(_adv(2, [0.43, 0.57]), _tests(2), [_run(2, ["balanced", "greedy"])], {}, explained=_explained(fair))[0]
-    assert b.fix.startswith("What would fix it? Best of the rule changes replayed on the same seeds, among balanced, "
-                            "greedy: arm 1 (k1=v) leaves a seat unfairness of 1.0 pp")
+    assert b.fix.startswith("What would fix it? No fix is confirmed, among balanced, greedy: the fairest of the rule "
+                            "changes replayed on the same seeds, arm 1 (k1=v), was not found fairer on fresh seeds")
+    # confirmed on fresh seeds: quoted with the confirmation's players, seeds and intervals
+    from analysis.confirm import seat_rows
+
+    even = np.tile([1.0, 1.0], (300, 1))
+    conf = pd.DataFrame(seat_rows("the run's rules", even, 2, rung=0, label="the run's players (balanced, greedy)")
+                        + seat_rows("arm 1", even, 2, rung=0, label="the run's players (balanced, greedy)"))
+    c = answers(_adv(2, [0.43, 0.57]), _tests(2), [_run(2, ["balanced", "greedy"])], {},
+                explained={**_explained(fair.assign(confirmed=np.where(fair["arm"] == "arm 1", "confirmed", ""))),
+                           "confirmation": conf})[0]
+    assert c.fix.startswith("What would fix it? arm 1 (k1=v), confirmed: on 300 fresh seeds x 2 rotations among the "
+                            "run's players (balanced, greedy) it leaves a seat unfairness of"), c.fix
+    assert "win rates seat 0 50.0% [" in c.fix and "every seat's interval contains the fair share" in c.fix
 
 
 def test_a_part_from_few_games_is_flagged_not_given_a_range():

@@ -226,8 +226,12 @@ def test_explain_writes_the_decomposition_and_the_fixes_and_resumes(small_run, t
     assert report.exit_code == 0, report.output
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "Why? " in md and "](#why-the-seats-win-what-they-win)" in md and "## Why the seats win what they win" in md
-    # a fix is quoted only when significantly fairer (issue 50); else the answer says none is
-    assert ("What would fix it? Best of the rule changes" in md) == (len(better) > 0)
+    # a fix is quoted only when significantly fairer (issue 50) and then fairer again on fresh seeds
+    # among the run's players (issue 49); else the answer says none is
+    confirmed = X.confirmed_fixes(fixes)
+    assert (s["confirmation"] is not None) == (len(better) > 0)
+    assert ("What would fix it? No fix is confirmed" in md) == (len(better) > 0 and len(confirmed) == 0)
+    assert (", confirmed: on 20 fresh seeds x 4 rotations among " in md) == (len(confirmed) > 0)
     assert ("makes the seats significantly fairer than the run's rules" in md) == (len(better) == 0)
     assert "What would fix it? " in res.output
 

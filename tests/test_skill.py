@@ -603,12 +603,14 @@ def test_explain_seeds_explain_every_rung_and_the_report_ranks_the_fixes_at_each
     page = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "Fixes at every rung (evora explain on each rung's seeds): at rung 1 (random) the rules' seat " \
            "unfairness is" in page and "; at rung 3 (balanced) the rules' seat unfairness is" in page
-    # the sections after Skill describe the top rung: the answer quotes its best fix, when one is
-    # significantly fairer than the rules (issue 50), else says that none is
-    from analysis.explain import fairer_fixes
+    # the sections after Skill describe the top rung: the answer quotes its best fix only when one is
+    # significantly fairer than the rules (issue 50) and confirmed on fresh seeds (issue 49)
+    from analysis.explain import confirmed_fixes, fairer_fixes
 
     top = fairer_fixes(fixes[fixes["rung"] == 2])
-    assert ("What would fix it? Best of the rule changes replayed on the same seeds" in page) == (len(top) > 0)
+    sure = confirmed_fixes(fixes[fixes["rung"] == 2])
+    assert (", confirmed: on 10 fresh seeds x 3 rotations among" in page) == (len(sure) > 0)
+    assert ("What would fix it? No fix is confirmed" in page) == (len(top) > 0 and len(sure) == 0)
     assert ("makes the seats significantly fairer than the run's rules" in page) == (len(top) == 0)
 
 
@@ -845,7 +847,8 @@ def test_the_pilot_stops_at_its_deadline_and_times_each_duel_player_once():
         warmup.compile_now = real
 
 
-def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant():
+def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant_and_confirmed():
+    from analysis.confirm import seat_rows
     from analysis.skill_report import fixes_line
 
     def rung(i, comp_sig):
@@ -856,13 +859,25 @@ def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant():
              "change_ms": 0.0, "significant": False},
             # significant, but less fair: never the fix (issue 50)
             {"rung": i, "rank": 3, "arm": "end at once", "unfairness": 0.031, "lo": 0.023, "hi": 0.037,
-             "change_ms": 0.0004, "significant": True}])
+             "change_ms": 0.0004, "significant": True}]).assign(confirmed=["confirmed", "", ""])
 
-    line = fixes_line(pd.concat([rung(0, False), rung(1, True)], ignore_index=True), ["greedy", "expert"])
-    assert "at rung 1 (greedy) the rules' seat unfairness is 2.4 pp (1.8–2.9) and no rule change lowers it " \
-           "significantly" in line
+    rng = np.random.default_rng(3)
+    first = rng.binomial(2, 0.5, size=(400, 1)).astype(float)
+    even = np.hstack([first, 2 - first])
+    conf = pd.DataFrame(seat_rows("the run's rules", even + 0, 2, rung=0, label="expert (own)")
+                        + seat_rows("seat compensation (starting VP)", even, 2, rung=0, label="expert (own)")
+                        + [{"rung": 0, "arm": "seat compensation (starting VP)", "measure": "change of unfairness",
+                            "fairer": True}])
+    line = fixes_line(pd.concat([rung(0, False), rung(1, True)], ignore_index=True), ["greedy", "expert"],
+                      [None, conf], 2)
+    assert "at rung 1 (greedy) the rules' seat unfairness is 2.4 pp (1.8–2.9) and no rule change is confirmed " \
+           "to lower it" in line
     assert "at rung 2 (expert) the rules' seat unfairness is 2.4 pp (1.8–2.9) and the best fix, seat compensation " \
-           "(starting VP), leaves 0.5 pp (0.1–1.1)" in line
+           "(starting VP), is confirmed: on 400 fresh seeds x 2 rotations among expert (own)" in line
+    # a significant fix its rung's explain did not confirm on fresh seeds is not named
+    unconfirmed = fixes_line(pd.concat([rung(0, False), rung(1, True).assign(confirmed="not confirmed")],
+                                       ignore_index=True), ["greedy", "expert"], [None, conf], 2)
+    assert "seat compensation" not in unconfirmed and unconfirmed.count("no rule change is confirmed") == 2
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from .group import JOBS_DEFAULT, UserError, check_out_arg, examples, main
 
 @main.command("explain", epilog=examples(
     "evora explain runs/p4 --out runs/p4_why",
-    "evora explain runs/p4 --seeds 1000 --no-compensation --out runs/p4_why",
+    "evora explain runs/p2 --confirm-seeds 1000 --confirm-at 'cardheights;expert' --out runs/p2_why",
     "evora explain runs/p4 --backend dask --scheduler tcp://HOST:8786 --out runs/p4_why"))
 @click.argument("run_dir", metavar="RUN")
 @click.option("--seeds", type=int, default=None, metavar="N",
@@ -23,6 +23,13 @@ from .group import JOBS_DEFAULT, UserError, check_out_arg, examples, main
 @click.option("--compensation/--no-compensation", default=True, show_default=True,
               help="Also replay the seat compensation (starting VP per seat) that re-scoring RUN's games "
                    "says would equalise the seats.")
+@click.option("--confirm-seeds", "confirm_seeds", type=int, default=None, metavar="N",
+              help="Fresh seeds (a run seed of their own) on which the best fix and the run's rules are played "
+                   "again by the run's players; the fix is quoted only if it is fairer there. Default: as many as "
+                   "--seeds; 0: none (no fix is quoted).")
+@click.option("--confirm-at", "confirm_at", default=None, metavar="SPEC;SPEC;...",
+              help="Also confirm the best fix at these rungs (weakest first, written as evora skill --ladder), "
+                   "and say from which rung up every seat's interval contains the fair share.")
 @click.option("--jobs", type=int, default=JOBS_DEFAULT, show_default=True,
               help="Processes playing the arms at once; -1 = every core.")
 @click.option("--out", required=True, metavar="DIR", callback=check_out_arg,
@@ -31,12 +38,13 @@ from .group import JOBS_DEFAULT, UserError, check_out_arg, examples, main
               help="loky: processes on this machine; dask: a dask.distributed cluster.")
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def explain(run_dir, seeds, compensation, out, quiet, **kw):
+def explain(run_dir, seeds, compensation, out, quiet, confirm_seeds=None, confirm_at=None, **kw):
     """Explain RUN's seat findings: each seat's deviation from a fair share split into the part won
     in the final round after the end was triggered, the part won by each tie-break step and the
     rest, with 95% intervals over seeds; then RUN's seeds replayed under every mechanism switch
     (how the game ends once triggered, the tie-break, the setup order) and a seat compensation,
-    paired with RUN's games, ranked by the seat unfairness they leave. Writes DIR/summary: the
+    paired with RUN's games, ranked by the seat unfairness they leave; the best fix is played again
+    on fresh seeds and quoted only if it is fairer there. Writes DIR/summary: the
     tables (CSV, which evora report --explain DIR reads) and report.md."""
     from pathlib import Path
 
@@ -49,7 +57,7 @@ def explain(run_dir, seeds, compensation, out, quiet, **kw):
     from .tuning import backend_from as _backend, interrupted as _interrupted
 
     try:
-        plan = open_plan(run_dir, seeds, compensation)
+        plan = open_plan(run_dir, seeds, compensation, confirm_seeds, confirm_at)
         check_search_folder(Path(out), explain_doc(plan, out))
     except (StrategyError, RunError, RulesError) as exc:
         raise UserError(str(exc)) from None

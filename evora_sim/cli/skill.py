@@ -114,8 +114,9 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed, shared by every rung.")
 @click.option("--explain-seeds", "explain_seeds", type=int, default=0, show_default=True, metavar="N",
               help="Also explain every rung (evora explain): its first N seeds replayed under each rule change "
-                   "and its own seat compensation, so the report says whether a fix holds for stronger "
-                   "players. 0: none. Costs about 6 x N games a rung (x its rotations), outside --budget.")
+                   "and its own seat compensation, the best fix confirmed on N fresh seeds, so the report says "
+                   "whether a fix holds for stronger players. 0: none. Costs about 8 x N games a rung (x its "
+                   "rotations), outside --budget.")
 @jobs_option
 @click.option("--out", default="runs/skill", show_default=True, metavar="DIR", callback=check_out_arg,
               help="The ladder's run folders go here (created, or resumed).")

@@ -197,7 +197,9 @@ def field_names(spec: str, n: int) -> list[str]:
 
 @main.command(epilog=examples(
     "evora balance --players 4 --param temple.columns.4=12..16 --param supply.stones=12..16 --budget 480000 --out runs/bal",
-    "evora balance --compensation --players 4 --budget 160000 --out runs/comp"))
+    "evora balance --compensation --players 4 --budget 160000 --out runs/comp",
+    "evora balance --compensation -n 2 --strategies expert --budget 20000 --confirm-seeds 1000 "
+    "--confirm-at 'cardheights;expert' --out runs/comp2"))
 @click.option("--param", "params", multiple=True, metavar="KEY=LO..HI|A,B,C",
               help="A rules key to search (repeatable): a range of whole numbers, or values (';' between "
                    "the values of a list-valued key, as in sweep).")
@@ -220,8 +222,13 @@ def field_names(spec: str, n: int) -> list[str]:
               help="With --compensation: after the iterations, play what they settled on on N seeds of its own "
                    "and choose the half-VP values from that run alone (0: none). Its N x players games come "
                    "out of --budget.")
+@click.option("--confirm-at", "confirm_at", default=None, metavar="SPEC;SPEC;...",
+              help="With --compensation: also play the compensation found at each of these rungs (weakest first, "
+                   "written as evora skill --ladder) on the confirmation's fresh seeds (--confirm-seeds each), and "
+                   "say from which rung up every seat's interval contains the fair share.")
 @search_options
-def balance(params, targets, players_text, specs, penalty, compensation, iterations, final_seeds, **kw):
+def balance(params, targets, players_text, specs, penalty, compensation, iterations, final_seeds, confirm_at=None,
+            **kw):
     """Search rules values (--param) toward a game whose seats are fair at every --players count
     (and any --target), confirm the best on fresh seeds, and write it as a rules file
     (DIR/summary/rules.toml, usable with --rules) and a report section."""
@@ -236,9 +243,11 @@ def balance(params, targets, players_text, specs, penalty, compensation, iterati
     counts = _counts(players_text, rules)
     fields = _fields(specs, counts)
     if compensation:
-        return _compensation(params, targets, counts, fields, iterations, final_seeds, kw)
+        return _compensation(params, targets, counts, fields, iterations, final_seeds, kw, confirm_at)
     if final_seeds:
         raise UserError(f"--final-seeds {final_seeds} is for --compensation only: add --compensation or drop it")
+    if confirm_at is not None:
+        raise UserError(f"--confirm-at {confirm_at!r} is for --compensation only: add --compensation or drop it")
     if not (math.isfinite(penalty) and penalty >= 0):
         raise UserError(f"--penalty must be a number, 0 or more (the objective's scale), got {penalty}")
     settings = _settings(kw, BALANCE_DEFAULTS)
@@ -249,12 +258,13 @@ def balance(params, targets, players_text, specs, penalty, compensation, iterati
     _run(problem, settings, kw)
 
 
-def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
+def _compensation(params, targets, counts, fields, iterations, final_seeds, kw, confirm_at=None):
     from pathlib import Path
 
     from strategies.registry import StrategyError
 
     from ..experiments.compensation import check_budget, compensation_doc, run_compensation
+    from ..experiments.confirm import parse_rungs
     from ..experiments.search import check_search_folder
     from ..runner import RunError
 
@@ -276,8 +286,9 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
     try:
         check_budget(n, kw["budget"], iterations, final_seeds)
         field = field_names(fields[n], n)
+        rungs = parse_rungs(confirm_at, n) if confirm_at is not None else []
         doc = compensation_doc(n, field, kw["budget"], iterations, confirm, kw["seed"], kw["rules_path"],
-                               kw["overrides"], final_seeds)
+                               kw["overrides"], final_seeds, rungs)
         check_search_folder(Path(kw["out"]), doc)
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None
@@ -287,7 +298,7 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw):
         result = run_compensation(n, field, kw["budget"], kw["out"], iterations=iterations, confirm_seeds=confirm,
                                   seed=kw["seed"], rules_path=kw["rules_path"], overrides=kw["overrides"],
                                   backend=backend, command=command, notice=_notice(kw["quiet"]),
-                                  final_seeds=final_seeds)
+                                  final_seeds=final_seeds, confirm_at=rungs)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:

@@ -27,10 +27,18 @@ Without a final run, the last iteration's estimate (its offsets over the VP it p
 reported estimate. Then the base rules and the compensated rules are played on fresh seeds: only
 that confirmation says whether the seats are equal.
 
+**At a ladder of rungs (``confirm_at``).** The seat edge depends on who plays (among the bots the
+last seat is ahead at 2 players, among experts the first), so a compensation fitted on one field
+can be wrong for another. With rungs, the compensated rules are also played by each rung's
+players on the confirmation's fresh seeds (:mod:`.confirm`), and the summary says from which
+rung up every seat's interval contains the fair share (:mod:`analysis.confirm`). Every stage's
+seeds are declared before any game (``summary/seeds.csv``) and the confirmation's are checked to
+share no game seed with the fitting's.
+
 The output folder holds the iterations' run folders (``iterations/i0``.., ``iterations/final``),
-``confirm/``, and ``summary/``: ``candidates.csv`` (each iteration's start VP, its estimate and
+``confirm/`` (``confirm/rungs/rN`` with rungs), and ``summary/``: ``candidates.csv`` (each iteration's start VP, its estimate and
 the start VP it leads to; ``stage`` final for the final run), ``compensation.csv`` (the estimate per seat with its
-interval), ``confirmation.csv``, ``search.png``, ``report.md`` and ``rules.toml`` (the base rules
+interval), ``confirmation.csv``, ``rungs.csv`` (with rungs), ``seeds.csv``, ``search.png``, ``report.md`` and ``rules.toml`` (the base rules
 with the compensation; ``--rules`` reads it).
 """
 from __future__ import annotations
@@ -46,7 +54,8 @@ from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
 from .arms import Arm, Backend, derive_seed, play_arms
-from .search import ALPHA, SUMMARY_KIND, open_folder as _open_folder
+from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, seed_table
+from .search import ALPHA, SUMMARY_KIND, open_folder
 from .space import variant
 
 KIND = "compensation"
@@ -55,28 +64,10 @@ KIND = "compensation"
 def _seat_rows(label: str, seats: pd.DataFrame, players: int, alpha: float) -> tuple[list[dict], np.ndarray]:
     """Per seat: win rate with a Wilson interval clustered by seed, simultaneous over the seats
     (Bonferroni: 'every seat contains 1/n' is one claim); then the seat unfairness."""
-    from scipy import stats
+    from analysis.confirm import per_seed_wins, seat_rows
 
-    from analysis.fairness import seat_fairness
-    from analysis.stats import clustered_wilson
-
-    win = seats.sort_values(["game_id", "seat"])["win"].to_numpy().reshape(-1, players)
-    gid = seats.sort_values(["game_id", "seat"])["game_id"].to_numpy()[::players]
-    seed = gid // players
-    per_seed = np.stack([np.bincount(seed, weights=win[:, k]) for k in range(players)], axis=1)
-    z = stats.norm.isf(alpha / (2 * players))
-    rows = []
-    for k in range(players):
-        lo, hi, _ = clustered_wilson(per_seed[:, k], players, z)
-        rate = per_seed[:, k].sum() / (len(per_seed) * players)
-        rows.append({"arm": label, "seat": k, "measure": "win rate", "value": rate, "lo": lo, "hi": hi,
-                     "level": 1 - alpha / players, "contains_fair_share": bool(lo <= 1 / players <= hi),
-                     "seeds": len(per_seed), "games": len(win)})
-    f = seat_fairness(per_seed, alpha=alpha)
-    rows.append({"arm": label, "seat": -1, "measure": "seat unfairness (pp)", "value": 100 * f.rms,
-                 "lo": 100 * f.rms_lo, "hi": 100 * f.rms_hi, "level": 1 - alpha, "p_all_fair": f.p,
-                 "seeds": f.seeds, "games": f.games})
-    return rows, per_seed
+    per_seed = per_seed_wins(seats, players)
+    return seat_rows(label, per_seed, players, alpha), per_seed
 
 
 MIN_SEEDS = 2_500     # per iteration (and final run): at 4 players its estimate is known to about
@@ -106,9 +97,9 @@ def check_budget(players: int, budget: int, iterations: int, final_seeds: int = 
 
 
 def compensation_doc(players: int, field: list[str], budget: int, iterations: int, confirm_seeds: int,
-                     seed: int, rules_path=None, overrides=(), final_seeds: int = 0) -> dict:
+                     seed: int, rules_path=None, overrides=(), final_seeds: int = 0, confirm_at=()) -> dict:
     """The search file of a compensation: everything that decides its result (``final_seeds``
-    only when given, so folders made before it existed resume)."""
+    and ``confirm_at`` only when given, so folders made before they existed resume)."""
     from .space import base_rules
 
     config = {"players": players, "field": list(field),
@@ -117,6 +108,8 @@ def compensation_doc(players: int, field: list[str], budget: int, iterations: in
               "confirm_seeds": confirm_seeds, "seed": seed}
     if final_seeds:
         config["final_seeds"] = final_seeds
+    if confirm_at:
+        config["confirm_at"] = list(confirm_at)
     return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
 
 
@@ -143,7 +136,12 @@ def _history_row(it, stage, current, seeds, players, est, nxt) -> dict:
 
 def run_compensation(players: int, field: list[str], budget: int, out, *, iterations: int = 4,
                      confirm_seeds: int = 10_000, seed: int = 1, rules_path=None, overrides=(),
-                     backend: Backend = Backend(), command: str = "", notice=None, final_seeds: int = 0) -> dict:
+                     backend: Backend = Backend(), command: str = "", notice=None, final_seeds: int = 0,
+                     confirm_at=()) -> dict:
+    """Fit (the iterations, the final run), confirm at the fitting field against the base rules,
+    then, with ``confirm_at`` (rungs, weakest first), play the compensation at every rung on the
+    confirmation's fresh seeds (:mod:`.confirm`): where it holds."""
+    from analysis.confirm import rung_lines
     from analysis.fairness import compare_fairness
 
     from .space import base_rules
@@ -153,8 +151,12 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     check_budget(players, budget, iterations, final_seeds)
     seeds = (budget - final_seeds * players) // (iterations * players)
     start = list(base.data["players"]["start_vp"][:players])
-    doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides, final_seeds)
-    _open_folder(out, doc)
+    doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides, final_seeds,
+                           confirm_at)
+    stages = seed_stages(seed, seeds, iterations, final_seeds, confirm_seeds)
+    check_fresh([(s, k) for name, s, k in stages if name != "confirmation"], (derive_seed(seed, 2), confirm_seeds),
+                "the confirmation")
+    open_folder(out, doc)
     current = np.array(start, dtype=float)
     history = []
     at = partial(_estimate_at, out, base=base, players=players, field=field, rules_path=rules_path,
@@ -198,10 +200,39 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     confirmation = pd.DataFrame(rows_b + rows_c)
     lines = _lines(players, estimate_rows, confirmation, cmp, final, start)
     lines.insert(len(estimate_rows) + 2, _settling_line(iterated, converged, final_seeds, played, final, settled))
+    rungs = None
+    if confirm_at:
+        if notice is not None:
+            notice(f"confirming start VP {start_vp_text(final)} at {len(confirm_at)} rung(s) on the same "
+                   f"{confirm_seeds:,} fresh seeds")
+        # a rung of the fitting's own players is the confirmation's compensated run: read, not played again
+        ladder = [(r, tuple(field) if _same_players(r, field) else rung_field(r, players)) for r in confirm_at]
+        same = {(i, 0): arms[1].folder for i, r in enumerate(confirm_at) if _same_players(r, field)}
+        rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
+                                 confirm_seeds, derive_seed(seed, 2), backend, command, notice is None, root=out,
+                                 reuse=same)
+        lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
+                  *rung_lines(rungs, "compensated", players)]
     summary = _write(out, doc, command, pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation,
-                     lines, comp_rules, final, players, final_seeds)
+                     lines, comp_rules, final, players, final_seeds, rungs, seed_table(stages))
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
-            "comparison": cmp, "lines": lines, "summary": summary}
+            "comparison": cmp, "lines": lines, "summary": summary, "rungs": rungs}
+
+
+def _same_players(rung: str, field) -> bool:
+    """Whether a rung seats the fitting field's players (its strategies' full names, seat by seat)."""
+    from strategies.registry import parse_spec
+
+    return [parse_spec(x).name for x in rung_field(rung, len(field))] == list(field)
+
+
+def seed_stages(seed: int, seeds: int, iterations: int, final_seeds: int, confirm_seeds: int) -> list[tuple]:
+    """Every stage's (name, run seed, seeds), declared before any game: the iterations (each may
+    stop early, never play more), the final run, the confirmation (also the rungs')."""
+    stages = [(f"iteration {it}", derive_seed(seed, 4, it), seeds) for it in range(iterations)]
+    if final_seeds:
+        stages.append(("final run", derive_seed(seed, 5), final_seeds))
+    return stages + [("confirmation", derive_seed(seed, 2), confirm_seeds)]
 
 
 def _settling_line(iterated, converged, final_seeds, played, final, settled) -> str:
@@ -270,8 +301,11 @@ def _excluded(comp: pd.DataFrame) -> str:
     return ("seat " if len(seats) == 1 else "seats ") + ", ".join(seats)
 
 
-def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds) -> Path:
-    """``out/summary``; the rules file says "equalise" only when the confirmation supports it."""
+def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds,
+           rungs=None, seeds=None) -> Path:
+    """``out/summary``; the rules file says "equalise" only when the confirmation supports it, and
+    where it holds when it was confirmed at rungs."""
+    from analysis.confirm import verdict
     from analysis.markdown import md as md_text, md_command, md_fenced
     from analysis.plots import save
 
@@ -281,6 +315,10 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
         history.to_csv(tmp / "candidates.csv", index=False)
         estimates.to_csv(tmp / "compensation.csv", index=False)
         confirmation.to_csv(tmp / "confirmation.csv", index=False)
+        if rungs is not None:
+            rungs.to_csv(tmp / "rungs.csv", index=False)
+        if seeds is not None:
+            seeds.to_csv(tmp / "seeds.csv", index=False)
         png = save(_figure(estimates, confirmation, players), tmp, "search")
         if confirmed:
             header = (f"Written by evora balance --compensation: starting VP that equalise the seats at {players} "
@@ -294,6 +332,9 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
                       f"{players} players leave the seats unequal on fresh seeds (win rates {rates}; fair share "
                       f"{100 / players:.1f}%).")
             use = "Best found, not confirmed; to play it anyway: "
+        if rungs is not None:
+            header += (f" At the rungs {'; '.join(rungs.drop_duplicates('rung')['label'])} on fresh seeds it "
+                       f"{verdict(rungs, 'compensated')}.")
         (tmp / "rules.toml").write_text(partial_toml(rules, header), encoding="utf-8")
         md = ["## Seat compensation", "", md_command(command), "",
               f"![compensation]({png.name})", "", *(md_text(x) for x in lines), "",
@@ -303,6 +344,10 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
               "as the units). The starting VP played are the half-VP values next to the estimate whose "
               "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",
               estimates.to_markdown(index=False), "", confirmation.to_markdown(index=False), "",
+              *(["### At each rung, on the confirmation's fresh seeds", "", rungs.to_markdown(index=False), ""]
+                if rungs is not None else []),
+              *(["### The seeds of each stage (disjoint: checked before any game)", "", seeds.to_markdown(index=False), ""]
+                if seeds is not None else []),
               use + "`--rules summary/rules.toml` or `--set players.start_vp=" + start_vp_text(final) + "`.", "",
               *md_fenced(json.dumps(doc["config"], indent=1), "json"), ""]
         (tmp / "report.md").write_text("\n".join(md), encoding="utf-8")

@@ -10,7 +10,13 @@ Reads the run folder RUN (an ordinary ``evora simulate`` run) and plays, as arms
   would equalise the seats (:func:`analysis.compensation.step`), estimated on the run's seeds past
   the replayed ones where it has more (so the arm is not judged on the games that chose it);
 - ``baseline/``: only for a run played before the game loop recorded where games are decided
-  (its games are replayed to get those facts, and paired with the arms instead of the run's).
+  (its games are replayed to get those facts, and paired with the arms instead of the run's);
+- ``confirm/``: the fix the ranking puts first (the fairest of those significantly fairer than
+  the run's rules) and the run's rules, played again on ``confirm_seeds`` fresh seeds (a run seed
+  of their own, checked to share no game seed with the run: :func:`.confirm.check_fresh`) by the
+  run's own players and at each ``confirm_at`` rung (:mod:`.confirm`). The ranking chooses the
+  fix on the replayed seeds, so its figures there are biased toward it (the winner's curse); only
+  this confirmation is quoted.
 
 Each arm's game of a seed and rotation is paired with the run's game of the same seed and
 rotation (common random numbers); the statistics are :mod:`analysis.explain`. ``summary/`` holds
@@ -33,8 +39,8 @@ from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import SWITCHES, Rules, start_vp_text, switch_value, validate
 from ..runner import RunResult, open_run
-from .arms import Arm, Backend, play_arms
-from .search import SUMMARY_KIND, open_folder as _open_folder
+from .arms import Arm, Backend, derive_seed, play_arms
+from .search import SUMMARY_KIND, open_folder
 from .space import variant
 
 KIND = "explain"
@@ -51,6 +57,8 @@ SWITCH_LABELS = {
     "setup.placement_order=reverse": "last seat places first",
 }
 COMPENSATION = "compensation"
+CONFIRM_LABEL = 49      # the confirmation's run seed: derive_seed(the run's seed, CONFIRM_LABEL)
+RUN_RULES = "the run's rules"
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,8 @@ class Plan:
     rules: Rules
     seeds: int
     compensation: bool
+    confirm_seeds: int = 0
+    confirm_at: tuple = ()
 
     @property
     def config(self) -> dict:
@@ -76,8 +86,11 @@ class Plan:
         return self.players if self.config["seat_rotation"] else 1
 
 
-def open_plan(run_path, seeds: int | None, compensation: bool = True) -> Plan:
-    """The plan for the run folder ``run_path``: every input checked (RunError, one line)."""
+def open_plan(run_path, seeds: int | None, compensation: bool = True, confirm_seeds: int | None = None,
+              confirm_at: str | None = None) -> Plan:
+    """The plan for the run folder ``run_path``: every input checked (RunError, one line).
+    ``confirm_seeds``: fresh seeds the best fix is confirmed on (default: as many as replayed;
+    0: none, and no fix is quoted); ``confirm_at``: rungs (``SPEC;SPEC;...``) it is also confirmed at."""
     from ..manifest import MANIFEST
 
     path = Path(run_path)
@@ -98,7 +111,20 @@ def open_plan(run_path, seeds: int | None, compensation: bool = True) -> Plan:
     if isinstance(seeds, bool) or not isinstance(seeds, int) or not MIN_SEEDS <= seeds <= present:
         raise RunError(f"--seeds must be a whole number from {MIN_SEEDS} to the {present:,} finished seeds of run "
                        f"{run_path} (from its first on), got {seeds!r}")
-    return Plan(run, rules, seeds, compensation)
+    if confirm_seeds is None:
+        confirm_seeds = seeds
+    if isinstance(confirm_seeds, bool) or not isinstance(confirm_seeds, int) or not (
+            confirm_seeds == 0 or MIN_SEEDS <= confirm_seeds <= 10_000_000):
+        raise RunError(f"--confirm-seeds must be 0 (no confirmation: no fix is quoted) or a whole number from "
+                       f"{MIN_SEEDS} to 10,000,000, got {confirm_seeds!r}")
+    rungs = ()
+    if confirm_at is not None:
+        from .confirm import parse_rungs
+
+        if not confirm_seeds:
+            raise RunError(f"--confirm-at {confirm_at!r} needs fresh seeds to play: drop --confirm-seeds 0")
+        rungs = tuple(parse_rungs(confirm_at, int(cfg["players"])))
+    return Plan(run, rules, seeds, compensation, confirm_seeds, rungs)
 
 
 def _leading_seeds(run: RunResult) -> int:
@@ -118,7 +144,8 @@ def explain_doc(plan: Plan, out) -> dict:
     cfg = plan.config
     run = Path(os.path.relpath(Path(plan.run.out).absolute(), Path(out).absolute())).as_posix()
     return {"format": "evora-sim search", "version": 1, "kind": KIND,
-            "config": {"run": run, "run_config": cfg, "seeds": plan.seeds, "compensation": plan.compensation}}
+            "config": {"run": run, "run_config": cfg, "seeds": plan.seeds, "compensation": plan.compensation,
+                       "confirm_seeds": plan.confirm_seeds, "confirm_at": list(plan.confirm_at)}}
 
 
 def _strategies(plan: Plan) -> tuple:
@@ -222,7 +249,7 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
         decomposed = f"all {parts.seeds:,} finished seeds of the run"
         base_games, base_seats = _games(plan.run, k, rot), _games(plan.run, k, rot, seats=True)
     cards = card_findings(plan.run)
-    _open_folder(out, doc)
+    open_folder(out, doc)
     if notice is not None:
         notice(f"explain: {len(arms)} arms of {k:,} seeds x {rot} rotations ({len(arms) * k * rot:,} games) into {out}")
     runs = [r.run for r in play_arms(arms, k, int(plan.config["seed"]), min(CHUNK, k), backend, command,
@@ -239,9 +266,40 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
                 X.game_measures(_games(r, k, rot), _games(r, k, rot, seats=True), n, rot))
           for (label, change), r in zip(labels, runs)]
     result = X.counterfactuals(base, cf, rot)
+    result["confirmation"], result["fairness"] = confirm_best(plan, out, result["fairness"], backend, command, notice)
     lines = summary_lines(plan, table, parts, result, decomposed, comp_note) + card_lines(cards, n)
     summary = _write(out, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards)
     return {"parts": table, "turns": parts.turns, **result, "cards": cards, "lines": lines, "summary": summary}
+
+
+def confirm_best(plan: Plan, out: Path, fair: pd.DataFrame, backend: Backend, command: str, notice):
+    """The best fix (the fairest significantly fairer than the run's rules) and the run's rules on
+    fresh seeds, by the run's players and at each ``confirm_at`` rung; the table
+    (:func:`.confirm.confirm_at`, or None when there is nothing to confirm) and the fixes with a
+    ``confirmed`` column: "confirmed" (fairer on the fresh seeds among the run's players),
+    "not confirmed", or empty (not played again)."""
+    from analysis import explain as X
+    from analysis.confirm import fix_holds
+
+    from .confirm import check_fresh, confirm_at
+
+    fair = fair.assign(confirmed="")
+    better = X.fairer_fixes(fair)
+    if better.empty or not plan.confirm_seeds:
+        return None, fair
+    best = better.iloc[0]
+    run_seed = int(plan.config["seed"])
+    fresh = (derive_seed(run_seed, CONFIRM_LABEL), plan.confirm_seeds)
+    check_fresh([(run_seed, int(plan.config["games"]))], fresh, "explain's confirmation")
+    own = (f"the run's players ({', '.join(dict.fromkeys(plan.config['strategies']))})", _strategies(plan))
+    arms = [(RUN_RULES, plan.rules), (best["arm"], variant(plan.rules, [best["change_made"]]))]
+    if notice is not None:
+        notice(f"confirming the best fix, {best['arm']}, on {plan.confirm_seeds:,} fresh seeds at "
+               f"{1 + len(plan.confirm_at)} rung(s)")
+    table = confirm_at(out / "confirm", plan.players, [own, *plan.confirm_at], arms, plan.confirm_seeds, fresh[0],
+                       backend, command, root=out, paired_with=RUN_RULES)
+    fair.loc[fair["arm"] == best["arm"], "confirmed"] = "confirmed" if fix_holds(table, best["arm"]) else "not confirmed"
+    return table, fair
 
 
 def _facts(plan: Plan, decompose):
@@ -333,13 +391,25 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
             ", a significant change" if r.significant else ", no significant change")
         lines.append(f"  {r.rank}. {r.arm}: {shown}{change}")
     better = X.fairer_fixes(fair)
+    confirmed = X.confirmed_fixes(fair)
+    if len(confirmed):
+        from analysis.confirm import fix_quote
+
+        best = confirmed.iloc[0]
+        lines.append(f"What would fix it? {best.arm} ({best.change_made}), confirmed: "
+                     + fix_quote(result["confirmation"], best.arm, RUN_RULES, n) + ".")
+    elif len(better):
+        best = better.iloc[0]
+        why = ("not played again on fresh seeds (--confirm-seeds 0)" if not best.confirmed else
+               f"not confirmed on {plan.confirm_seeds:,} fresh seeds: there no paired test finds it fairer than the "
+               "run's rules")
+        lines.append(f"What would fix it? No fix is confirmed. The fairest on the replayed seeds, {best.arm}, was "
+                     f"{why}; its figures on the seeds that ranked it first are biased toward it, so none is quoted.")
+    if len(better) and result["confirmation"] is not None:
+        lines += rung_lines_of(result["confirmation"], better.iloc[0].arm, n)
     if better.empty:
         lines.append("What would fix it? None of the changes tried makes the seats significantly fairer than the "
                      "run's rules (paired test, Holm over the changes).")
-    else:
-        best = better.iloc[0]
-        lines.append(f"What would fix it? {best.arm}: it leaves {ranged(best.unfairness, best.lo, best.hi, unit=' pp')}, "
-                     "significantly fairer than the run's rules (paired test, Holm over the changes).")
     seats_t = result["seats"]
     if len(seats_t):
         lines.append(f"Change of {X.seat_words(seat, n)}'s win rate under each (95% interval; * = significant after "
@@ -348,6 +418,18 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
             lines.append(f"  {r.arm}: {_signed(r.change, r.lo, r.hi)}{' *' if r.significant else ''}")
     if comp_note:
         lines.append(f"Seat compensation: {comp_note}.")
+    return lines
+
+
+def rung_lines_of(table, arm: str, n: int) -> list[str]:
+    """The confirmation at every rung in lines; the verdict over the ``confirm_at`` rungs only
+    (rung 0 is the run's own players, which need not sit in the ladder's order)."""
+    from analysis.confirm import rung_lines
+
+    lines = [f"Confirmation of {arm} on fresh seeds:"] + rung_lines(table[table["rung"] == 0], arm, n)[:-1]
+    ladder = table[table["rung"] > 0]
+    if len(ladder):
+        lines += ["At the rungs of --confirm-at:", *rung_lines(ladder.assign(rung=ladder["rung"] - 1), arm, n)]
     return lines
 
 
@@ -365,6 +447,8 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
         result["seats"].to_csv(tmp / "counterfactual_seats.csv", index=False)
         fair.to_csv(tmp / "fixes.csv", index=False)
         result["measures"].to_csv(tmp / "side_effects.csv", index=False)
+        if result.get("confirmation") is not None:
+            result["confirmation"].to_csv(tmp / "confirmation.csv", index=False)
         if cards is not None:
             cards.to_csv(tmp / "cards.csv", index=False)
         pd.DataFrame([{"players": plan.players, "seeds_replayed": plan.seeds, "decomposed": decomposed,
