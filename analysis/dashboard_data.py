@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evora_sim.manifest import MANIFEST, RunError
+from evora_sim.manifest import MANIFEST, RunError, replay_command
 from evora_sim.storage import RunResult, open_run
 
 from .scan import AnalysisError, has_column, plan, read_games, scan
@@ -349,8 +349,6 @@ def games_table(source: Source, sl: Slice, limit: int = GAMES_SHOWN) -> pd.DataF
     """The first ``limit`` games of the slice (by run and game id): seed, seats' strategies and
     scores, winner, how it ended and was decided, and the ``evora replay`` command that plays it
     again (the run's rules options included)."""
-    from .sample_game import replay_command
-
     cond, params = where(source, sl)
     q = (f"SELECT g.run, g.game_id, g.seed, g.players, g.rounds, g.end_trigger, g.decided_by, g.winner_seat, "
          f"list(s.strategy ORDER BY s.seat) AS strategies, list(s.score ORDER BY s.seat) AS scores "

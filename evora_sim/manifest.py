@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import re
+import shlex
 import stat
 from pathlib import Path
 
@@ -449,3 +450,15 @@ def chunk_ids(config: dict, k: int) -> tuple[int, int]:
     rot = config["players"] if config["seat_rotation"] else 1
     size = config["chunk_size"]
     return k * size * rot, min(config["games"], (k + 1) * size) * rot
+
+
+def replay_command(manifest: dict, n: int, seed: int, names: list[str]) -> str:
+    """The ``evora replay`` command that plays game ``seed`` of the run ``manifest`` describes
+    again, its rules options included (shell-quoted: a run folder may name anything)."""
+    src = manifest.get("rules_source") or {}
+    parts = ["evora", "replay", "-n", str(n), "--seed", str(seed), "--strategies", ",".join(names)]
+    if src.get("file"):
+        parts += ["--rules", str(src["file"])]
+    for item in src.get("set") or []:
+        parts += ["--set", str(item)]
+    return " ".join(shlex.quote(p) for p in parts)

@@ -13,7 +13,6 @@ names, and the report says so instead of showing the game.
 """
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +23,7 @@ from strategies.registry import from_resolved
 from . import api
 from . import layout as L
 from .batch import play_game
+from .manifest import replay_command
 from .replay import replay_lines
 from .rules import Rules, validate
 from .seeds import game_seeds
@@ -39,16 +39,6 @@ class SampleGame:
     scores: np.ndarray          # (rounds, seats): score after each round; the last row the final score
     command: str                # the evora replay command that prints this game
     log: list[str]              # its lines
-
-
-def replay_command(manifest: dict, n: int, seed: int, names: list[str]) -> str:
-    src = manifest.get("rules_source") or {}
-    parts = ["evora", "replay", "-n", str(n), "--seed", str(seed), "--strategies", ",".join(names)]
-    if src.get("file"):
-        parts += ["--rules", str(src["file"])]
-    for item in src.get("set") or []:
-        parts += ["--set", str(item)]
-    return " ".join(shlex.quote(p) for p in parts)
 
 
 def score_rows(rules: Rules, n: int, seed: int, log) -> np.ndarray:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..ladderplan import parse_ladder, rung_members
 from ..manifest import RunError
 from .arms import Arm, Backend, play_arms
 
@@ -25,8 +26,6 @@ CHUNK = 1000            # seeds per chunk of a rung's run: the unit of resuming
 def parse_rungs(text: str, players: int) -> list[str]:
     """``SPEC;SPEC;...`` as rungs (one is enough: a fix may be confirmed at one skill), each
     checked to seat ``players`` (RunError or StrategyError, one line)."""
-    from ..ladder import parse_ladder, rung_members
-
     rungs = [text.strip()] if text is not None and ";" not in text and text.strip() else parse_ladder(text)
     for r in rungs:
         rung_members(r, players)
