@@ -54,14 +54,14 @@ def explain(run_dir, seeds, compensation, out, quiet, confirm_seeds=None, confir
     from ..experiments.search import check_search_folder
     from ..rules import RulesError
     from ..runner import RunError
-    from .tuning import backend_from as _backend, interrupted as _interrupted
+    from .tuning import backend_from, interrupted
 
     try:
         plan = open_plan(run_dir, seeds, compensation, confirm_seeds, confirm_at)
         check_search_folder(Path(out), explain_doc(plan, out))
     except (StrategyError, RunError, RulesError) as exc:
         raise UserError(str(exc)) from None
-    backend = _backend(kw)
+    backend = backend_from(kw)
     command = "evora " + " ".join(sys.argv[1:])
     try:
         result = run_explain(plan, out, backend=backend, command=command,
@@ -69,6 +69,6 @@ def explain(run_dir, seeds, compensation, out, quiet, confirm_seeds=None, confir
     except (RunError, StrategyError, RulesError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
-        _interrupted(out)
+        interrupted(out)
     click.echo("\n".join(result["lines"]))
     click.echo(f"explain summary: {result['summary'] / 'report.md'}")
