@@ -6,28 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evora_sim import api
 from evora_sim import layout as L
 from evora_sim.batch import play_batch, play_game
 from evora_sim.gameloop import GAME_COLUMNS
 from evora_sim.rules import load_rules
+from evora_sim.sample_game import score_rows
 
 RULES = load_rules()
 
 
 def standings(n, seed, field):
-    """Score after each round (the last round's: the final score) and the winner, re-stepped."""
-    _, log = play_game(RULES, n, seed, field)
-    state = api.new_game(RULES, n, seed)
-    rows, rnd = [], int(state.arr[L.G_ROUND])
-    for a in log:
-        api.apply_action(state, int(a))
-        now = int(state.arr[L.G_ROUND])
-        if now != rnd and rnd >= 1 and not api.is_terminal(state):
-            rows.append([int(state.arr[L.PLAYERS + p * L.PSTRIDE + L.P_SCORE]) for p in range(n)])
-        rnd = now
-    final = [int(state.arr[L.PLAYERS + p * L.PSTRIDE + L.P_FINAL]) for p in range(n)]
-    return np.array(rows + [final]), int(state.arr[L.G_WINNER]), int(state.arr[L.G_ROUND])
+    """Score after each round (the last round's: the final score), re-stepped through the api as
+    the report's sample game is, and the winner."""
+    state, log = play_game(RULES, n, seed, field)
+    return score_rows(RULES, n, seed, log), int(state[L.G_WINNER]), int(state[L.G_ROUND])
 
 
 def expected(rows, winner):
