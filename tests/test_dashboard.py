@@ -234,7 +234,8 @@ def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_p
     proc = subprocess.Popen([*evora_command(), "dashboard", str(run), "--port", str(port), "--no-browser"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     try:
-        deadline = time.time() + 40
+        # the limits below only stop a hang: a slow shared machine may take minutes, never fails for it
+        deadline = time.time() + 300
         line = ""
         while "dashboard: http" not in line and time.time() < deadline and proc.poll() is None:
             line = proc.stdout.readline()
@@ -249,12 +250,12 @@ def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_p
                 errors = []
                 page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
                 page.on("pageerror", lambda e: errors.append(str(e)))
-                page.goto(f"http://127.0.0.1:{port}/", timeout=30_000)
-                page.locator("#game-count", has_text="90").wait_for(timeout=30_000)
+                page.goto(f"http://127.0.0.1:{port}/", timeout=180_000)
+                page.locator("#game-count", has_text="90").wait_for(timeout=180_000)
                 assert _win_rates(page) == every
                 page.locator(".f-end select").select_option("temple_full")
                 count = str(df[df["end_trigger"] == "temple_full"]["game_id"].nunique())
-                page.locator("#game-count", has_text=count).wait_for(timeout=20_000)
+                page.locator("#game-count", has_text=count).wait_for(timeout=180_000)
                 shown = _win_rates(page)
                 assert shown == temple.tolist() and shown != every
                 assert errors == []
@@ -269,4 +270,4 @@ def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_p
                 b.close()
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=120)
