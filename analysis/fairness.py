@@ -62,12 +62,14 @@ holds a few dozen rows instead of float copies of every seed's.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, special, stats
 
+from .numbers import bracket
 from .stats import ALPHA, p_exact
 
 
@@ -529,5 +531,7 @@ def change_words(a: tuple[float, float, float], b: tuple[float, float, float], m
         verdict = f"fairer than {base}" if mean_square_change < 0 else f"less fair than {base}"
     else:
         verdict = f"not clearly fairer than {base}"
-    return (f"seat unfairness {b[0]:.2f} pp [{b[1]:.2f}, {b[2]:.2f}] against {base}'s {a[0]:.2f} pp "
-            f"[{a[1]:.2f}, {a[2]:.2f}] ({b[0] - a[0]:+.2f} pp; {test}, p {p_exact(p)}): {verdict}")
+    def shown(x):           # in pp already; an unfairness cannot fall below 0
+        return bracket(x[0], x[1], x[2], 1.0, " pp", bounds=(0.0, math.inf))
+    return (f"seat unfairness {shown(b)} against {base}'s {shown(a)} ({b[0] - a[0]:+.2f} pp; {test}, "
+            f"p {p_exact(p)}): {verdict}")

@@ -68,28 +68,26 @@ def estimate(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "
 
 
 def bracket(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
-            signed: bool = False) -> str:
-    """'25.4% [24.9, 25.9]': the estimate and its interval in brackets, for tables."""
-    if not math.isfinite(v):
-        return "n/a"
+            signed: bool = False, bounds: tuple[float, float] | None = None) -> str:
+    """'25.4% [24.9, 25.9]': the estimate and its interval in brackets, for tables and plain-text
+    summaries; the same rules as :func:`ranged` (the digits the interval needs, more where fewer
+    would print the estimate on a limit, no limit past the figure's possible values, no
+    zero-width interval printed as a measurement)."""
+    parts = _range_parts(v, lo, hi, scale, unit, signed, bounds)
+    if isinstance(parts, str):
+        return parts
+    d, lo, hi = parts
     sign = "+" if signed else ""
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{scale * v:{sign}.1f}{unit}"
-    d = decimals(scale * (hi - lo) / 2)
     return f"{scale * v:{sign}.{d}f}{unit} [{scale * lo:{sign}.{d}f}, {scale * hi:{sign}.{d}f}]"
 
 
-def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
-           signed: bool = False, bounds: tuple[float, float] | None = None) -> str:
-    """'26.4% (26.3–26.5)': the estimate and its 95% range, for a designer's table cell; the
-    digits are those the interval needs, and more where fewer would print the estimate equal to
-    a limit it is not equal to. ``bounds``: the figure's possible values (a share: 0 to 1, the
-    default for '%'; a count: 0 up), which no printed limit passes. A range of zero width is no
-    measurement and reads as one value with 'no variation'. A range open on one side reads as its
-    bound alone, '> +644.3' (the estimate then rests on a small-sample correction, not on the data)."""
+def _range_parts(v, lo, hi, scale, unit, signed, bounds):
+    """What an estimate and its range print as: a whole text when there is no range to print (no
+    estimate, an open or unbounded range, none at all, zero width, narrower than six digits),
+    else the decimals and the limits clipped to ``bounds`` (a share's 0 to 1 by default)."""
+    sign = "+" if signed else ""
     if not math.isfinite(v):
         return "n/a"
-    sign = "+" if signed else ""
     if lo == -math.inf and hi == math.inf:
         return "unbounded"
     if math.isinf(lo) or math.isinf(hi):         # an open range: the bound is all that is measured
@@ -106,6 +104,22 @@ def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%"
     d = distinct_decimals(v, lo, hi, scale)
     if round(scale * lo, d) == round(scale * hi, d):     # narrower than the most digits shown
         return f"{scale * v:{sign}.{d}f}{unit} (a range narrower than {10.0 ** -d:g})"
+    return d, lo, hi
+
+
+def ranged(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = "%",
+           signed: bool = False, bounds: tuple[float, float] | None = None) -> str:
+    """'26.4% (26.3–26.5)': the estimate and its 95% range, for a designer's table cell; the
+    digits are those the interval needs, and more where fewer would print the estimate equal to
+    a limit it is not equal to. ``bounds``: the figure's possible values (a share: 0 to 1, the
+    default for '%'; a count: 0 up), which no printed limit passes. A range of zero width is no
+    measurement and reads as one value with 'no variation'. A range open on one side reads as its
+    bound alone, '> +644.3' (the estimate then rests on a small-sample correction, not on the data)."""
+    parts = _range_parts(v, lo, hi, scale, unit, signed, bounds)
+    if isinstance(parts, str):
+        return parts
+    d, lo, hi = parts
+    sign = "+" if signed else ""
     # a signed range reads "-16.6 to -7.2": a dash between signed numbers would read as a minus
     dash = not signed and lo >= 0
     between = f"{scale * lo:.{d}f}–{scale * hi:.{d}f}" if dash else f"{scale * lo:.{d}f} to {scale * hi:.{d}f}"

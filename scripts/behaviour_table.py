@@ -8,16 +8,21 @@ search player plays; this prints the table that answers it, as Markdown.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 import numpy as np
 
+from analysis.numbers import ranged
+from analysis.stats import mean_ci
+
 
 def _mean_ci(x: np.ndarray) -> str:
-    from analysis.stats import mean_ci
-
+    """A count per game with its range, through the report's own formatter: never below 0, never a
+    zero-width range (a planner that never plays a card), more digits where two would print the
+    estimate on a limit."""
     m, lo, hi = mean_ci(np.asarray(x, dtype=float))
-    return f"{m:.2f} ({max(lo, 0.0):.2f} to {hi:.2f})"           # counts: never below 0
+    return ranged(m, lo, hi, scale=1.0, unit="", bounds=(0.0, math.inf)).replace("every seed", "every game")
 
 
 def row(folder: str) -> dict:

@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.numbers import bracket
 from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
@@ -269,7 +270,8 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
 
     level = 100 * estimate_rows[0]["level"]
     lines = [f"Starting VP over seat 0's estimated to bring every seat to the fair share ({level:.0f}% intervals):"]
-    lines += [f"  seat {r['seat']}: {r['start_vp_over_seat0']:+.2f} VP [{r['lo']:+.2f}, {r['hi']:+.2f}]"
+    lines += [f"  seat {r['seat']}: " + ("+0 VP (the reference)" if r["seat"] == 0 else
+                                          bracket(r["start_vp_over_seat0"], r["lo"], r["hi"], 1.0, " VP", signed=True))
               for r in estimate_rows]
     lines.append(f"Played in steps of half a VP (x.5: x VP and a half point that breaks ties only, V2): "
                  f"players.start_vp={start_vp_text(final)} (base rules: {start_vp_text(start)}).")
@@ -279,8 +281,8 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
     lines.append(f"Confirmation on {int(comp['seeds'].iloc[0]):,} fresh seeds x {players} rotations "
                  f"(win rates with {sim:.4g}% intervals, simultaneous over the {players} seats):")
     for b, c in zip(base.itertuples(), comp.itertuples()):
-        lines.append(f"  seat {c.seat}: base rules {100 * b.value:.2f}% [{100 * b.lo:.2f}, {100 * b.hi:.2f}] -> "
-                     f"compensated {100 * c.value:.2f}% [{100 * c.lo:.2f}, {100 * c.hi:.2f}]"
+        lines.append(f"  seat {c.seat}: base rules {bracket(b.value, b.lo, b.hi)} -> "
+                     f"compensated {bracket(c.value, c.lo, c.hi)}"
                      f"{'' if c.contains_fair_share else ' (excludes the fair share)'}")
     pp = (lambda f: (100 * f.rms, 100 * f.rms_lo, 100 * f.rms_hi))
     if confirms(confirmation):
@@ -326,7 +328,7 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
             use = "Use it: "
         else:
             comp = confirmation[(confirmation["arm"] == "compensated") & (confirmation["measure"] == "win rate")]
-            rates = ", ".join(f"seat {int(r.seat)} {100 * r.value:.2f}% [{100 * r.lo:.2f}, {100 * r.hi:.2f}]"
+            rates = ", ".join(f"seat {int(r.seat)} {bracket(r.value, r.lo, r.hi)}"
                               for r in comp.itertuples())
             header = (f"Written by evora balance --compensation: best found, not confirmed: these starting VP at "
                       f"{players} players leave the seats unequal on fresh seeds (win rates {rates}; fair share "
