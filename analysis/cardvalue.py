@@ -36,6 +36,7 @@ import json
 import textwrap
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -163,11 +164,6 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
     """Forest plot of the 16 cards: the given seat's change in win rate (95%) beside the
     observational "win rate when played, adjusted"; and, with the removal measure, each
     strategy's change in win rate when the card is taken out."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
 
 
     cards = list(given["card"])

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from .stats import ALPHA
+from .fairness import seat_fairness
+from .numbers import ranged
+from .stats import ALPHA, clustered_wilson
 
 
 def per_seed_wins(seats: pd.DataFrame, players: int) -> np.ndarray:
@@ -41,11 +44,6 @@ def seat_rows(arm: str, wins: np.ndarray, players: int, alpha: float = ALPHA, fa
     """Per seat: the win rate with a Wilson interval clustered by seed, simultaneous over
     ``family`` claims (default: the seats; Bonferroni); then the seat unfairness with its
     (1 - alpha) interval. ``wins``: :func:`per_seed_wins`. ``extra`` columns go on every row."""
-    from scipy import stats
-
-    from .fairness import seat_fairness
-    from .stats import clustered_wilson
-
     family = players if family is None else family
     z = stats.norm.isf(alpha / (2 * family))
     rows = []
@@ -96,8 +94,6 @@ def verdict(table: pd.DataFrame, arm: str) -> str:
 def rung_lines(table: pd.DataFrame, arm: str, players: int) -> list[str]:
     """A line per rung: every seat's win rate with its interval, the seat unfairness; then the
     verdict with the widest interval's half-width (how closely "holds" was measured)."""
-    from .numbers import ranged
-
     rates = table[(table["arm"] == arm) & (table["measure"] == "win rate")]
     unfair = table[(table["arm"] == arm) & (table["measure"] == "seat unfairness (pp)")]
     first = rates.iloc[0]
@@ -128,8 +124,6 @@ def fix_holds(table: pd.DataFrame, arm: str, rung: int = 0) -> bool:
 def fix_quote(table: pd.DataFrame, arm: str, base: str, players: int, rung: int = 0) -> str:
     """A confirmed fix in one clause: where (the rung's players), on how many fresh seeds, the seat
     unfairness it leaves against the rules', and every seat's win rate with its interval."""
-    from .numbers import ranged
-
     at = table[table["rung"] == rung]
     unfair = at[at["measure"] == "seat unfairness (pp)"].set_index("arm")
     rates = at[(at["arm"] == arm) & (at["measure"] == "win rate")]
@@ -146,8 +140,6 @@ def fix_quote(table: pd.DataFrame, arm: str, base: str, players: int, rung: int 
 def shown_confirmation(table: pd.DataFrame) -> pd.DataFrame:
     """A row per rung and rules played: every seat's win rate with its interval and the seat
     unfairness, as a designer reads them."""
-    from .numbers import ranged
-
     rows = []
     for (rung, arm), g in table[table["measure"] != "change of unfairness (pp^2)"].groupby(["rung", "arm"], sort=False):
         row = {"Players": g["label"].iloc[0], "Rules": arm}

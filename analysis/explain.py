@@ -35,15 +35,19 @@ Statistics only: the games are played by :mod:`evora_sim.experiments.explain`.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from evora_sim.layout import MAJORITY_NAMES
 from evora_sim.ranking import DECIDED_BY
 
 from .fairness import compare_fairness, seat_fairness
+from .numbers import ranged
 from .stats import ALPHA, holm
 
 CAUSES = ("final_round", "half_point", "parts_left", "seat_order", "lot", "elsewhere")
@@ -230,8 +234,6 @@ def largest_seat(table: pd.DataFrame) -> int:
 def _pts(r, unit: str = "") -> str:
     """A part with its interval; a part from fewer than ``FEW_GAMES`` games of its cause has no
     interval that covers (tests/test_explain.py), so it is flagged and shown without one."""
-    from .numbers import ranged
-
     if r["games_of_cause"] < FEW_GAMES:
         games = int(r["games_of_cause"])
         return f"{100 * r['part']:+.1f}{unit} (from {games:,} game{'s' if games != 1 else ''}: too few for a range)"
@@ -299,8 +301,6 @@ def game_measures(games: pd.DataFrame, seats: pd.DataFrame, n: int, rotations: i
     length in turns (an end rule changes turns, not rounds), the majorities' share of all seats'
     score, the margin of victory (winner minus runner-up), lead changes (where the run recorded
     them)."""
-    from evora_sim.layout import MAJORITY_NAMES
-
     g = games.sort_values("game_id")
     s = seats.sort_values(["game_id", "seat"])
     score = s["score"].to_numpy().reshape(-1, n).astype(float)
@@ -413,8 +413,6 @@ METHOD = ("How to read it: each game's win is put down to one cause: a tie-break
 
 
 def _cell(v, lo, hi, scale=100.0, unit=" pp", signed=True) -> str:
-    from .numbers import ranged
-
     return ranged(v, lo, hi, scale=scale, unit=unit, signed=signed)
 
 
@@ -464,9 +462,6 @@ SUMMARY_FILES = {"parts": "decomposition.csv", "fixes": "fixes.csv", "seats": "c
 def read_summary(folder) -> dict:
     """The tables an ``evora explain`` folder wrote (its ``summary/``) and its settings
     (``config``); ``about`` is its one row as a Series. ValueError if ``folder`` holds none."""
-    import json
-    from pathlib import Path
-
     folder = Path(folder)
     summary = folder / "summary"
     missing = [f for f in SUMMARY_FILES.values() if not (summary / f).is_file()]

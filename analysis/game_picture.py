@@ -8,6 +8,8 @@ runs recorded and plays no games (the layers are in ``.importlinter``).
 """
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+from matplotlib.patches import Polygon, Rectangle
 import numpy as np
 
 from evora_sim import layout as L
@@ -31,12 +33,6 @@ def _pb(p: int) -> int:
 
 def draw(game):
     """The picture of ``game`` (an :class:`evora_sim.sample_game.SampleGame`)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Polygon, Rectangle
-
     s, R, n = game.state, game.rules.packed, game.players
     seat_colour = [COLOURS[p % len(COLOURS)] for p in range(n)]
     fig = plt.figure(figsize=(12, 7.2))

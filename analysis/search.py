@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -242,11 +243,6 @@ def search_figure(trials: pd.DataFrame, confirmation: pd.DataFrame, direction: s
                   kind: str):
     """Left: every candidate's score in the order drawn (larger points: more seeds), the round
     winners joined by the best so far. Right: the confirmation on fresh seeds with intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     done = trials[trials["state"] == "complete"].reset_index(drop=True)
     if len(done):

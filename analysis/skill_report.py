@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
+from .confirm import fix_quote
 from .explain import confirmed_fixes
 from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
@@ -237,8 +238,6 @@ def fixes_line(fixes: pd.DataFrame, labels, confirmations=None, players: int | N
         fixed = confirmed_fixes(f)
         conf = confirmations[rung] if confirmations is not None else None
         if len(fixed) and conf is not None:
-            from .confirm import fix_quote
-
             best = fixed.iloc[0]
             return f"{now} and the best fix, {best['arm']}, is confirmed: " + fix_quote(conf, best["arm"],
                                                                                       "the run's rules", players)

@@ -16,6 +16,7 @@ import html
 import json
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -27,6 +28,7 @@ from . import numbers
 from .plots import COLOURS, save, tight_layout
 from .stats import ALPHA, MIN_EFFECT
 from .tables import AnalysisError
+from .untilsure import describe
 from .variants import compare, game_datas, metric_group, run_metrics, verdicts
 
 GROUPS = [                 # (title, metric group, shown in points)
@@ -130,11 +132,6 @@ def _x(df: pd.DataFrame, keys: list[str]):
 
 
 def plot(df: pd.DataFrame, keys: list[str]):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     xmap, labels, xlabel = _x(df, keys)
     groups = [(t, g, pct) for t, g, pct in GROUPS if _in_group(df, g).any()]
     cols = 3
@@ -240,8 +237,6 @@ def write_summary(out: str | Path, df: pd.DataFrame | None = None, min_effect: f
                  "changes are taken from the first combination.")
     seq_note = ""
     if seq and seq[0]:
-        from .untilsure import describe
-
         seq_note = (describe(seq[0]) + ". " + seq[0]["method"] + " The intervals in the tables "
                     f"and the figure are these adjusted ones (level {float(df['level'].iloc[0]):.4g}), "
                     "valid under the stopping; their half-widths are also in each run's manifest.")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -316,11 +317,6 @@ def compare_plot(table: pd.DataFrame):
     """Before and after: each rate metric of a :func:`compare` table (one panel per player
     count; ``n_players`` column) as A then B (%), and beside it the change B - A with its 95%
     range (pp). The means (score, length) and the seat unfairness stay in the table."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rates = table[table["kind"].isin(["rate", "share"])]
     counts = sorted(rates["n_players"].unique()) if "n_players" in rates else [None]
     rows = max(int(rates.groupby("n_players").size().max()) if len(rates) else 1, 1)

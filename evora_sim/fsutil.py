@@ -32,7 +32,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .runlock import LOCK_FILE
+from .runlock import LOCK_FILE, refuse_if_held
 
 MARKER = ".evora-output"
 MARKER_FORMAT = "evora-sim output folder"
@@ -91,8 +91,6 @@ def check_folder_kind(out, own, what: str, option: str = "--out", error: type[Ex
     except OSError as exc:
         raise error(f"{option} {out} cannot be read: {exc.strerror or exc}") from None
     if found:
-        from .runlock import refuse_if_held
-
         refuse_if_held(out, error, option)    # a command that has just taken it: not yet its folder
         shown = ", ".join(found[:3]) + (" ..." if len(found) > 3 else "")
         raise error(f"{option} {out} is not empty and is not {what} (it holds {shown}); nothing is deleted: "

@@ -66,7 +66,8 @@ def rung_played(rung: str, strategies: list) -> bool:
     """Whether a run whose seats (rotation 0) hold ``strategies`` is the rung ``rung``, decided
     without running any code (``registry.names_strategy``): a report checks the plan's rung
     names against what its runs played, so an edited ladder.json cannot mislabel them."""
-    # lazy: the command line reads this module at start-up (MAX_BUDGET); the players take 0.2 s to load
+    # lazy: the command line reads this module at start-up (MAX_BUDGET); the players would add 0.3 s
+    # to `evora --help`'s 1.2 s (measured)
     from strategies.registry import StrategyError, names_strategy, split_specs
 
     try:

@@ -10,9 +10,12 @@ machine's speed.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import sys
 import threading
 import time
+
+from tqdm import tqdm
 
 PROGRESS_SECONDS = 15.0       # off a terminal: a progress line at most this often (10-30 s asked)
 SLICES = 20                   # a chunk is played in this many slices, each one reported
@@ -78,10 +81,6 @@ def bar(total_games: int, done_games: int, quiet: bool, interval: float | None =
         return NoBar()
     if not sys.stderr.isatty():
         return Lines(total_games, done_games, interval)
-    try:
-        from tqdm import tqdm
-    except ImportError:                      # tqdm is optional: no bar without it
-        return NoBar()
     return tqdm(total=total_games, initial=done_games, unit="game", unit_scale=True,
                 disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True, smoothing=0.1)
 
@@ -151,8 +150,6 @@ class Relay:
     queue (picklable, so loky's workers can take it) read by a thread until closed."""
 
     def __init__(self, receive):
-        import multiprocessing
-
         self.receive = receive
         self.manager = multiprocessing.get_context("spawn").Manager()
         self.queue = self.manager.Queue()

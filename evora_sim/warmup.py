@@ -10,6 +10,8 @@ before any worker loads it from the cache.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .batch import compiled_batch, play_batch
 from .rules import load_rules
 
@@ -40,6 +42,4 @@ def ensure_compiled(notice=None) -> bool:
 
 
 def compile_now() -> None:
-    import numpy as np
-
     play_batch(load_rules(), 2, np.array([1], dtype=np.int64), ["random", "random"])

@@ -51,6 +51,7 @@ import inspect
 import sys
 import types
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from .compiled import NF
@@ -183,8 +184,6 @@ def load_file_object(spec: str, path: str, attr: str):
 
 def entry_points() -> dict:
     """The installed entry points of the group ``evora_sim.strategies``, by name."""
-    from importlib import metadata
-
     return {ep.name: ep for ep in metadata.entry_points(group=GROUP)}
 
 

@@ -10,9 +10,11 @@ evaluation: restated, a heuristic values every position as before, up to a const
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 
+from evora_sim.tomlfile import parse_toml
 from evora_sim.tomltext import toml_key, toml_string
 
 from .compiled import FEATURES
@@ -161,10 +163,6 @@ _shipped: list[LearnedWeights] = []
 def shipped_expert(error) -> LearnedWeights:
     """The built-in ``expert``'s weights (read and checked once per process)."""
     if not _shipped:
-        from importlib import resources
-
-        from evora_sim.tomlfile import parse_toml
-
         where = f"strategies/{SHIPPED}"
         text = (resources.files("strategies") / SHIPPED).read_text(encoding="utf-8")
         _shipped.append(check_table(parse_toml(text, where, error)["expert"], f"{where} [expert]", error))

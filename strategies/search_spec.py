@@ -12,9 +12,10 @@ from . import values
 from .builtin import Strategy
 from .compiled import KIND_MCTS, KIND_RANDOM
 from .errors import StrategyError
+from .features import NL
 from .mcts import (
-    FINISHES, HORIZON_AUTO, LEAVES, OTHERS, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT, tree_bytes,
-    tree_size,
+    FINISHES, HORIZON_AUTO, LEAVES, NX, OTHERS, REUSES, REWARDS, ROOTS, X_CANDIDATES, X_ITERATIONS, X_REUSE, X_ROOT,
+    tree_bytes, tree_size,
 )
 from .planner import TOP_MAX
 from .turn_search import turn_tree_bytes, turn_tree_nodes
@@ -185,7 +186,6 @@ def _rollout(spec: str, text: str, parse_spec) -> Strategy:
 
 def search_row(strategy: Strategy) -> list[float]:
     """The options columns of a seat's row of W (zeros for a policy)."""
-    from .mcts import NX
     return list(strategy.search) if strategy.search else [0.0] * NX
 
 
@@ -193,7 +193,6 @@ def learned_row(strategy: Strategy, n: int) -> list[float]:
     """The learned evaluation's columns of a seat's row of W at ``n`` players: the flag, then its
     weights and its replies (zeros for a hand-weighted strategy). A search player's are its
     rollout's, replies none: a rollout plans one ply."""
-    from .features import NL
     if not strategy.learned:
         return [0.0] * (NL + 3)
     weights = strategy.learned_for(n)

@@ -9,11 +9,13 @@ changing the games it holds, and the Dask backend plays the chunks on a cluster.
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from ..fsutil import own_path
 from ..manifest import RunError
@@ -123,15 +125,11 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
     shown = bar(total, done, quiet)
     try:
         if backend.backend == "dask":
-            from concurrent.futures import ThreadPoolExecutor
-
             # each arm's chunks go to the cluster; the threads only wait and write the tables
             with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
                 done_runs = list(pool.map(lambda a: _play(a, most[a.folder], run_seed, chunk, backend, command,
                                                           None if quiet else Locked(shown)), unique))
         elif backend.jobs > 1 and len(unique) > 1:
-            from joblib import Parallel, delayed
-
             with Relay(lambda key, n: shown.update(n)) if not quiet else nullcontext() as relay:
                 done_runs = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
                     delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command,

@@ -47,17 +47,27 @@ import json
 from functools import partial
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from analysis.compensation import games_from_seats, step
+from analysis.confirm import per_seed_wins, rung_lines, seat_rows, verdict
+from analysis.fairness import change_words, compare_fairness
+from analysis.markdown import md as md_text
+from analysis.markdown import md_command, md_fenced
 from analysis.numbers import bracket
+from analysis.plots import COLOURS, save, tight_layout
+from analysis.stats import p_exact
+from strategies.registry import parse_spec
+
 from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
 from .arms import Arm, Backend, derive_seed, play_arms
 from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, seed_table
 from .search import ALPHA, SUMMARY_KIND, open_folder
-from .space import variant
+from .space import base_rules, variant
 
 KIND = "compensation"
 
@@ -65,8 +75,6 @@ KIND = "compensation"
 def _seat_rows(label: str, seats: pd.DataFrame, players: int, alpha: float) -> tuple[list[dict], np.ndarray]:
     """Per seat: win rate with a Wilson interval clustered by seed, simultaneous over the seats
     (Bonferroni: 'every seat contains 1/n' is one claim); then the seat unfairness."""
-    from analysis.confirm import per_seed_wins, seat_rows
-
     per_seed = per_seed_wins(seats, players)
     return seat_rows(label, per_seed, players, alpha), per_seed
 
@@ -101,8 +109,6 @@ def compensation_doc(players: int, field: list[str], budget: int, iterations: in
                      seed: int, rules_path=None, overrides=(), final_seeds: int = 0, confirm_at=()) -> dict:
     """The search file of a compensation: everything that decides its result (``final_seeds``
     and ``confirm_at`` only when given, so folders made before they existed resume)."""
-    from .space import base_rules
-
     config = {"players": players, "field": list(field),
               "base_rules_hash": base_rules(rules_path, overrides).hash, "rules_file": rules_path,
               "set": list(overrides), "budget": budget, "iterations": iterations,
@@ -118,8 +124,6 @@ def _estimate_at(out, name, current, seeds, run_seed, *, base, players, field, r
                  command, quiet=True):
     """Play ``current`` starting VP on ``seeds`` seeds into ``iterations/NAME`` and estimate the
     further offsets there; the estimate and the half-VP values it rounds to (smallest 0)."""
-    from analysis.compensation import games_from_seats, step
-
     rules = _with_start(base, current, rules_path, overrides)
     run = play_arms([Arm(str(out / "iterations" / name), players, tuple(field), rules)], seeds, run_seed,
                     min(seeds, 5000), backend, command, quiet=quiet, root=out)[0]
@@ -142,11 +146,6 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     """Fit (the iterations, the final run), confirm at the fitting field against the base rules,
     then, with ``confirm_at`` (rungs, weakest first), play the compensation at every rung on the
     confirmation's fresh seeds (:mod:`.confirm`): where it holds."""
-    from analysis.confirm import rung_lines
-    from analysis.fairness import compare_fairness
-
-    from .space import base_rules
-
     out = Path(out)
     base = base_rules(rules_path, overrides)
     check_budget(players, budget, iterations, final_seeds)
@@ -222,8 +221,6 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
 
 def _same_players(rung: str, field) -> bool:
     """Whether a rung seats the fitting field's players (its strategies' full names, seat by seat)."""
-    from strategies.registry import parse_spec
-
     return [parse_spec(x).name for x in rung_field(rung, len(field))] == list(field)
 
 
@@ -265,9 +262,6 @@ def confirms(confirmation: pd.DataFrame) -> bool:
 
 
 def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
-    from analysis.fairness import change_words
-    from analysis.stats import p_exact
-
     level = 100 * estimate_rows[0]["level"]
     lines = [f"Starting VP over seat 0's estimated to bring every seat to the fair share ({level:.0f}% intervals):"]
     lines += [f"  seat {r['seat']}: " + ("+0 VP (the reference)" if r["seat"] == 0 else
@@ -307,10 +301,6 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
            rungs=None, seeds=None) -> Path:
     """``out/summary``; the rules file says "equalise" only when the confirmation supports it, and
     where it holds when it was confirmed at rungs."""
-    from analysis.confirm import verdict
-    from analysis.markdown import md as md_text, md_command, md_fenced
-    from analysis.plots import save
-
     final_dir = Path(out) / "summary"
     confirmed = confirms(confirmation)
     with atomic_folder(final_dir, SUMMARY_KIND) as tmp:
@@ -363,13 +353,6 @@ def _bars(value, lo, hi):
 
 
 def _figure(estimates, confirmation, players):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from analysis.plots import COLOURS, tight_layout
-
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
     e = estimates
     ax.errorbar(e["seat"], e["start_vp_over_seat0"], yerr=_bars(e["start_vp_over_seat0"], e["lo"], e["hi"]),

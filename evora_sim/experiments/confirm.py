@@ -16,8 +16,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.confirm import per_seed_wins, seat_rows
+from analysis.fairness import compare_fairness
+from analysis.stats import holm
+from strategies.registry import split_specs
+
 from ..ladderplan import parse_ladder, rung_members
 from ..manifest import RunError
+from ..seeds import game_seeds
 from .arms import Arm, Backend, play_arms
 
 CHUNK = 1000            # seeds per chunk of a rung's run: the unit of resuming
@@ -34,8 +40,6 @@ def parse_rungs(text: str, players: int) -> list[str]:
 
 def rung_field(rung: str, players: int) -> tuple[str, ...]:
     """The strategy of every seat (rotation 0) of a rung."""
-    from strategies.registry import split_specs
-
     items = split_specs(rung)
     return tuple(items * players if len(items) == 1 else items)
 
@@ -45,8 +49,6 @@ def check_fresh(used, fresh: tuple[int, int], what: str) -> None:
     ``used`` (the (run seed, seeds) the fix was chosen on). Distinct run seeds make a shared game
     seed all but impossible; this checks it on the seeds themselves, so a seed declared by hand
     (or a changed derivation) cannot make a confirmation judge the games that chose it."""
-    from ..seeds import game_seeds
-
     new = game_seeds(fresh[0], 0, fresh[1])
     for run_seed, seeds in used:
         shared = np.intersect1d(new, game_seeds(run_seed, 0, seeds))
@@ -74,10 +76,6 @@ def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], s
     p-values Holm-adjusted over the rungs and arms), in rows ``measure`` = "change of unfairness".
     ``reuse``: {(rung, arm number): run folder} already played with these players, rules, seeds
     and run seed (the fitting field's own confirmation), grown or read instead of played again."""
-    from analysis.confirm import per_seed_wins, seat_rows
-    from analysis.fairness import compare_fairness
-    from analysis.stats import holm
-
     out = Path(out)
     rungs = [(r, rung_field(r, players)) if isinstance(r, str) else (r[0], tuple(r[1])) for r in rungs]
     plan = [(i, rung, j, label, rules) for i, rung in enumerate(rungs) for j, (label, rules) in enumerate(arms)]

@@ -34,13 +34,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis import explain as X
+from analysis.brief import strongest, strongest_lines
+from analysis.compensation import games_from_seats, step
+from analysis.confirm import fix_holds, fix_quote, rung_lines
+from analysis.markdown import md as md_text
+from analysis.markdown import md_command, md_fenced
+from analysis.numbers import ranged
+from analysis.scan import has_column, has_facts, has_play_states
+from analysis.tables import card_value, scan
+from strategies.registry import from_resolved
+
 from .. import layout as L
 from ..fsutil import atomic_folder
-from ..manifest import RunError
+from ..ladderplan import own_folder
+from ..manifest import MANIFEST, RunError
 from ..rules import SWITCHES, Rules, start_vp_text, switch_value, validate
 from ..runner import RunResult, open_run
 from .arms import Arm, Backend, derive_seed, play_arms
-from .search import SUMMARY_KIND, open_folder
+from .confirm import check_fresh, parse_rungs
+from .confirm import confirm_at as confirm_at_rungs
+from .search import SUMMARY_KIND, check_search_folder, open_folder
 from .space import variant
 
 KIND = "explain"
@@ -91,8 +105,6 @@ def open_plan(run_path, seeds: int | None, compensation: bool = True, confirm_se
     """The plan for the run folder ``run_path``: every input checked (RunError, one line).
     ``confirm_seeds``: fresh seeds the best fix is confirmed on (default: as many as replayed;
     0: none, and no fix is quoted); ``confirm_at``: rungs (``SPEC;SPEC;...``) it is also confirmed at."""
-    from ..manifest import MANIFEST
-
     path = Path(run_path)
     if not (path / MANIFEST).is_file():
         raise RunError(f"RUN {run_path} is not a run folder (no {MANIFEST}); give the folder of an evora simulate run")
@@ -119,8 +131,6 @@ def open_plan(run_path, seeds: int | None, compensation: bool = True, confirm_se
                        f"{MIN_SEEDS} to 10,000,000, got {confirm_seeds!r}")
     rungs = ()
     if confirm_at is not None:
-        from .confirm import parse_rungs
-
         if not confirm_seeds:
             raise RunError(f"--confirm-at {confirm_at!r} needs fresh seeds to play: drop --confirm-seeds 0")
         rungs = tuple(parse_rungs(confirm_at, int(cfg["players"])))
@@ -151,8 +161,6 @@ def explain_doc(plan: Plan, out) -> dict:
 def _strategies(plan: Plan) -> tuple:
     """The run's strategies of rotation 0 as it recorded them (a custom Python strategy is never
     run from a folder: refused, one line)."""
-    from strategies.registry import from_resolved
-
     cfg = plan.config
     info = cfg.get("resolved_strategies") or {}
     missing = [name for name in cfg["strategies"] if name not in info]
@@ -174,8 +182,6 @@ SEAT_COLUMNS = ("seat", "score", "leader_before_final_turn", *L.MAJORITY_NAMES)
 def _games(run, seeds: int, rotations: int, seats: bool = False) -> pd.DataFrame:
     """The first ``seeds`` seeds' games (or seat rows) of a run, by game id: the columns the
     explanation reads that the run holds, from the blocks that hold those seeds only."""
-    from analysis.scan import has_column
-
     name = "seats" if seats else "games"
     cols = ["game_id"] + [c for c in (SEAT_COLUMNS if seats else GAME_COLUMNS) if has_column(run, name, c)]
     cut, frames = seeds * rotations, []
@@ -191,8 +197,6 @@ def _games(run, seeds: int, rotations: int, seats: bool = False) -> pd.DataFrame
 def compensation_values(plan: Plan) -> tuple[np.ndarray | None, str]:
     """The starting VP the compensation arm plays (half VP steps), estimated by re-scoring the
     run's games past the replayed seeds (all of them when it has no others), and how."""
-    from analysis.compensation import games_from_seats, step
-
     if plan.rules.shared_victory:
         return None, "no compensation: the run's rules share tied victories (V4), which re-scoring does not model"
     n, rot = plan.players, plan.rotations
@@ -210,8 +214,6 @@ def compensation_values(plan: Plan) -> tuple[np.ndarray | None, str]:
 def arms_of(plan: Plan, out: Path) -> tuple[list[Arm], list[tuple[str, str]], str]:
     """The arms (the baseline replay first when the run lacks the facts), their (label, change),
     and how the compensation was found."""
-    from analysis.scan import has_facts
-
     n, strategies, rotated = plan.players, _strategies(plan), bool(plan.config["seat_rotation"])
     arms, labels = [], []
     if not has_facts(plan.run):
@@ -234,10 +236,6 @@ def run_explain(plan: Plan, out, *, backend: Backend = Backend(), command: str =
     """Play (or finish) every arm, then write ``summary/``; returns the tables and the lines to print.
     The run's own tables are read (and their values checked: ``storage.value_problem``) before
     anything is written or played, so a damaged run costs nothing."""
-    from analysis import explain as X
-
-    from .search import check_search_folder
-
     out = Path(out)
     doc = explain_doc(plan, out)
     check_search_folder(out, doc)
@@ -278,11 +276,6 @@ def confirm_best(plan: Plan, out: Path, fair: pd.DataFrame, backend: Backend, co
     (:func:`.confirm.confirm_at`, or None when there is nothing to confirm) and the fixes with a
     ``confirmed`` column: "confirmed" (fairer on the fresh seeds among the run's players),
     "not confirmed", or empty (not played again)."""
-    from analysis import explain as X
-    from analysis.confirm import fix_holds
-
-    from .confirm import check_fresh, confirm_at
-
     fair = fair.assign(confirmed="")
     better = X.fairer_fixes(fair)
     if better.empty or not plan.confirm_seeds:
@@ -296,7 +289,7 @@ def confirm_best(plan: Plan, out: Path, fair: pd.DataFrame, backend: Backend, co
     if notice is not None:
         notice(f"confirming the best fix, {best['arm']}, on {plan.confirm_seeds:,} fresh seeds at "
                f"{1 + len(plan.confirm_at)} rung(s)")
-    table = confirm_at(out / "confirm", plan.players, [own, *plan.confirm_at], arms, plan.confirm_seeds, fresh[0],
+    table = confirm_at_rungs(out / "confirm", plan.players, [own, *plan.confirm_at], arms, plan.confirm_seeds, fresh[0],
                        backend, command, root=out, paired_with=RUN_RULES)
     fair.loc[fair["arm"] == best["arm"], "confirmed"] = "confirmed" if fix_holds(table, best["arm"]) else "not confirmed"
     return table, fair
@@ -317,9 +310,6 @@ def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), co
     ``plan``): each rung's first ``seeds`` seeds replayed under every switch and the rung's own
     seat compensation, into ``out/why/rN`` (resumable like any explain folder). Whether a fix
     found among weak players still fixes the game among strong ones is the question."""
-    from ..ladderplan import own_folder
-    from .search import check_search_folder
-
     results = []
     for i, rung in enumerate(plan.rungs):
         why = own_folder(out, plan.why_folder(i))
@@ -334,9 +324,6 @@ def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), co
 def card_findings(run):
     """The run's card table with when each card is played (``analysis.playstates``), or None for a
     run played before that was recorded: one pass over the run's tables."""
-    from analysis.scan import has_play_states
-    from analysis.tables import card_value, scan
-
     if not has_play_states(run):
         return None
     return card_value(scan([run]))
@@ -345,8 +332,6 @@ def card_findings(run):
 def card_lines(cards, n: int) -> list[str]:
     """The strongest card findings in the report's words (associations), each with when the card
     is played; or why there are none."""
-    from analysis.brief import strongest, strongest_lines
-
     head = "Cards (associations, not the cards' effects; each with when it is played):"
     if cards is None:
         return [head, "  not recorded: the run was played before the state of each card play was recorded"]
@@ -355,8 +340,6 @@ def card_lines(cards, n: int) -> list[str]:
 
 def _run_parts(run, n: int, rot: int):
     """The decomposition's statistics of every finished game of the run, block by block."""
-    from analysis import explain as X
-
     parts = X.SeatParts(n)
     games = run.iter_table("games", ["game_id", *X.GAME_FACTS])
     seats = run.iter_table("seats", ["game_id", "seat", *X.SEAT_FACTS])
@@ -366,15 +349,10 @@ def _run_parts(run, n: int, rot: int):
 
 
 def _signed(v: float, lo: float, hi: float, scale: float = 100.0, unit: str = " pp") -> str:
-    from analysis.numbers import ranged
-
     return ranged(v, lo, hi, scale=scale, unit=unit, signed=True)
 
 
 def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: str) -> list[str]:
-    from analysis import explain as X
-    from analysis.numbers import ranged
-
     n = plan.players
     seat = X.largest_seat(table)
     lines = [f"Why the seats win what they win ({n} players, {', '.join(plan.config['strategies'])}; from {decomposed}):",
@@ -393,8 +371,6 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
     better = X.fairer_fixes(fair)
     confirmed = X.confirmed_fixes(fair)
     if len(confirmed):
-        from analysis.confirm import fix_quote
-
         best = confirmed.iloc[0]
         lines.append(f"What would fix it? {best.arm} ({best.change_made}), confirmed: "
                      + fix_quote(result["confirmation"], best.arm, RUN_RULES, n) + ".")
@@ -424,8 +400,6 @@ def summary_lines(plan: Plan, table, parts, result, decomposed: str, comp_note: 
 def rung_lines_of(table, arm: str, n: int) -> list[str]:
     """The confirmation at every rung in lines; the verdict over the ``confirm_at`` rungs only
     (rung 0 is the run's own players, which need not sit in the ladder's order)."""
-    from analysis.confirm import rung_lines
-
     lines = [f"Confirmation of {arm} on fresh seeds:"] + rung_lines(table[table["rung"] == 0], arm, n)[:-1]
     ladder = table[table["rung"] > 0]
     if len(ladder):
@@ -434,9 +408,6 @@ def rung_lines_of(table, arm: str, n: int) -> list[str]:
 
 
 def _write(out: Path, doc, command, plan, table, parts, result, lines, decomposed, comp_note, cards=None) -> Path:
-    from analysis import explain as X
-    from analysis.markdown import md, md_command, md_fenced
-
     final = out / "summary"
     fair = result["fairness"]
     with atomic_folder(final, SUMMARY_KIND) as tmp:
@@ -455,7 +426,7 @@ def _write(out: Path, doc, command, plan, table, parts, result, lines, decompose
                        "largest_seat": X.largest_seat(table), "compensation_note": comp_note}]).to_csv(
             tmp / "about.csv", index=False)
         md = ["## Why: where the seats' edges come from, and what would fix them", "",
-              md_command(command), "", *(md(x) for x in lines), "", X.METHOD, "",
+              md_command(command), "", *(md_text(x) for x in lines), "", X.METHOD, "",
               "### The decomposition (pp of win rate, 95% interval over seeds)", "",
               X.shown_parts(table).to_markdown(index=False), "",
               "### The fixes, ranked by the seat unfairness they leave", "",

@@ -32,6 +32,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import optuna
+from optuna.samplers import TPESampler
+from optuna.trial import TrialState, create_trial
+
 from analysis.plots import save
 from analysis.search import candidates_table, report_section, search_figure
 
@@ -221,8 +225,6 @@ def _write_journal(out: Path, rounds: list[dict]) -> None:
 # the optimiser
 # ---------------------------------------------------------------------------------------------
 def _study(direction: str):
-    import optuna
-
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna.create_study(direction=direction)
 
@@ -233,8 +235,6 @@ def _distributions(dims: list[Dim]) -> dict:
 
 def _rebuild(study, dims: list[Dim], rounds: list[dict]) -> None:
     """The study as it was after the journal's rounds: every trial in the order it was drawn."""
-    from optuna.trial import TrialState, create_trial
-
     dist = _distributions(dims)
     for rec in rounds:
         for t in rec["trials"]:
@@ -245,8 +245,6 @@ def _rebuild(study, dims: list[Dim], rounds: list[dict]) -> None:
 
 
 def _draw(study, dims: list[Dim], seed: int, r: int, slot: int, attempt: int):
-    from optuna.samplers import TPESampler
-
     study.sampler = TPESampler(seed=derive_seed(seed, 3, r, slot, attempt) % 2**32, constant_liar=True)
     trial = study.ask(_distributions(dims))
     return trial, {d.key: d.value(trial.params[d.key]) for d in dims}
@@ -257,8 +255,6 @@ def _draw(study, dims: list[Dim], seed: int, r: int, slot: int, attempt: int):
 # ---------------------------------------------------------------------------------------------
 def _ask_round(study, problem: Problem, settings: Settings, r: int):
     """The round's candidates (trial, values) and the unplayable draws (trial, values, reason)."""
-    from optuna.trial import TrialState
-
     asked, order = [], []
     for slot in range(settings.batch):
         for attempt in range(MAX_ATTEMPTS):
@@ -336,8 +332,6 @@ def _round(study, problem, settings, out, r, backend, command, notice) -> dict:
 def search_doc(problem: Problem, settings: Settings) -> dict:
     """The search file: everything that decides the result, the optimiser's version included (a
     resumed search must draw the candidates the interrupted one would have)."""
-    import optuna
-
     return {"format": FORMAT, "version": 1, "kind": problem.kind,
             "config": {"problem": problem.config(), "settings": settings.as_dict(),
                        "dims": [d.as_dict() for d in problem.dims], "optuna": optuna.__version__}}

@@ -15,6 +15,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+
 from strategies.compiled import FEATURES
 from strategies.registry import format_number
 from strategies.values import WEIGHT_RANGE, weight_in_range
@@ -41,8 +43,6 @@ class Dim:
     base: object = None
 
     def distribution(self):
-        from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
         if self.kind == "int":
             return IntDistribution(int(self.lo), int(self.hi))
         if self.kind == "float":

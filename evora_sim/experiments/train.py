@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from evora_sim.rng import new_stream
 from strategies import values
@@ -243,8 +244,6 @@ def _rows_of(players: int, rules: Rules, start, items):
 
 def training_rows(plan: TrainPlan, run, jobs: int, progress=None):
     """Every teacher turn as a group of rows, split over ``jobs`` processes."""
-    from joblib import Parallel, delayed
-
     games = run.table("games", columns=["seed", "actions"])
     items = list(zip(games["seed"].to_numpy(), games["actions"]))
     n_jobs = min(check_jobs(jobs), max(1, len(items)))
@@ -295,6 +294,8 @@ def duel_folder(plan: TrainPlan, weights) -> str:
 def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool):
     """The candidate against the player it would replace (``plan.rival``), in the target rules,
     every seed under every seat order; the candidate sits in one seat, the rival in the others."""
+    # lazy: `evora strategies` imports this module (made_by_counts), and the duel's statistics (SciPy,
+    # statsmodels) would add 2 s to its 3.5 s (measured)
     from evora_sim.duel import duel
 
     field = [candidate_player(plan, weights)] + [plan.rival] * (plan.players - 1)
@@ -385,7 +386,6 @@ def _train(plan: TrainPlan, out: Path, jobs: int, backend, command: str, quiet: 
         lines.append(f"Written: {path}; use it as --strategies {path}:{TRAINED_NAME}")
     else:
         path = out / "candidate.toml"
-        from strategies.learned import LearnedWeights, to_table
         write_bytes_atomic(path, to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
                                                          f"Not better than {plan.rival_label}: {verdict}.",
                                                          made_by, plan.rules.hash,
