@@ -267,7 +267,7 @@ def _strip_facts(run_dir):
     from evora_sim.manifest import chunk_file, file_record, read_manifest, write_manifest
 
     manifest = read_manifest(run_dir)
-    from evora_sim.gameloop import PLAY_STATES
+    from evora_sim.recorded import PLAY_STATES
 
     drop = {"games": [*X.GAME_FACTS[1:], "trigger_turn"], "seats": [*X.SEAT_FACTS, "score_at_trigger", "turns_leading"],
             "cards": list(PLAY_STATES)}
