@@ -31,8 +31,9 @@ from strategies.registry import seat_arrays
 from . import api
 from . import engine as E
 from . import layout as L
-from .gameloop import (ILLEGAL, BatchResult, advance, buffers, card_played, is_play, new_result, record, refused,
-                       search_notes, seat_strategies, start)
+from .gameloop import (ILLEGAL, BatchResult, advance, buffers, is_play, new_result, record, refused, search_notes,
+                       seat_strategies, start)
+from .metrics import card_played
 
 
 def seat_rng(seed: int, seat: int) -> np.random.Generator:

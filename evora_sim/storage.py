@@ -33,6 +33,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from . import layout as L
+from . import metrics
 from .manifest import TABLES, RunError, chunk_file, chunk_ids, chunk_parts, file_problem, part_file, read_manifest
 from .ranking import DECIDED_BY
 from .seeds import game_seeds
@@ -137,12 +138,16 @@ def identity_problem(data, config: dict, block: Block, table: str) -> str | None
 
 def _seat_ranges(n: int) -> dict:
     """(table, column) -> the smallest and largest value a game of ``n`` players can write there
-    (``tables.batch_tables``: a seat 0..n-1, -1 where there is none)."""
-    return {("games", "n_players"): (n, n), ("games", "winner_seat"): (0, n - 1),
-            ("games", "leader_at_trigger"): (0, n - 1), ("games", "trigger_seat"): (-1, n - 1),
-            ("seats", "seat"): (0, n - 1), ("seats", "rank"): (1, n),
-            ("seats", "leader_before_final_turn"): (-1, n - 1),
-            ("cards", "seat"): (0, n - 1), ("spaces", "seat"): (0, n - 1)}
+    (``tables.batch_tables``: a seat 0..n-1, -1 where there is none; the recorded metrics'
+    columns as they declare them, :class:`evora_sim.metrics.slots.Column`)."""
+    out = {("games", "n_players"): (n, n), ("games", "winner_seat"): (0, n - 1),
+           ("seats", "seat"): (0, n - 1), ("seats", "rank"): (1, n),
+           ("cards", "seat"): (0, n - 1), ("spaces", "seat"): (0, n - 1)}
+    for table in ("games", "seats", "cards"):
+        for c in metrics.columns(table):
+            if c.seat:
+                out[(table, c.name)] = (0 if c.seat == "seat" else -1, n - 1)
+    return out
 
 
 def _names() -> dict:

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from . import layout as L
+from . import metrics as M
 from .gameloop import GAME_COLUMNS, SEAT_COLUMNS, BatchResult
-from .recorded import PLAY_STATES
 from .ranking import DECIDED_BY, deciding_step, order_key
 
 CARD_NAMES = L.EFFECT_NAMES + L.ITILE_NAMES
@@ -59,17 +59,8 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "turns": res.games[:, col["turns"]].astype(np.int16),
         "end_trigger": pd.Categorical.from_codes(res.games[:, col["end_trigger"]], categories=L.END_NAMES),
         "winner_seat": res.games[:, col["winner_seat"]].astype(np.int8),
-        # tension (gameloop.round_over): leader after each round by score, the last round's being
-        # the final score
-        "lead_changes": res.games[:, col["lead_changes"]].astype(np.int16),
-        "comeback": res.games[:, col["comeback"]].astype(np.int16),
-        "winner_led_from": res.games[:, col["winner_led_from"]].astype(np.int16),
-        "decided_last_round": res.games[:, col["winner_led_from"]] == res.games[:, col["rounds"]],
-        # where the game was decided (gameloop.end_triggered): who triggered the end (-1: the round
-        # limit) in which turn, and who would have won had the game ended right then
-        "trigger_seat": res.games[:, col["trigger_seat"]].astype(np.int8),
-        "trigger_turn": res.games[:, col["trigger_turn"]].astype(np.int16),
-        "leader_at_trigger": res.games[:, col["leader_at_trigger"]].astype(np.int8),
+        # the recorded metrics' columns (evora_sim.metrics: what each one means is in its module)
+        **{c.name: res.games[:, col[c.name]].astype(c.dtype) for c in M.columns("games")},
         "decided_by": pd.Categorical.from_codes(decided_by(score, left, rank, half, shared), categories=DECIDED_BY),
     })
     if res.actions is not None:             # recorded (runner.simulate's record_actions): the whole game
@@ -86,12 +77,8 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
     for name in L.BREAKDOWN_NAMES:
         seats[name] = res.seats[:, :, scol[name]].reshape(-1).astype(np.int16)
     seats["parts_left"] = left.reshape(-1).astype(np.int8)
-    # the seat's total had the game ended when the end was triggered, and the leader so scored
-    # before the seat's turn after the trigger (-1: it had none)
-    seats["score_at_trigger"] = res.seats[:, :, scol["score_at_trigger"]].reshape(-1).astype(np.int16)
-    seats["leader_before_final_turn"] = res.seats[:, :, scol["leader_before_final_turn"]].reshape(-1).astype(np.int8)
-    # the turns the seat began leading (so scored): the rate its card plays "while leading" compare with
-    seats["turns_leading"] = res.seats[:, :, scol["turns_leading"]].reshape(-1).astype(np.int16)
+    for c in M.columns("seats"):
+        seats[c.name] = res.seats[:, :, scol[c.name]].reshape(-1).astype(c.dtype)
     seats = pd.DataFrame(seats)
 
     plays = res.stats[:, :, L.S_PLAYS:L.S_PLAYS + L.NTRACK]
@@ -106,10 +93,7 @@ def batch_tables(res: BatchResult, game_ids: np.ndarray, rotation: int,
         "plays": plays[gi, si, ci].astype(np.int16),
         "vp": vp[gi, si, ci].astype(np.int16),
         "temple_uses": temple[gi, si, ci].astype(np.int16),
-        # the state each play was made in (gameloop.card_played): in a turn its seat began leading,
-        # after the end was triggered, and the sum of the rounds played in (how late: / plays / rounds)
-        **{name: res.states[gi, si, j, ci].astype(np.int16 if j < 2 else np.int32)
-           for j, name in enumerate(PLAY_STATES)},
+        **{c.name: res.states[gi, si, j, ci].astype(c.dtype) for j, c in enumerate(M.columns("cards"))},
     })
     uses = res.stats[:, :, L.S_SPACE_USES:L.S_SPACE_USES + L.MAXS]
     gi, si, xi = np.nonzero(uses > 0)

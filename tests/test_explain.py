@@ -5,19 +5,30 @@ input refused in one line)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from analysis import explain as X
+from analysis.scan import scan
+from analysis.skill import rung_figures
+from analysis.tables import why
 from evora_sim import api
 from evora_sim import layout as L
 from evora_sim.batch import play_batch, play_game
+from evora_sim.cli import main
+from evora_sim.fsutil import write_bytes_atomic
+from evora_sim.manifest import chunk_file, file_record, read_manifest, write_manifest
 from evora_sim.ranking import DECIDED_BY
+from evora_sim.recorded import PLAY_STATES
 from evora_sim.rules import load_rules
-from evora_sim.tables import batch_tables
+from evora_sim.runner import open_run, simulate
+from evora_sim.tables import batch_tables, decided_by, ranks
 from explain_sim import toy_run
 
 RULES = load_rules()
@@ -89,7 +100,6 @@ def test_where_a_game_was_decided_is_recorded_as_a_replay_finds_it(sets, n, fiel
 
 
 def test_decided_by_names_the_step_that_put_the_winner_ahead():
-    from evora_sim.tables import decided_by, ranks
 
     score = np.array([[10, 12, 9], [10, 10, 9], [10, 10, 9], [10, 10, 10], [10, 10, 10]])
     left = np.array([[0, 5, 0], [3, 4, 0], [4, 4, 0], [4, 4, 4], [4, 4, 4]])
@@ -153,10 +163,6 @@ def test_a_planted_mechanism_is_found_and_the_intervals_cover_at_their_nominal_r
 def test_a_planted_tie_break_in_played_games_is_put_down_to_the_tie_break(tmp_path):
     """Played games: a variant where the later seat wins most ties (TIES). The last seat's edge is
     the tie-break's; the report's one pass over the run gives the decomposition explain gives."""
-    from analysis.scan import scan
-    from analysis.tables import why
-    from evora_sim.runner import simulate
-
     run = simulate(4, 6000, ["random"], seed=7, out=tmp_path / "ties", rules=load_rules(overrides=TIES), chunk_size=1500)
     table = X.parts_table(X.seed_parts(run.games, run.seats, 4, 1)).set_index(["seat", "cause"])
     last = table.loc[3]
@@ -175,15 +181,11 @@ def test_a_planted_tie_break_in_played_games_is_put_down_to_the_tie_break(tmp_pa
 # evora explain
 # ---------------------------------------------------------------------------------------------
 def _cli(*args):
-    from evora_sim.cli import main
-
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
-    from evora_sim.runner import simulate
-
     out = tmp_path_factory.mktemp("explain") / "run"
     simulate(4, 120, "greedy(plan=action),random,random,random", seed=11, out=out, chunk_size=60)
     return out
@@ -214,8 +216,6 @@ def test_explain_writes_the_decomposition_and_the_fixes_and_resumes(small_run, t
     parts = s["parts"]
     assert (parts["seeds"] == 120).all()                       # the decomposition: every seed of the run
     # the arms are ordinary run folders on the run's seeds, paired game for game
-    from evora_sim.runner import open_run
-
     arm = open_run(out / "arms" / "end.tie_break=shared")
     base = open_run(small_run).games.query("game_id < 80")
     assert arm.manifest["config"]["seed"] == 11 and (arm.games["seed"].to_numpy() == base["seed"].to_numpy()).all()
@@ -260,15 +260,7 @@ def test_explain_refuses_a_folder_of_another_experiment(small_run, tmp_path):
 def _strip_facts(run_dir):
     """Make a run look as one played before the facts were recorded: its tables without them
     (each file rewritten, its size and checksum recorded as the runner records them)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from evora_sim.fsutil import write_bytes_atomic
-    from evora_sim.manifest import chunk_file, file_record, read_manifest, write_manifest
-
     manifest = read_manifest(run_dir)
-    from evora_sim.gameloop import PLAY_STATES
-
     drop = {"games": [*X.GAME_FACTS[1:], "trigger_turn"], "seats": [*X.SEAT_FACTS, "score_at_trigger", "turns_leading"],
             "cards": list(PLAY_STATES)}
     for k in manifest["chunk_files"]:
@@ -284,8 +276,6 @@ def _strip_facts(run_dir):
 
 
 def test_a_run_played_before_the_facts_is_explained_from_a_replay(small_run, tmp_path):
-    import shutil
-
     old = tmp_path / "old"
     shutil.copytree(small_run, old)
     _strip_facts(old)
@@ -324,10 +314,6 @@ def test_explain_on_a_dask_cluster_plays_the_same_games(small_run, tmp_path):
 def test_every_skill_rung_says_where_the_seats_edges_come_from(small_run):
     """Under evora skill each rung's figures include each seat's final-round and tie-break parts,
     so the verdicts say whether a mechanism grows with skill."""
-    from analysis.scan import scan
-    from analysis.skill import rung_figures
-    from evora_sim.runner import open_run
-
     rows, _, _ = rung_figures(scan([open_run(small_run)]), 4, 0.01)
     why = [r for r in rows if r["figure"].startswith("why ")]
     assert sorted(r["figure"] for r in why) == sorted(f"why {c} seat {p}" for c in ("final_round", "tie_break")

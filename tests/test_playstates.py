@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from evora_sim import api
 from evora_sim import engine as E
 from evora_sim import layout as L
 from evora_sim.batch import play_batch
-from evora_sim.gameloop import PLAY_STATES
+from evora_sim.recorded import PLAY_STATES
 from evora_sim.rules import load_rules
+from evora_sim.runner import simulate
 from evora_sim.tables import batch_tables
 
-from analysis.playstates import timing_clause
-from analysis.stats import clustered_share, ratio_ci, ratio_diff
+from analysis import scan as S
+from analysis.playstates import EXACT_PLAYS, timing_clause
+from analysis.report import analyse
+from analysis.stats import clustered_share, conditional_share_p, ratio_ci, ratio_diff
+from analysis.tables import card_value, open_runs, scan
 
 RULES = load_rules()
 EXAMPLES = "strategies/examples"
@@ -180,11 +185,6 @@ def test_the_sentence_says_more_or_fewer_only_when_holm_does():
 
 
 def test_a_run_without_the_columns_is_reported_without_them(tmp_path, monkeypatch):
-    from analysis import scan as S
-    from analysis.report import analyse
-    from analysis.tables import card_value, open_runs, scan
-    from evora_sim.runner import simulate
-
     run = simulate(4, 40, "cardheights", seed=3, out=tmp_path / "run", chunk_size=40, command="test").out
     runs = open_runs([run])
     assert "mean_place" in card_value(scan(runs)).columns
@@ -202,9 +202,6 @@ def test_the_leader_test_holds_its_size_for_rarely_played_cards(plays, groups, c
     few several, each play begun leading at its group's own rate of turns begun leading: the t test
     on the ratio difference rejected 6.5-8%; the exact conditional test the table uses below
     EXACT_PLAYS rejects 4-6% of 2,000 simulations at a nominal 5%."""
-    from analysis.playstates import EXACT_PLAYS
-    from analysis.stats import conditional_share_p
-
     assert plays < EXACT_PLAYS
     rng = np.random.default_rng(5000 + plays)
     reps, exact, t_test = 2000, 0, 0
@@ -221,10 +218,6 @@ def test_the_leader_test_holds_its_size_for_rarely_played_cards(plays, groups, c
 
 
 def test_the_exact_leader_test_is_the_binomial_mid_p_when_every_group_shares_a_rate():
-    from scipy import stats
-
-    from analysis.stats import conditional_share_p
-
     x = np.array([1, 0, 2, 3, 1, 0, 5, 8])               # 20 plays
     t, b = np.full(8, 50), np.full(8, 15)                  # every group leads 30% of its turns
     for k in (0, 3, 6, 11, 20):
