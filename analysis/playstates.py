@@ -3,7 +3,7 @@
 A card's association with winning (the report's Card value table) says nothing of why. Part of
 the answer is *when* the card is played: a card the leaders play late looks strong because strong
 positions play it, and a card played early by seats behind looks weak for the same reason. The
-game loop counts, for every play (``evora_sim.gameloop.card_played``), whether its seat began the
+game loop counts, for every play (``evora_sim.metrics.card_timing.card_played``), whether its seat began the
 turn leading on VP (the totals the final scoring would give had the game ended then, a tie being
 no lead), whether the end had been triggered, and the round; and for every seat the turns it began
 leading, the rate a card's "played while leading" compares with.
