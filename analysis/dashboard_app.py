@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import replace
 
-from .dashboard_data import RANGE_COLUMNS, Slice, Source, views
+from .dashboard_data import RANGE_COLUMNS, Slice, Source, build_cells, views
 from .dashboard_page import DASH_CSS, page, views_html
 
 ANY = "any"
@@ -27,6 +27,16 @@ class Cache:
     def __init__(self, source: Source):
         self.source, self.kept = source, OrderedDict()
         self.lock = threading.Lock()          # the first slice is computed in a thread of its own
+        self.building: set = set()            # groups whose Cells are being gathered
+
+    def build(self, label: str) -> None:
+        """Gather a group's :class:`~analysis.dashboard_data.Cells` in a thread of its own, once:
+        a filter on how games went then merges them instead of reading its games."""
+        with self.lock:
+            if label in self.building:
+                return
+            self.building.add(label)
+        threading.Thread(target=build_cells, args=(self.source, label), daemon=True).start()
 
     def key(self, sl: Slice, *options) -> tuple:
         # the same slice however its variant was named (None: the first)
@@ -43,7 +53,8 @@ class Cache:
                     self.kept.popitem(last=False)
             self.kept.move_to_end(key)
             got = self.kept[key]
-            return got["views"], got["fast"]
+        self.build(key[0].variant)
+        return got["views"], got["fast"]
 
     def full(self, sl: Slice, *options) -> str:
         """The HTML fragment of a slice :meth:`get` computed, with its figure."""

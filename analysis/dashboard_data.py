@@ -18,6 +18,9 @@ serves it.
 """
 from __future__ import annotations
 
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,7 +30,7 @@ import pandas as pd
 from evora_sim.manifest import MANIFEST, RunError, replay_command
 from evora_sim.storage import RunResult, open_run
 
-from .scan import AnalysisError, has_column, plan, read_games, scan
+from .scan import AnalysisError, Scan, has_column, plan, read_games, scan
 
 # the columns a slice reads; a run of an older version that lacks one is refused with one line
 NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner_seat", "decided_by",
@@ -82,6 +85,8 @@ class Variant:
     tasks: list = field(default_factory=list)
     _why_tasks: list | None = None
 
+    cells: "Cells | None" = None
+
     def plan(self, explained: bool) -> list:
         """The plan of the slices' pass: with the decomposition's columns or without (each its
         own plan, so the blocks kept for one are not mistaken for the other's)."""
@@ -113,6 +118,14 @@ class Store:
             self.blocks[key] = read_games(task, block, with_seed)
         return self.blocks[key]
 
+    def prefetch(self, tasks) -> None:
+        """Read every block of ``tasks`` two at a time (Parquet reads release the interpreter: the
+        machine's second core reads while the first decodes)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda tb: self.read(tb[0], tb[1], False), [(t, b) for t in tasks for b in t.piece.blocks]))
+
 
 @dataclass
 class Source:
@@ -126,6 +139,27 @@ class Source:
     explained: list = field(default_factory=list)    # evora explain folders among the folders given
     _choices: dict | None = None
     _compared: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._work = threading.Lock()
+        self._asking = 0
+
+    @contextmanager
+    def turn(self, background: bool = False):
+        """Hold the statistics' turn: a slice asked for goes first; background work (the
+        :class:`Cells`, a step at a time) waits while one is asked, so it never slows a filter
+        by more than a step."""
+        if background:
+            while self._asking:
+                time.sleep(0.01)
+        else:
+            self._asking += 1
+        try:
+            with self._work:
+                yield
+        finally:
+            if not background:
+                self._asking -= 1
 
     def variant(self, label: str | None) -> Variant:
         if label is None:
@@ -383,21 +417,30 @@ def views(source: Source, sl: Slice, associations: bool = False, min_effect: flo
     deviation split by where its games were decided (the report's Why table), and the fixes of
     the explain folders given. ``compare_with``: a group (a variant's label) compared with the
     slice's group, paired by seed (:func:`compare`)."""
-    from . import tables as T
     from .stats import MIN_EFFECT
 
     min_effect = MIN_EFFECT if min_effect is None else min_effect
+    with source.turn():
+        return _slice_views(source, sl, associations, min_effect, decomposition, compare_with)
+
+
+def _slice_views(source, sl, associations, min_effect, decomposition, compare_with) -> Views:
+    from . import tables as T
+
     variant = source.variant(sl.variant)
-    masks = matching(source, sl)
-    local = {variant.runs.index(r): masks[source.runs.index(r)] for r in variant.runs}
-    total = sum(int(m.sum()) for m in local.values())
     info = {k: v for r in variant.runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
-    tasks = [t for t in variant.plan(decomposition) if sl.players is None or int(t.config["players"]) == sl.players]
-    if associations:
-        source.verify_uses()
-    data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations, checked=True,
-                read=source.store.read)
+    if variant.cells is not None and Cells.answers(sl) and not associations and not decomposition:
+        data = Scan(variant.runs, variant.cells.counts(sl))
+    else:
+        masks = matching(source, sl)
+        local = {variant.runs.index(r): masks[source.runs.index(r)] for r in variant.runs}
+        tasks = [t for t in variant.plan(decomposition) if sl.players is None or int(t.config["players"]) == sl.players]
+        if associations:
+            source.verify_uses()
+        data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations,
+                    checked=True, read=source.store.read)
     data.counts = {n: c for n, c in data.counts.items() if c.games}
+    total = sum(c.games for c in data.counts.values())
     adv, tests = T.seat_advantage(data, min_effect)
     out = Views(sl, total, adv, tests, T.strategy_win_rates(data), T.game_shape(data), T.end_triggers(data),
                 T.victory_margin(data), T.tension(data), T.majority_outcomes(data), T.columns_held(data),
@@ -483,6 +526,92 @@ def _one_run_per_count(v: Variant) -> dict:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# the statistics kept per kind of game: a filter on how games went merges them, reading nothing
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Cells:
+    """A group's games split by every condition a slice puts on how a game went (player count,
+    end condition, decided by, decided in the final round, the winners' strategies), with the
+    report's statistics of each kind of game gathered once (:class:`analysis.aggregate.CountStats`,
+    by the report's own pass restricted to them). The statistics are sums over games, and a
+    CountStats merges exactly (the report merges its pieces the same way), so a slice of these
+    conditions is the merge of its kinds' statistics: the same figures as folding its games,
+    in milliseconds instead of a pass over the games."""
+
+    keys: pd.DataFrame                  # a row per kind: players, end_trigger, decided_by, decided_last_round, winners
+    stats: list                         # per kind: its CountStats
+    empty: dict                         # players -> an empty CountStats of the group's plan
+    strategies: list                    # the winners' bit i is strategies[i]
+
+    @staticmethod
+    def answers(sl: Slice) -> bool:
+        """Whether the slice is one of these conditions only."""
+        return sl.strategy is None and not sl.ranges
+
+    def counts(self, sl: Slice) -> dict:
+        """Per player count, the merged statistics of the slice's games."""
+        k = self.keys
+        ok = np.ones(len(k), bool)
+        for column, value in (("players", sl.players), ("end_trigger", sl.end_trigger),
+                              ("decided_by", sl.decided_by), ("decided_last_round", sl.last_round)):
+            if value is not None:
+                ok &= (k[column] == value).to_numpy()
+        if sl.winner is not None:
+            bit = 1 << self.strategies.index(sl.winner) if sl.winner in self.strategies else 0
+            ok &= (k["winners"].to_numpy() & bit) != 0
+        out = {}
+        for i in np.flatnonzero(ok):
+            n = int(k["players"].iat[i])
+            out.setdefault(n, self.empty[n].empty()).merge(self.stats[i])
+        return out
+
+
+def build_cells(source: Source, label: str | None = None) -> Cells | None:
+    """The :class:`Cells` of a group (kept on it; None with more strategies than bits). A pass
+    over its games per kind of game, on the blocks already read: done once, in the background,
+    after the first page is shown."""
+    variant = source.variant(label)
+    if variant.cells is not None:
+        return variant.cells
+    strategies = source.choices()["strategies"]
+    if len(strategies) > 62:
+        return None
+    local = {source.runs.index(r): i for i, r in enumerate(variant.runs)}
+    bits = " ".join(f"WHEN ? THEN {1 << i}" for i in range(len(strategies)))
+    con = source.con.cursor()
+    kind = "players, end_trigger, decided_by, decided_last_round, winners"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE kinds AS SELECT g.run, g.game_id, g.players, g.end_trigger, g.decided_by, "
+        f"g.decided_last_round, coalesce(w.winners, 0) AS winners FROM games g LEFT JOIN "
+        f"(SELECT run, game_id, bit_or(CASE strategy {bits} ELSE 0 END) AS winners FROM seats WHERE win "
+        f"GROUP BY run, game_id) w ON w.run = g.run AND w.game_id = g.game_id "
+        f"WHERE g.run IN ({', '.join(map(str, local))})", strategies)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE kind_keys AS SELECT *, row_number() OVER (ORDER BY {kind}) - 1 AS cell "
+                f"FROM (SELECT DISTINCT {kind} FROM kinds)")
+    keys = con.execute("SELECT * FROM kind_keys ORDER BY cell").df()
+    got = con.execute(f"SELECT k.run, k.game_id, c.cell FROM kinds k JOIN kind_keys c USING ({kind})").fetchnumpy()
+    con.execute("DROP TABLE kinds; DROP TABLE kind_keys")
+    cell_of = {}
+    for run, i in local.items():
+        cfg = source.runs[run].manifest["config"]
+        of = np.full(int(cfg["games"]) * (int(cfg["players"]) if cfg["seat_rotation"] else 1), -1, np.int64)
+        mine = got["run"] == run
+        of[got["game_id"][mine]] = got["cell"][mine]
+        cell_of[i] = of
+    stats = []
+    for c in range(len(keys)):
+        n = int(keys["players"].iat[c])
+        tasks = [t for t in variant.tasks if int(t.config["players"]) == n]
+        with source.turn(background=True):
+            part = scan(variant.runs, tasks=tasks, keep=lambda run, ids, c=c: cell_of[run][ids] == c, uses=False,
+                        checked=True, read=source.store.read)
+        stats.append(part.counts[n])
+    empty = {int(t.config["players"]): t.count for t in variant.tasks}
+    variant.cells = Cells(keys, stats, empty, strategies)
+    return variant.cells
+
+
 def warm(source: Source) -> None:
     """Work every process does once, done before a filter asks: the seat unfairness's
     Feldman-Cousins band of each player count (about a second of arithmetic, then kept by
@@ -545,5 +674,5 @@ def replay_text(source: Source, run: int, game_id: int) -> str:
     return "\n".join([f"$ {replay_command(m, n, seed, names)}", "", *lines]) + "\n"
 
 
-__all__ = ["Slice", "Source", "Variant", "Views", "open_source", "views", "matching", "where", "games_table", "warm",
-           "run_folders", "RANGE_COLUMNS", "RunError", "compare", "Comparison", "replay_text"]
+__all__ = ["Slice", "Source", "Variant", "Views", "Cells", "Comparison", "open_source", "views", "matching", "where",
+           "games_table", "warm", "build_cells", "run_folders", "compare", "replay_text", "RANGE_COLUMNS", "RunError"]

@@ -39,6 +39,15 @@ def source(run):
 
 
 @pytest.fixture(scope="module")
+def rep(run, tmp_path_factory):
+    """The report's own tables of ``run`` (its CSV files), made once."""
+    out = tmp_path_factory.mktemp("rep") / "rep"
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+@pytest.fixture(scope="module")
 def run_b(run):
     """The same seeds as ``run`` under other rules (white stones worth 6): a pair to compare."""
     from evora_sim.rules import load_rules
@@ -67,16 +76,14 @@ SEAT_COLUMNS = ["games", "wins", "win_rate", "ci_lo", "ci_hi", "p_holm", "mean_s
 TEST_COLUMNS = ["seeds", "unfairness", "unfairness_lo", "unfairness_hi", "p"]
 
 
-def test_every_game_gives_the_reports_own_tables(run, source, tmp_path):
-    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
-    assert res.exit_code == 0, res.output
+def test_every_game_gives_the_reports_own_tables(run, source, rep):
     v = D.views(source, D.Slice())
     assert v.games == 90
-    report = pd.read_csv(tmp_path / "rep" / "seat_advantage.csv")
+    report = pd.read_csv(rep / "seat_advantage.csv")
     np.testing.assert_allclose(v.adv[SEAT_COLUMNS].to_numpy(float), report[SEAT_COLUMNS].to_numpy(float), rtol=1e-9)
-    tests = pd.read_csv(tmp_path / "rep" / "seat_test.csv")
+    tests = pd.read_csv(rep / "seat_test.csv")
     np.testing.assert_allclose(v.tests[TEST_COLUMNS].to_numpy(float), tests[TEST_COLUMNS].to_numpy(float), rtol=1e-9)
-    strat = pd.read_csv(tmp_path / "rep" / "strategy_win_rates.csv")
+    strat = pd.read_csv(rep / "strategy_win_rates.csv")
     np.testing.assert_allclose(v.strat[["wins", "win_rate", "ci_lo", "ci_hi"]].to_numpy(float),
                                strat[["wins", "win_rate", "ci_lo", "ci_hi"]].to_numpy(float), rtol=1e-9)
 
@@ -96,6 +103,27 @@ def test_a_slice_gives_the_reports_statistics_over_its_games(run, source, sl, pi
     np.testing.assert_allclose(v.tests[TEST_COLUMNS].to_numpy(float), tests[TEST_COLUMNS].to_numpy(float), rtol=1e-9)
     np.testing.assert_allclose(v.strat[["wins", "ci_lo", "ci_hi"]].to_numpy(float),
                                strat[["wins", "ci_lo", "ci_hi"]].to_numpy(float), rtol=1e-9)
+
+
+def _numbers(df: pd.DataFrame) -> np.ndarray:
+    return df[[c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]].to_numpy(float)
+
+
+@pytest.mark.parametrize("sl", [D.Slice(), D.Slice(end_trigger="temple_full"), D.Slice(winner="cards", last_round=False),
+                                D.Slice(decided_by="vp", players=3), D.Slice(end_trigger="round_limit")])
+def test_statistics_kept_per_kind_of_game_merge_to_the_slices_own(run, sl):
+    """A filter on how games went merges the statistics gathered per kind of game (Cells): the
+    same figures as the report's pass over the slice's games."""
+    folded = D.views(D.open_source([run]), sl)
+    kept = D.open_source([run])
+    D.build_cells(kept)
+    merged = D.views(kept, sl)
+    assert kept.variants[0].cells is not None and merged.games == folded.games
+    for name in ("adv", "tests", "strat", "shape", "triggers", "margin", "tension", "majorities", "columns", "share",
+                 "vp"):
+        a, b = getattr(merged, name), getattr(folded, name)
+        assert list(a.columns) == list(b.columns) and len(a) == len(b), name
+        np.testing.assert_allclose(_numbers(a), _numbers(b), rtol=1e-9, equal_nan=True, err_msg=name)
 
 
 def test_each_condition_picks_the_games_it_says(run, source):
@@ -128,13 +156,11 @@ def test_each_condition_picks_the_games_it_says(run, source):
     assert row["replay"] == f"evora replay -n 3 --seed {row['seed']} --strategies '{','.join(order)}'"
 
 
-def test_associations_are_the_reports_and_labelled_as_associations(run, source, tmp_path):
+def test_associations_are_the_reports_and_labelled_as_associations(run, source, rep):
     from analysis.dashboard_page import page
 
     v = D.views(source, D.Slice(), associations=True)
-    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
-    assert res.exit_code == 0
-    cards = pd.read_csv(tmp_path / "rep" / "card_value.csv")
+    cards = pd.read_csv(rep / "card_value.csv")
     np.testing.assert_allclose(v.cards["times"].to_numpy(float), cards["times"].to_numpy(float))
     np.testing.assert_allclose(v.cards["win_used"].to_numpy(float), cards["win_used"].to_numpy(float), equal_nan=True)
     html = page(v, "t")
@@ -173,13 +199,11 @@ def test_rungs_sweep_points_and_arms_are_groups_of_their_own(run, tmp_path):
         np.testing.assert_allclose(v.adv[SEAT_COLUMNS].to_numpy(float), whole.adv[SEAT_COLUMNS].to_numpy(float))
 
 
-def test_majorities_and_the_decomposition_are_the_reports(run, source, tmp_path):
-    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
-    assert res.exit_code == 0, res.output
+def test_majorities_and_the_decomposition_are_the_reports(run, source, rep):
     v = D.views(source, D.Slice(), decomposition=True)
     for name, got in (("majority_outcomes", v.majorities), ("majority_share", v.share),
                       ("columns_held", v.columns), ("vp_by_category", v.vp), ("why_decomposition", v.why[3][0])):
-        want = pd.read_csv(tmp_path / "rep" / f"{name}.csv")
+        want = pd.read_csv(rep / f"{name}.csv")
         numeric = [c for c in got.columns if c in want and pd.api.types.is_numeric_dtype(got[c])]
         assert len(got) == len(want) and numeric, name
         np.testing.assert_allclose(got[numeric].to_numpy(float), want[numeric].to_numpy(float), rtol=1e-9,

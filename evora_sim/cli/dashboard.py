@@ -178,7 +178,8 @@ def _sides(source, runs) -> tuple[str, str]:
 def _serve(source, sl, title, host, port, show, options):
     """The first slice is read in a thread while the server's modules load (Panel, Bokeh:
     seconds) and the browser loads the page, which then fills in (a filter then finds the
-    games in memory)."""
+    games in memory); then the group's statistics per kind of game are gathered in the
+    background (:class:`analysis.dashboard_data.Cells`), giving way to any filter asked."""
     from analysis.dashboard_app import Cache, app, replay_handler
     from analysis.dashboard_data import warm
     from analysis.dashboard_page import REPLAY_PATH
@@ -188,12 +189,14 @@ def _serve(source, sl, title, host, port, show, options):
     cache = Cache(source)
 
     def first():
+        # the seat unfairness's band (a second of arithmetic) while the first group's games are read
+        threading.Thread(target=warm, args=(source,), daemon=True).start()
+        source.store.prefetch(source.variant(sl.variant).tasks)
         try:
             cache.get(sl, options["initial_associations"], options["initial_decomposition"],
                       options["initial_compare"])
         except RunError:                      # shown in the page when it asks
             pass
-        warm(source)
 
     threading.Thread(target=first, daemon=True).start()
     import panel as pn
