@@ -602,11 +602,13 @@ def build_cells(source: Source, label: str | None = None) -> Cells | None:
     stats = []
     for c in range(len(keys)):
         n = int(keys["players"].iat[c])
-        tasks = [t for t in variant.tasks if int(t.config["players"]) == n]
-        with source.turn(background=True):
-            part = scan(variant.runs, tasks=tasks, keep=lambda run, ids, c=c: cell_of[run][ids] == c, uses=False,
-                        checked=True, read=source.store.read)
-        stats.append(part.counts[n])
+        stats.append(None)
+        for task in (t for t in variant.tasks if int(t.config["players"]) == n):
+            with source.turn(background=True):          # a piece at a time: a filter waits for one at most
+                part = scan(variant.runs, tasks=[task], keep=lambda run, ids, c=c: cell_of[run][ids] == c,
+                            uses=False, checked=True, read=source.store.read)
+            if n in part.counts:
+                stats[c] = part.counts[n] if stats[c] is None else stats[c].merge(part.counts[n])
     empty = {int(t.config["players"]): t.count for t in variant.tasks}
     variant.cells = Cells(keys, stats, empty, strategies)
     return variant.cells

@@ -189,9 +189,12 @@ def _serve(source, sl, title, host, port, show, options):
     cache = Cache(source)
 
     def first():
-        # the seat unfairness's band (a second of arithmetic) while the first group's games are read
-        threading.Thread(target=warm, args=(source,), daemon=True).start()
+        # the seat unfairness's band (a second of arithmetic) while the first group's games are read;
+        # the first slice needs it, so it waits for it rather than working it out a second time
+        band = threading.Thread(target=warm, args=(source,), daemon=True)
+        band.start()
         source.store.prefetch(source.variant(sl.variant).tasks)
+        band.join()
         try:
             cache.get(sl, options["initial_associations"], options["initial_decomposition"],
                       options["initial_compare"])
