@@ -56,18 +56,16 @@ class Cache:
         self.build(key[0].variant)
         return got["views"], got["fast"]
 
-    def full(self, sl: Slice, *options) -> str:
-        """The HTML fragment of a slice :meth:`get` computed, with its figure."""
+    def full(self, sl: Slice, *options) -> str | None:
+        """The HTML fragment of a slice :meth:`get` computed, with its figure (None if the slice
+        is no longer kept). Drawn when no slice is being worked out (a filter goes first)."""
         key = self.key(sl, *options)
         with self.lock:
             got = self.kept.get(key)
-        if got is None:
-            got = {"views": self.get(sl, *options)[0]}
-            with self.lock:
-                got = self.kept.get(key, got)
-        if "full" not in got:
-            got["full"] = views_html(got["views"], live=True)
-        return got["full"]
+        if got is not None and "full" not in got:
+            with self.source.turn(background=True):
+                got["full"] = views_html(got["views"], live=True)
+        return None if got is None else got["full"]
 
 
 def _opt(value):
@@ -140,12 +138,18 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
             return
         state["views"], state["asked"] = v, (sl, opts)
         out.object = fragment
-        # the numbers are shown; the figure follows once this change has gone to the browser
-        pn.state.curdoc.add_timeout_callback(lambda: figure(sl, opts), 20)
+        # the numbers are shown; the figure is drawn in a thread (the page answers meanwhile) and follows
+        doc = pn.state.curdoc
+        threading.Thread(target=lambda: figure(doc, sl, opts), daemon=True).start()
 
-    def figure(sl, opts):
+    def figure(doc, sl, opts):
+        html = cache.full(sl, *opts)
+        if html is not None:
+            doc.add_next_tick_callback(lambda: show(sl, opts, html))
+
+    def show(sl, opts, html):
         if state.get("asked") == (sl, opts):      # not a slice left behind since
-            out.object = cache.full(sl, *opts)
+            out.object = html
 
     def export():
         import io
