@@ -7,8 +7,9 @@ large run (issue 53's acceptance: under 5 s, under 1 s and under 1.5 GB on 1,000
 Each figure is the median of --repeat (3) starts of the server.
 
 The server runs as the user starts it (`evora dashboard RUN --no-browser`); headless Chromium
-(Debian's, driven by Playwright) loads the page. "Usable": from the command's start until the
-page shows the first slice's game count. "A filter": from choosing an end condition in the page
+(Debian's, driven by Playwright, started before the command as a user's browser is already
+running) loads the page. "Usable": from the command's start until the page shows the first
+slice's game count. "A filter": from choosing an end condition in the page
 until the page shows the new count, twice at once (the statistics per kind of game still being
 gathered in the background), and twice more after --settle seconds (they are gathered). Memory: the server process's peak resident set (VmHWM).
 """
@@ -47,26 +48,27 @@ def _peak_mb(pid: int) -> float:
 
 
 def measure(run: Path, settle: float) -> dict:
+    """One start of the server, timed. The browser is running before the command starts (as the
+    user's is: the command opens a tab in it), so its own start-up is not counted."""
     from playwright.sync_api import sync_playwright
 
     port = _port()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([*_evora(), "dashboard", str(run), "--port", str(port), "--no-browser"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        line = ""
-        while "dashboard: http" not in line:
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
-                raise RuntimeError(f"the dashboard stopped: exit {proc.returncode}")
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = b.new_page()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = b.new_page()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([*_evora(), "dashboard", str(run), "--port", str(port), "--no-browser"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            line = ""
+            while "dashboard: http" not in line:
+                line = proc.stdout.readline()
+                if not line and proc.poll() is not None:
+                    raise RuntimeError(f"the dashboard stopped: exit {proc.returncode}")
             page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
             page.locator("#game-count").wait_for(timeout=120_000)
             usable = time.perf_counter() - t0
             first = page.locator("#game-count").inner_text()
-            answers = []
 
             def choose(select, value):
                 nonlocal first
@@ -82,11 +84,11 @@ def measure(run: Path, settle: float) -> dict:
             answers = [choose(".f-end select", end) for end in ("temple_full", "out_of_stones")]
             page.wait_for_timeout(1000 * settle)         # the kinds of games gathered in the background
             later = [choose(".f-decided select", "vp"), choose(".f-last select", "yes")]
+            return {"usable_s": usable, "filter_s": answers, "later_s": later, "peak_mb": _peak_mb(proc.pid)}
+        finally:
             b.close()
-        return {"usable_s": usable, "filter_s": answers, "later_s": later, "peak_mb": _peak_mb(proc.pid)}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def main() -> None:
