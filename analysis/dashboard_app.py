@@ -53,7 +53,6 @@ class Cache:
                     self.kept.popitem(last=False)
             self.kept.move_to_end(key)
             got = self.kept[key]
-        self.build(key[0].variant)
         return got["views"], got["fast"]
 
     def full(self, sl: Slice, *options) -> str | None:
@@ -141,6 +140,7 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
         # the numbers are shown; the figure is drawn in a thread (the page answers meanwhile) and follows
         doc = pn.state.curdoc
         threading.Thread(target=lambda: figure(doc, sl, opts), daemon=True).start()
+        cache.build(v.slice.variant)             # once the page shows its first numbers, not before
 
     def figure(doc, sl, opts):
         html = cache.full(sl, *opts)

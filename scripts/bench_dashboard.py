@@ -65,7 +65,14 @@ def measure(run: Path, settle: float) -> dict:
                 line = proc.stdout.readline()
                 if not line and proc.poll() is not None:
                     raise RuntimeError(f"the dashboard stopped: exit {proc.returncode}")
-            page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+            while True:              # an earlier version printed the address before it listened
+                try:
+                    page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+                    break
+                except Exception as exc:                 # noqa: BLE001  (Playwright's own Error)
+                    if "ERR_CONNECTION_REFUSED" not in str(exc) or time.perf_counter() - t0 > 120:
+                        raise
+                    time.sleep(0.02)
             page.locator("#game-count").wait_for(timeout=120_000)
             usable = time.perf_counter() - t0
             first = page.locator("#game-count").inner_text()

@@ -205,10 +205,13 @@ def _serve(source, sl, title, host, port, show, options):
     import panel as pn
     where = f"[{host}]" if ":" in host else host
     origins = [f"{where}:{port}"] + ([f"localhost:{port}", f"127.0.0.1:{port}"] if host in LOCAL_HOSTS else [])
-    click.echo(f"dashboard: http://{where}:{port}/  (Ctrl-C stops it)")
     try:
-        pn.serve({"/": lambda: app(cache, sl, title, **options)}, port=port, address=host, show=show,
-                 websocket_origin=origins, title=title, print=False,
-                 extra_patterns=[(REPLAY_PATH, replay_handler(source))])
+        server = pn.serve({"/": lambda: app(cache, sl, title, **options)}, port=port, address=host, show=show,
+                          websocket_origin=origins, title=title, print=False, start=False,
+                          extra_patterns=[(REPLAY_PATH, replay_handler(source))])
     except OSError as exc:
         raise UserError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    # said once the port is listening: the address answers as soon as it is printed
+    click.echo(f"dashboard: http://{where}:{port}/  (Ctrl-C stops it)")
+    server.start()
+    server.io_loop.start()
