@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import replace
 
-from .dashboard_data import RANGE_COLUMNS, Slice, Source, views
+from .dashboard_data import RANGE_COLUMNS, Slice, Source, build_cells, views
 from .dashboard_page import DASH_CSS, page, views_html
 
 ANY = "any"
@@ -20,32 +20,59 @@ KEPT = 8                                   # slices kept computed
 
 
 class Cache:
-    """The views of the last few slices asked for (a slice and the associations flag), each with
-    its HTML (its figure drawn once, not for every page that shows it)."""
+    """The views of the last few slices asked for (a slice and the views' options), each with its
+    HTML: first without the seat figure (the numbers, at once), then with it (its figure drawn
+    once, not for every page that shows it)."""
 
     def __init__(self, source: Source):
         self.source, self.kept = source, OrderedDict()
         self.lock = threading.Lock()          # the first slice is computed in a thread of its own
+        self.building: set = set()            # groups whose Cells are being gathered
 
-    def get(self, sl: Slice, associations: bool):
-        """(Views, their HTML fragment)."""
+    def build(self, label: str) -> None:
+        """Gather a group's :class:`~analysis.dashboard_data.Cells` in a thread of its own, once:
+        a filter on how games went then merges them instead of reading its games."""
+        with self.lock:
+            if label in self.building:
+                return
+            self.building.add(label)
+        threading.Thread(target=build_cells, args=(self.source, label), daemon=True).start()
+
+    def key(self, sl: Slice, *options) -> tuple:
         # the same slice however its variant was named (None: the first)
-        key = (replace(sl, variant=self.source.variant(sl.variant).label), associations)
+        return (replace(sl, variant=self.source.variant(sl.variant).label), *options)
+
+    def get(self, sl: Slice, associations: bool, decomposition: bool = False, compare_with: str | None = None):
+        """(Views, their HTML fragment without the figure)."""
+        key = self.key(sl, associations, decomposition, compare_with)
         with self.lock:
             if key not in self.kept:
-                v = views(self.source, key[0], associations)
-                self.kept[key] = (v, views_html(v))
+                v = views(self.source, key[0], associations, decomposition=decomposition, compare_with=compare_with)
+                self.kept[key] = {"views": v, "fast": views_html(v, live=True, figure=False)}
                 while len(self.kept) > KEPT:
                     self.kept.popitem(last=False)
             self.kept.move_to_end(key)
-            return self.kept[key]
+            got = self.kept[key]
+        return got["views"], got["fast"]
+
+    def full(self, sl: Slice, *options) -> str | None:
+        """The HTML fragment of a slice :meth:`get` computed, with its figure (None if the slice
+        is no longer kept). Drawn when no slice is being worked out (a filter goes first)."""
+        key = self.key(sl, *options)
+        with self.lock:
+            got = self.kept.get(key)
+        if got is not None and "full" not in got:
+            with self.source.turn(background=True):
+                got["full"] = views_html(got["views"], live=True)
+        return None if got is None else got["full"]
 
 
 def _opt(value):
     return None if value in (ANY, None, "") else value
 
 
-def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = False):
+def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = False,
+        initial_decomposition: bool = False, initial_compare: str | None = None):
     """A Panel layout for one browser session."""
     import panel as pn
 
@@ -56,7 +83,7 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
                                  value=ANY if value is None else str(value), width=250)
 
     w = {
-        "variant": pn.widgets.Select(name="Rules variant / sweep point", options=ch["variants"], width=250,
+        "variant": pn.widgets.Select(name="Group: run, rung, sweep point, arm", options=ch["variants"], width=250,
                                      value=initial.variant or ch["variants"][0], css_classes=["f-variant"]),
         "players": select("Players", ch["players"], initial.players, "f-players"),
         "strategy": select("A strategy at the table", ch["strategies"], initial.strategy, "f-strategy"),
@@ -75,6 +102,10 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
     w["hi"] = pn.widgets.IntInput(name="to", value=int(first[2]) if first else 999, width=120, css_classes=["f-hi"])
     w["assoc"] = pn.widgets.Checkbox(name="card and space associations (slower)", value=initial_associations,
                                      css_classes=["f-assoc"])
+    w["decomposition"] = pn.widgets.Checkbox(name="where the seats' wins were decided", css_classes=["f-why"],
+                                             value=initial_decomposition)
+    w["compare"] = pn.widgets.Select(name="Compare the group with (paired by seed)", options=["none", *ch["variants"]],
+                                     value=initial_compare or "none", width=250, css_classes=["f-compare"])
     out = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[DASH_CSS], css_classes=["views"])
     state = {}
 
@@ -89,18 +120,36 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
                      last_round=None if last is None else last == "yes", end_trigger=_opt(w["end_trigger"].value),
                      ranges=ranges)
 
+    def options():
+        return (bool(w["assoc"].value), bool(w["decomposition"].value),
+                w["compare"].value if w["compare"].value != "none" else None)
+
     def update(*_):
         from evora_sim.manifest import RunError
 
+        sl, opts = current(), options()
         try:
-            v, fragment = cache.get(current(), bool(w["assoc"].value))
+            v, fragment = cache.get(sl, *opts)
         except RunError as exc:
             import html
 
             out.object = f"<p class='notice' id='error'>{html.escape(str(exc))}</p>"
             return
-        state["views"] = v
+        state["views"], state["asked"] = v, (sl, opts)
         out.object = fragment
+        # the numbers are shown; the figure is drawn in a thread (the page answers meanwhile) and follows
+        doc = pn.state.curdoc
+        threading.Thread(target=lambda: figure(doc, sl, opts), daemon=True).start()
+        cache.build(v.slice.variant)             # once the page shows its first numbers, not before
+
+    def figure(doc, sl, opts):
+        html = cache.full(sl, *opts)
+        if html is not None:
+            doc.add_next_tick_callback(lambda: show(sl, opts, html))
+
+    def show(sl, opts, html):
+        if state.get("asked") == (sl, opts):      # not a slice left behind since
+            out.object = html
 
     def export():
         import io
@@ -115,3 +164,36 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
                                        label="Export this view (HTML)", css_classes=["f-export"])
     side = pn.Column(pn.pane.Markdown(f"### {title}", width=250), *w.values(), download, width=280)
     return pn.Row(side, out, sizing_mode="stretch_width")
+
+
+def replay_handler(source: Source):
+    """The live server's replay page (:data:`analysis.dashboard_page.REPLAY_PATH`): a game's log
+    as plain text (``?run=N&game=G``, numbers only; the log is text, never HTML, so no name from a
+    folder can become markup), played again from its seed with the players the run recorded
+    (:func:`analysis.dashboard_data.replay_text`: no code from the folder is run)."""
+    from tornado.ioloop import IOLoop
+    from tornado.web import RequestHandler
+
+    from .dashboard_data import replay_text
+    from .scan import AnalysisError
+
+    class Replay(RequestHandler):
+        async def get(self):
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.set_header("X-Content-Type-Options", "nosniff")
+            try:
+                run, game = int(self.get_argument("run")), int(self.get_argument("game"))
+            except ValueError:
+                self.set_status(400)
+                self.finish("evora: error: the address names a game by two numbers: ?run=N&game=G\n")
+                return
+            try:
+                # played in a thread: the page's filters are answered meanwhile
+                text = await IOLoop.current().run_in_executor(None, replay_text, source, run, game)
+            except AnalysisError as exc:
+                self.set_status(404)
+                self.finish(f"evora: error: {exc}\n")
+                return
+            self.finish(text)
+
+    return Replay

@@ -18,6 +18,9 @@ serves it.
 """
 from __future__ import annotations
 
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,7 +30,7 @@ import pandas as pd
 from evora_sim.manifest import MANIFEST, RunError, replay_command
 from evora_sim.storage import RunResult, open_run
 
-from .scan import AnalysisError, has_column, plan, read_games, scan
+from .scan import AnalysisError, Scan, has_column, plan, read_games, scan
 
 # the columns a slice reads; a run of an older version that lacks one is refused with one line
 NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner_seat", "decided_by",
@@ -80,6 +83,18 @@ class Variant:
     label: str
     runs: list
     tasks: list = field(default_factory=list)
+    _why_tasks: list | None = None
+
+    cells: "Cells | None" = None
+
+    def plan(self, explained: bool) -> list:
+        """The plan of the slices' pass: with the decomposition's columns or without (each its
+        own plan, so the blocks kept for one are not mistaken for the other's)."""
+        if not explained:
+            return self.tasks
+        if self._why_tasks is None:
+            self._why_tasks = _tasks(self.runs, explained=True)
+        return self._why_tasks
 
     @property
     def player_counts(self) -> list[int]:
@@ -103,6 +118,14 @@ class Store:
             self.blocks[key] = read_games(task, block, with_seed)
         return self.blocks[key]
 
+    def prefetch(self, tasks) -> None:
+        """Read every block of ``tasks`` two at a time (Parquet reads release the interpreter: the
+        machine's second core reads while the first decodes)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda tb: self.read(tb[0], tb[1], False), [(t, b) for t in tasks for b in t.piece.blocks]))
+
 
 @dataclass
 class Source:
@@ -113,7 +136,30 @@ class Source:
     con: object = None
     store: Store = field(default_factory=Store)
     uses_checked: bool = False            # the card and space tables' checksums verified
+    explained: list = field(default_factory=list)    # evora explain folders among the folders given
     _choices: dict | None = None
+    _compared: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._work = threading.Lock()
+        self._asking = 0
+
+    @contextmanager
+    def turn(self, background: bool = False):
+        """Hold the statistics' turn: a slice asked for goes first; background work (the
+        :class:`Cells`, a step at a time) waits while one is asked, so it never slows a filter
+        by more than a step."""
+        if background:
+            while self._asking:
+                time.sleep(0.01)
+        else:
+            self._asking += 1
+        try:
+            with self._work:
+                yield
+        finally:
+            if not background:
+                self._asking -= 1
 
     def variant(self, label: str | None) -> Variant:
         if label is None:
@@ -158,28 +204,70 @@ class Source:
 # ---------------------------------------------------------------------------------------------
 # opening
 # ---------------------------------------------------------------------------------------------
-def run_folders(paths) -> list[Path]:
-    """The run folders named: a run folder itself, or a folder of runs (``evora run``'s p2, p3, p4;
-    a sweep's points): its sub-folders that hold a manifest. A folder that is neither is passed
-    on, for the run check to refuse by name."""
+DEPTH = 4          # folders looked into below a folder given: a skill folder's why/r1/arms/CHANGE
+
+
+def run_folders(paths) -> list[tuple[Path, str]]:
+    """The run folders named, each with the label of the group it is shown in: a run folder
+    itself, or any folder holding runs below it (``evora run``'s p2, p3, p4 and its expert runs;
+    a sweep's points; a skill folder's rungs; an explain folder's arms), up to ``DEPTH`` folders
+    down. Runs of one folder's player counts (p2, p3, p4) share its label; a rung, a sweep point,
+    an arm is a label of its own. A symbolic link is not followed (a folder from someone else
+    may point anywhere). A folder that holds no run is passed on, for the run check to refuse by
+    name."""
     out = []
     for p in paths:
-        folder = Path(p)
-        subs = sorted(q for q in folder.iterdir() if (q / MANIFEST).is_file()) if folder.is_dir() else []
-        out += [folder] if (folder / MANIFEST).is_file() or not subs else subs
+        top = Path(p)
+        found = [top] if (top / MANIFEST).is_file() else sorted(_runs_below(top, DEPTH))
+        for folder in found or [top]:
+            rel = folder.relative_to(top).parts
+            if rel and _player_folder(rel[-1]):
+                rel = rel[:-1]
+            out.append((folder, "/".join((_head(top), *rel))))
     return out
 
 
-def _label(runs: list[RunResult]) -> str:
-    names = [r.out.name for r in runs]
-    return ", ".join(names[:4]) + (" ..." if len(names) > 4 else "")
+def _head(top: Path) -> str:
+    """A folder given, as its label begins: its name (a run named p4 with its parent's name)."""
+    base = top.resolve()
+    return f"{base.parent.name}/{base.name}" if _player_folder(base.name) else base.name
+
+
+def _player_folder(name: str) -> bool:
+    return len(name) == 2 and name[0] == "p" and name[1].isdigit()
+
+
+def _runs_below(folder: Path, depth: int):
+    if depth == 0 or folder.is_symlink() or not folder.is_dir():
+        return
+    for sub in sorted(folder.iterdir()):
+        if sub.is_symlink() or not sub.is_dir():
+            continue
+        if (sub / MANIFEST).is_file():
+            yield sub
+        else:
+            yield from _runs_below(sub, depth - 1)
+
+
+def explain_folders(paths) -> list[Path]:
+    """The ``evora explain`` folders among and below ``paths`` (their ``summary/`` and
+    ``search.json``): the fixes they ranked are shown beside the decomposition."""
+    out = []
+    for p in paths:
+        top = Path(p)
+        for folder in [top, *(q.parent for q in top.rglob("search.json") if q.parent != top)]:
+            if (folder / "search.json").is_file() and (folder / "summary").is_dir() and not folder.is_symlink():
+                out.append(folder)
+    return sorted(set(out))
 
 
 def open_source(paths, allow_partial: bool = False) -> Source:
     """Open the run folders of ``paths`` with the report's checks (:func:`analysis.tables.open_runs`:
     not a run, incomplete, damaged by size), the checksums of the games and seats files verified
     once (the card and space files' before the associations first read them), and refuse a run of
-    an older version whose tables lack a column a slice reads; RunError, one line, otherwise."""
+    an older version whose tables lack a column a slice reads; RunError, one line, otherwise.
+    Runs are grouped by their folder's label (:func:`run_folders`) and their rules: a group is
+    one report's worth, a slice's "variant"."""
     from evora_sim.storage import pieces, verify
 
     from .tables import open_runs
@@ -187,11 +275,11 @@ def open_source(paths, allow_partial: bool = False) -> Source:
     folders = run_folders(paths)
     if not folders:
         raise AnalysisError("no run folder given")
-    by_rules: dict[str, list] = {}
-    for f in folders:
-        by_rules.setdefault(open_run(f).manifest["rules_hash"], []).append(f)
+    groups: dict[tuple, list] = {}
+    for f, label in folders:
+        groups.setdefault((label, open_run(f).manifest["rules_hash"]), []).append(f)
     variants, labels = [], set()
-    for group in by_rules.values():
+    for (label, rules), group in groups.items():
         runs = open_runs(group, allow_partial=allow_partial)
         for r in runs:
             for table, cols in NEEDED.items():
@@ -203,18 +291,23 @@ def open_source(paths, allow_partial: bool = False) -> Source:
                         f"by; play it again with this version ({r.manifest.get('command', 'its command')})")
             for piece in pieces(r.out, r.manifest):
                 verify(r.out, piece, tuple(NEEDED))
-        label = _label(runs)
         if label in labels:
-            label += f" (rules {runs[0].manifest['rules_hash']})"
+            label += f" (rules {rules})"
         labels.add(label)
-        # the dashboard shows neither the explain decomposition nor the card timing: their columns
-        # are not read and their statistics not gathered (a third of a slice's time)
-        tasks = [replace(t, count=replace(t.count, explained=False, timed=False)) for t in plan(runs)]
-        variants.append(Variant(label, runs, tasks))
+        variants.append(Variant(label, runs, _tasks(runs, explained=False)))
     every = [r for v in variants for r in v.runs]
-    source = Source(variants, every)
+    source = Source(variants, every, explained=explain_folders(paths))
     source.con = _views(every)
     return source
+
+
+def _tasks(runs, explained: bool) -> list:
+    """The report's plan for ``runs``, without the card timing (the dashboard does not show it)
+    and with the decomposition's columns only when asked (``explained``: they cost a third of a
+    slice's time)."""
+    tasks = plan(runs)
+    return [replace(t, count=replace(t.count, explained=explained and t.count.explained, timed=False))
+            for t in tasks]
 
 
 def _sql_list(files) -> str:
@@ -292,7 +385,8 @@ def matching(source: Source, sl: Slice) -> dict[int, np.ndarray]:
 class Views:
     """Every table of one slice: the report's tables (see :mod:`analysis.tables`) and the
     matching games. ``cards`` and ``spaces`` are None unless asked for (their pass is the
-    costliest)."""
+    costliest), ``why`` (the decomposition) likewise; ``fixes`` are the explain folders' own
+    tables; ``compare`` the paired comparison of two groups when one was asked for."""
 
     slice: Slice
     games: int
@@ -303,36 +397,221 @@ class Views:
     triggers: pd.DataFrame
     margin: pd.DataFrame
     tension: pd.DataFrame
+    majorities: pd.DataFrame
+    columns: pd.DataFrame
+    share: pd.DataFrame
+    vp: pd.DataFrame
     table: pd.DataFrame
     info: dict
     cards: pd.DataFrame | None = None
     spaces: pd.DataFrame | None = None
+    why: dict | None = None
+    fixes: list = field(default_factory=list)
+    compare: Comparison | None = None
 
 
-def views(source: Source, sl: Slice, associations: bool = False, min_effect: float | None = None) -> Views:
+def views(source: Source, sl: Slice, associations: bool = False, min_effect: float | None = None,
+          decomposition: bool = False, compare_with: str | None = None) -> Views:
     """The report's tables over the games of ``sl``. ``associations``: also the card and space
-    associations (the card and space tables are read)."""
-    from . import tables as T
+    associations (the card and space tables are read). ``decomposition``: also each seat's
+    deviation split by where its games were decided (the report's Why table), and the fixes of
+    the explain folders given. ``compare_with``: a group (a variant's label) compared with the
+    slice's group, paired by seed (:func:`compare`)."""
     from .stats import MIN_EFFECT
 
     min_effect = MIN_EFFECT if min_effect is None else min_effect
+    with source.turn():
+        return _slice_views(source, sl, associations, min_effect, decomposition, compare_with)
+
+
+def _slice_views(source, sl, associations, min_effect, decomposition, compare_with) -> Views:
+    from . import tables as T
+
     variant = source.variant(sl.variant)
-    masks = matching(source, sl)
-    local = {variant.runs.index(r): masks[source.runs.index(r)] for r in variant.runs}
-    total = sum(int(m.sum()) for m in local.values())
     info = {k: v for r in variant.runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
-    tasks = [t for t in variant.tasks if sl.players is None or int(t.config["players"]) == sl.players]
-    if associations:
-        source.verify_uses()
-    data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations, checked=True,
-                read=source.store.read)
+    if variant.cells is not None and Cells.answers(sl) and not associations and not decomposition:
+        data = Scan(variant.runs, variant.cells.counts(sl))
+    else:
+        masks = matching(source, sl)
+        local = {variant.runs.index(r): masks[source.runs.index(r)] for r in variant.runs}
+        tasks = [t for t in variant.plan(decomposition) if sl.players is None or int(t.config["players"]) == sl.players]
+        if associations:
+            source.verify_uses()
+        data = scan(variant.runs, tasks=tasks, keep=lambda run, ids: local[run][ids], uses=associations,
+                    checked=True, read=source.store.read)
     data.counts = {n: c for n, c in data.counts.items() if c.games}
+    total = sum(c.games for c in data.counts.values())
     adv, tests = T.seat_advantage(data, min_effect)
     out = Views(sl, total, adv, tests, T.strategy_win_rates(data), T.game_shape(data), T.end_triggers(data),
-                T.victory_margin(data), T.tension(data), games_table(source, sl), info)
+                T.victory_margin(data), T.tension(data), T.majority_outcomes(data), T.columns_held(data),
+                T.majority_share(data), T.vp_by_category(data), games_table(source, sl), info)
     if associations and data.counts:
         out.cards, out.spaces = T.card_value(data, min_effect), T.space_value(data, min_effect)
+    if decomposition:
+        out.why = T.why(data)
+        out.fixes = explained_fixes(source)
+    if compare_with is not None:
+        out.compare = compare(source, variant.label, compare_with, sl.players, min_effect)
     return out
+
+
+def explained_fixes(source: Source) -> list[tuple[str, pd.DataFrame]]:
+    """The fixes each explain folder given ranked (its summary's own table, read as the report
+    reads it: CSV, no code run)."""
+    from .explain import read_summary
+
+    out = []
+    for folder in source.explained:
+        try:
+            out.append((str(folder), read_summary(folder)["fixes"]))
+        except (ValueError, OSError) as exc:
+            raise AnalysisError(str(exc)) from None
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# two groups compared
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Comparison:
+    """``evora compare``'s tables of group A against group B, per player count both hold."""
+
+    a: str
+    b: str
+    tables: dict                       # players -> (table, info) of analysis.variants.compare
+    lines: dict                        # players -> the lines evora compare prints
+
+
+def compare(source: Source, label_a: str, label_b: str, players: int | None = None,
+            min_effect: float | None = None) -> Comparison:
+    """Group A against group B as ``evora compare`` puts them (its own function,
+    :func:`analysis.variants.compare`: paired by seed when both hold the same seeded games),
+    for ``players`` or every player count both hold. Over every game of the player count: the
+    other conditions of a slice pick games by how they went, which differs between the two
+    runs' games of a seed, so they would break the pairing. Kept once computed (a pass over
+    both groups' games)."""
+    from .stats import MIN_EFFECT
+    from .variants import compare as compare_runs
+    from .variants import compare_lines, game_datas
+
+    min_effect = MIN_EFFECT if min_effect is None else min_effect
+    a, b = source.variant(label_a), source.variant(label_b)
+    if a is b:
+        raise AnalysisError(f"compare: {label_a!r} with itself; choose two different groups")
+    by_a, by_b = _one_run_per_count(a), _one_run_per_count(b)
+    counts = sorted(set(by_a) & set(by_b) & ({players} if players else set(by_a)))
+    if not counts:
+        raise AnalysisError(f"compare: {label_a!r} and {label_b!r} have no player count in common"
+                            + (f" at {players} players" if players else ""))
+    tables, lines = {}, {}
+    for n in counts:
+        key = (a.label, b.label, n, min_effect)
+        if key not in source._compared:
+            da, db = game_datas([by_a[n], by_b[n]])
+            table, info = compare_runs(da, db, min_effect=min_effect)
+            source._compared[key] = (table, info, compare_lines(table, info, str(by_a[n].out), str(by_b[n].out)))
+        table, info, text = source._compared[key]
+        tables[n], lines[n] = (table, info), text
+    return Comparison(a.label, b.label, tables, lines)
+
+
+def _one_run_per_count(v: Variant) -> dict:
+    out = {}
+    for r in v.runs:
+        n = int(r.manifest["config"]["players"])
+        if n in out:
+            raise AnalysisError(f"compare: {v.label!r} holds two runs of {n} players ({out[n].out}, {r.out}); "
+                                "compare run folders one by one")
+        out[n] = r
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the statistics kept per kind of game: a filter on how games went merges them, reading nothing
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Cells:
+    """A group's games split by every condition a slice puts on how a game went (player count,
+    end condition, decided by, decided in the final round, the winners' strategies), with the
+    report's statistics of each kind of game gathered once (:class:`analysis.aggregate.CountStats`,
+    by the report's own pass restricted to them). The statistics are sums over games, and a
+    CountStats merges exactly (the report merges its pieces the same way), so a slice of these
+    conditions is the merge of its kinds' statistics: the same figures as folding its games,
+    in milliseconds instead of a pass over the games."""
+
+    keys: pd.DataFrame                  # a row per kind: players, end_trigger, decided_by, decided_last_round, winners
+    stats: list                         # per kind: its CountStats
+    empty: dict                         # players -> an empty CountStats of the group's plan
+    strategies: list                    # the winners' bit i is strategies[i]
+
+    @staticmethod
+    def answers(sl: Slice) -> bool:
+        """Whether the slice is one of these conditions only."""
+        return sl.strategy is None and not sl.ranges
+
+    def counts(self, sl: Slice) -> dict:
+        """Per player count, the merged statistics of the slice's games."""
+        k = self.keys
+        ok = np.ones(len(k), bool)
+        for column, value in (("players", sl.players), ("end_trigger", sl.end_trigger),
+                              ("decided_by", sl.decided_by), ("decided_last_round", sl.last_round)):
+            if value is not None:
+                ok &= (k[column] == value).to_numpy()
+        if sl.winner is not None:
+            bit = 1 << self.strategies.index(sl.winner) if sl.winner in self.strategies else 0
+            ok &= (k["winners"].to_numpy() & bit) != 0
+        out = {}
+        for i in np.flatnonzero(ok):
+            n = int(k["players"].iat[i])
+            out.setdefault(n, self.empty[n].empty()).merge(self.stats[i])
+        return out
+
+
+def build_cells(source: Source, label: str | None = None) -> Cells | None:
+    """The :class:`Cells` of a group (kept on it; None with more strategies than bits). A pass
+    over its games per kind of game, on the blocks already read: done once, in the background,
+    after the first page is shown."""
+    variant = source.variant(label)
+    if variant.cells is not None:
+        return variant.cells
+    strategies = source.choices()["strategies"]
+    if len(strategies) > 62:
+        return None
+    local = {source.runs.index(r): i for i, r in enumerate(variant.runs)}
+    bits = " ".join(f"WHEN ? THEN {1 << i}" for i in range(len(strategies)))
+    con = source.con.cursor()
+    kind = "players, end_trigger, decided_by, decided_last_round, winners"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE kinds AS SELECT g.run, g.game_id, g.players, g.end_trigger, g.decided_by, "
+        f"g.decided_last_round, coalesce(w.winners, 0) AS winners FROM games g LEFT JOIN "
+        f"(SELECT run, game_id, bit_or(CASE strategy {bits} ELSE 0 END) AS winners FROM seats WHERE win "
+        f"GROUP BY run, game_id) w ON w.run = g.run AND w.game_id = g.game_id "
+        f"WHERE g.run IN ({', '.join(map(str, local))})", strategies)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE kind_keys AS SELECT *, row_number() OVER (ORDER BY {kind}) - 1 AS cell "
+                f"FROM (SELECT DISTINCT {kind} FROM kinds)")
+    keys = con.execute("SELECT * FROM kind_keys ORDER BY cell").df()
+    got = con.execute(f"SELECT k.run, k.game_id, c.cell FROM kinds k JOIN kind_keys c USING ({kind})").fetchnumpy()
+    con.execute("DROP TABLE kinds; DROP TABLE kind_keys")
+    cell_of = {}
+    for run, i in local.items():
+        cfg = source.runs[run].manifest["config"]
+        of = np.full(int(cfg["games"]) * (int(cfg["players"]) if cfg["seat_rotation"] else 1), -1, np.int64)
+        mine = got["run"] == run
+        of[got["game_id"][mine]] = got["cell"][mine]
+        cell_of[i] = of
+    stats = []
+    for c in range(len(keys)):
+        n = int(keys["players"].iat[c])
+        stats.append(None)
+        for task in (t for t in variant.tasks if int(t.config["players"]) == n):
+            with source.turn(background=True):          # a piece at a time: a filter waits for one at most
+                part = scan(variant.runs, tasks=[task], keep=lambda run, ids, c=c: cell_of[run][ids] == c,
+                            uses=False, checked=True, read=source.store.read)
+            if n in part.counts:
+                stats[c] = part.counts[n] if stats[c] is None else stats[c].merge(part.counts[n])
+    empty = {int(t.config["players"]): t.count for t in variant.tasks}
+    variant.cells = Cells(keys, stats, empty, strategies)
+    return variant.cells
 
 
 def warm(source: Source) -> None:
@@ -360,14 +639,42 @@ def games_table(source: Source, sl: Slice, limit: int = GAMES_SHOWN) -> pd.DataF
     for _, r in df.iterrows():
         run = source.runs[int(r["run"])]
         names = [str(x) for x in r["strategies"]]
-        rows.append({"run": str(run.out), "game_id": int(r["game_id"]), "seed": int(r["seed"]),
+        rows.append({"run_no": int(r["run"]), "run": str(run.out), "game_id": int(r["game_id"]), "seed": int(r["seed"]),
                      "n_players": int(r["players"]), "strategies": ",".join(names),
                      "scores": " ".join(str(int(x)) for x in r["scores"]), "winner_seat": int(r["winner_seat"]),
                      "rounds": int(r["rounds"]), "end_trigger": r["end_trigger"], "decided_by": r["decided_by"],
                      "replay": replay_command(run.manifest, int(r["players"]), int(r["seed"]), names)})
-    return pd.DataFrame(rows, columns=["run", "game_id", "seed", "n_players", "strategies", "scores", "winner_seat",
+    return pd.DataFrame(rows, columns=["run_no", "run", "game_id", "seed", "n_players", "strategies", "scores", "winner_seat",
                                        "rounds", "end_trigger", "decided_by", "replay"])
 
 
-__all__ = ["Slice", "Source", "Variant", "Views", "open_source", "views", "matching", "where", "games_table", "warm",
-           "run_folders", "RANGE_COLUMNS", "RunError"]
+def replay_text(source: Source, run: int, game_id: int) -> str:
+    """The ``evora replay`` log of game ``game_id`` of run number ``run`` (of ``source.runs``), as
+    the command prints it, preceded by the command: played again from its seed with the players
+    its manifest recorded (no custom Python strategy loaded from a folder, see
+    :func:`evora_sim.sample_game.recorded_players`). AnalysisError if there is no such game or it
+    cannot be replayed from the folder."""
+    from strategies.errors import StrategyError
+
+    from evora_sim.sample_game import game_log
+
+    if not 0 <= run < len(source.runs):
+        raise AnalysisError(f"no run number {run}")
+    got = source.con.cursor().execute(
+        "SELECT g.seed, g.players, list(s.strategy ORDER BY s.seat) FROM games g JOIN seats s "
+        "ON s.run = g.run AND s.game_id = g.game_id WHERE g.run = ? AND g.game_id = ? GROUP BY ALL",
+        [int(run), int(game_id)]).fetchone()
+    if got is None:
+        raise AnalysisError(f"run {source.runs[run].out} has no game {game_id}")
+    seed, n, names = int(got[0]), int(got[1]), [str(x) for x in got[2]]
+    m = source.runs[run].manifest
+    try:
+        lines = game_log(m, n, seed, names)
+    except (StrategyError, ValueError) as exc:
+        raise AnalysisError(f"game {game_id} of {source.runs[run].out} cannot be replayed from the run folder: "
+                            f"{exc}") from None
+    return "\n".join([f"$ {replay_command(m, n, seed, names)}", "", *lines]) + "\n"
+
+
+__all__ = ["Slice", "Source", "Variant", "Views", "Cells", "Comparison", "open_source", "views", "matching", "where",
+           "games_table", "warm", "build_cells", "run_folders", "compare", "replay_text", "RANGE_COLUMNS", "RunError"]

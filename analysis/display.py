@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from . import names
+from .names import CATEGORY_LABELS
 from .numbers import PP, p_cell, ranged
 from .playstates import MIN_PLAYS
-from .plots import CATEGORY_LABELS
 
 PLAYERS = "Players"
 

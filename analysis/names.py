@@ -15,6 +15,13 @@ def space_titles(rules: dict) -> list[str]:
     return [space_title(i, sp) for i, sp in enumerate(rules["board"]["spaces"])]
 
 
+# the score's categories (the seats table's columns), as the report's tables and figures name them
+CATEGORY_LABELS = {
+    "vp_build": "building", "vp_white": "white stones", "vp_empty_stack": "empty stack",
+    "vp_cards": "cards", "vp_emperor": "Emperor tiles", "vp_column_majority": "column majorities",
+    "vp_height_1": "height 1", "vp_height_2": "height 2", "vp_height_3": "height 3",
+    "vp_height_4": "height 4", "vp_capitals": "capitals",
+}
 PLAN_TITLES = {"turn": "turn planner", "action": "one decision at a time"}
 SHORT = 32           # characters: a strategy's spec longer than this is named briefly in a title
 

@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .names import CATEGORY_LABELS
 from .skill import UNKNOWN
 
 # labels are text, never maths: a strategy named '$\undefinedmacro$' (a file path, a weight-set
@@ -84,14 +85,6 @@ def score_by_seat(dists: dict[int, tuple[np.ndarray, np.ndarray]]):
     fig.suptitle("Final score distribution by seat")
     tight_layout(fig)
     return fig
-
-
-CATEGORY_LABELS = {
-    "vp_build": "building", "vp_white": "white stones", "vp_empty_stack": "empty stack",
-    "vp_cards": "cards", "vp_emperor": "Emperor tiles", "vp_column_majority": "column majorities",
-    "vp_height_1": "height 1", "vp_height_2": "height 2", "vp_height_3": "height 3",
-    "vp_height_4": "height 4", "vp_capitals": "capitals",
-}
 
 
 def score_breakdown(vp: pd.DataFrame):

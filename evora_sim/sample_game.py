@@ -56,6 +56,19 @@ def score_rows(rules: Rules, n: int, seed: int, log) -> np.ndarray:
     return np.array(rows)
 
 
+def recorded_players(cfg: dict, names: list[str]) -> list:
+    """The players a run's manifest (its ``config``) recorded, by name in seat order, rebuilt from
+    their recorded description: a custom Python strategy is refused (StrategyError), never loaded
+    from a folder someone else may have written."""
+    return [from_resolved(x, (cfg.get("resolved_strategies") or {}).get(x), run_code=False) for x in names]
+
+
+def game_log(manifest: dict, n: int, seed: int, names: list[str]) -> list[str]:
+    """The ``evora replay`` log of the game of ``seed`` a run (its manifest) played with ``names``
+    in seat order, under the run's recorded rules (checked as a rules file is)."""
+    return replay_lines(validate(manifest["rules"]), n, seed, recorded_players(manifest["config"], names))
+
+
 def sample_game(run) -> SampleGame:
     """Game 0 of ``run`` (a RunResult), replayed."""
     m = run.manifest
@@ -64,7 +77,7 @@ def sample_game(run) -> SampleGame:
     rules = validate(m["rules"])
     seed = int(game_seeds(int(cfg["seed"]), 0, 1)[0])
     names = list(cfg["strategies"])
-    seats = [from_resolved(x, cfg["resolved_strategies"][x], run_code=False) for x in names]
+    seats = recorded_players(cfg, names)
     state, log = play_game(rules, n, seed, seats)
     return SampleGame(n, seed, names, rules, state, score_rows(rules, n, seed, log),
                       replay_command(m, n, seed, names), replay_lines(rules, n, seed, seats))

@@ -38,6 +38,24 @@ def source(run):
     return D.open_source([run])
 
 
+@pytest.fixture(scope="module")
+def rep(run, tmp_path_factory):
+    """The report's own tables of ``run`` (its CSV files), made once."""
+    out = tmp_path_factory.mktemp("rep") / "rep"
+    res = CliRunner().invoke(main, ["report", str(run), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def run_b(run):
+    """The same seeds as ``run`` under other rules (white stones worth 6): a pair to compare."""
+    from evora_sim.rules import load_rules
+
+    return simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=run.parent.parent / "white6" / "p3",
+                    chunk_size=15, rules=load_rules(None, ("white_stone.vp=6",))).out
+
+
 def _frame(run) -> pd.DataFrame:
     """The run's seat rows with their game's columns, read with pandas (not DuckDB)."""
     seats = pd.read_parquet(run / "seats")
@@ -58,16 +76,14 @@ SEAT_COLUMNS = ["games", "wins", "win_rate", "ci_lo", "ci_hi", "p_holm", "mean_s
 TEST_COLUMNS = ["seeds", "unfairness", "unfairness_lo", "unfairness_hi", "p"]
 
 
-def test_every_game_gives_the_reports_own_tables(run, source, tmp_path):
-    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
-    assert res.exit_code == 0, res.output
+def test_every_game_gives_the_reports_own_tables(run, source, rep):
     v = D.views(source, D.Slice())
     assert v.games == 90
-    report = pd.read_csv(tmp_path / "rep" / "seat_advantage.csv")
+    report = pd.read_csv(rep / "seat_advantage.csv")
     np.testing.assert_allclose(v.adv[SEAT_COLUMNS].to_numpy(float), report[SEAT_COLUMNS].to_numpy(float), rtol=1e-9)
-    tests = pd.read_csv(tmp_path / "rep" / "seat_test.csv")
+    tests = pd.read_csv(rep / "seat_test.csv")
     np.testing.assert_allclose(v.tests[TEST_COLUMNS].to_numpy(float), tests[TEST_COLUMNS].to_numpy(float), rtol=1e-9)
-    strat = pd.read_csv(tmp_path / "rep" / "strategy_win_rates.csv")
+    strat = pd.read_csv(rep / "strategy_win_rates.csv")
     np.testing.assert_allclose(v.strat[["wins", "win_rate", "ci_lo", "ci_hi"]].to_numpy(float),
                                strat[["wins", "win_rate", "ci_lo", "ci_hi"]].to_numpy(float), rtol=1e-9)
 
@@ -87,6 +103,27 @@ def test_a_slice_gives_the_reports_statistics_over_its_games(run, source, sl, pi
     np.testing.assert_allclose(v.tests[TEST_COLUMNS].to_numpy(float), tests[TEST_COLUMNS].to_numpy(float), rtol=1e-9)
     np.testing.assert_allclose(v.strat[["wins", "ci_lo", "ci_hi"]].to_numpy(float),
                                strat[["wins", "ci_lo", "ci_hi"]].to_numpy(float), rtol=1e-9)
+
+
+def _numbers(df: pd.DataFrame) -> np.ndarray:
+    return df[[c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]].to_numpy(float)
+
+
+@pytest.mark.parametrize("sl", [D.Slice(), D.Slice(end_trigger="temple_full"), D.Slice(winner="cards", last_round=False),
+                                D.Slice(decided_by="vp", players=3), D.Slice(end_trigger="round_limit")])
+def test_statistics_kept_per_kind_of_game_merge_to_the_slices_own(run, sl):
+    """A filter on how games went merges the statistics gathered per kind of game (Cells): the
+    same figures as the report's pass over the slice's games."""
+    folded = D.views(D.open_source([run]), sl)
+    kept = D.open_source([run])
+    D.build_cells(kept)
+    merged = D.views(kept, sl)
+    assert kept.variants[0].cells is not None and merged.games == folded.games
+    for name in ("adv", "tests", "strat", "shape", "triggers", "margin", "tension", "majorities", "columns", "share",
+                 "vp"):
+        a, b = getattr(merged, name), getattr(folded, name)
+        assert list(a.columns) == list(b.columns) and len(a) == len(b), name
+        np.testing.assert_allclose(_numbers(a), _numbers(b), rtol=1e-9, equal_nan=True, err_msg=name)
 
 
 def test_each_condition_picks_the_games_it_says(run, source):
@@ -119,17 +156,85 @@ def test_each_condition_picks_the_games_it_says(run, source):
     assert row["replay"] == f"evora replay -n 3 --seed {row['seed']} --strategies '{','.join(order)}'"
 
 
-def test_associations_are_the_reports_and_labelled_as_associations(run, source, tmp_path):
+def test_associations_are_the_reports_and_labelled_as_associations(run, source, rep):
     from analysis.dashboard_page import page
 
     v = D.views(source, D.Slice(), associations=True)
-    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
-    assert res.exit_code == 0
-    cards = pd.read_csv(tmp_path / "rep" / "card_value.csv")
+    cards = pd.read_csv(rep / "card_value.csv")
     np.testing.assert_allclose(v.cards["times"].to_numpy(float), cards["times"].to_numpy(float))
     np.testing.assert_allclose(v.cards["win_used"].to_numpy(float), cards["win_used"].to_numpy(float), equal_nan=True)
     html = page(v, "t")
     assert "an association, not the card" in html and "<script" not in html
+
+
+def test_compare_is_evora_compares_own_table(run, run_b):
+    res = CliRunner().invoke(main, ["compare", str(run), str(run_b)])
+    assert res.exit_code == 0, res.output
+    source = D.open_source([run, run_b])
+    a, b = (v.label for v in source.variants)
+    c = D.views(source, D.Slice(variant=a), compare_with=b).compare
+    assert c.lines[3] == res.output.rstrip("\n").split("\n")
+    assert c.tables[3][1]["paired"] and "white_stone.vp: 2 -> 6" in res.output
+    # the pairing is over every game of the player count, whatever the other filters
+    other = D.views(source, D.Slice(variant=a, end_trigger="temple_full"), compare_with=b).compare
+    assert other.lines == c.lines
+    with pytest.raises(D.RunError, match="with itself"):
+        D.compare(source, a, a)
+
+
+def test_rungs_sweep_points_and_arms_are_groups_of_their_own(run, tmp_path):
+    """A skill folder's rungs, a sweep's points, an explain folder's arms (run folders below a
+    folder, at any depth it writes them) are each a group; a folder's player counts are one."""
+    top = tmp_path / "study"
+    for where in ("r1", "r2", "why/r1/arms/end.tie_break=shared", "sweep/a/p3"):
+        _copy(run, top.parent, f"study/{where}")
+    (top / "linked").symlink_to(run, target_is_directory=True)       # a link is not followed
+    source = D.open_source([top])
+    assert [v.label for v in source.variants] == ["study/r1", "study/r2", "study/sweep/a",
+                                                  "study/why/r1/arms/end.tie_break=shared"]
+    whole = D.views(D.open_source([run]), D.Slice())
+    for label in ("study/r2", "study/sweep/a"):
+        v = D.views(source, D.Slice(variant=label))
+        assert v.games == whole.games
+        np.testing.assert_allclose(v.adv[SEAT_COLUMNS].to_numpy(float), whole.adv[SEAT_COLUMNS].to_numpy(float))
+
+
+def test_majorities_and_the_decomposition_are_the_reports(run, source, rep):
+    v = D.views(source, D.Slice(), decomposition=True)
+    for name, got in (("majority_outcomes", v.majorities), ("majority_share", v.share),
+                      ("columns_held", v.columns), ("vp_by_category", v.vp), ("why_decomposition", v.why[3][0])):
+        want = pd.read_csv(rep / f"{name}.csv")
+        numeric = [c for c in got.columns if c in want and pd.api.types.is_numeric_dtype(got[c])]
+        assert len(got) == len(want) and numeric, name
+        np.testing.assert_allclose(got[numeric].to_numpy(float), want[numeric].to_numpy(float), rtol=1e-9,
+                                   equal_nan=True, err_msg=name)
+    # a slice's decomposition is over its games: the parts of every seat add up to its deviation
+    temple = D.views(source, D.Slice(end_trigger="temple_full"), decomposition=True).why[3][0]
+    assert not temple.equals(v.why[3][0])
+
+
+def test_a_games_replay_log_is_evora_replays(run, source):
+    t = D.views(source, D.Slice(winner="cards")).table
+    row = t.iloc[0]
+    text = D.replay_text(source, int(row["run_no"]), int(row["game_id"]))
+    argv = __import__("shlex").split(row["replay"])[1:]
+    res = CliRunner().invoke(main, argv)
+    assert res.exit_code == 0, res.output
+    assert text == f"$ {row['replay']}\n\n" + res.output
+    with pytest.raises(D.RunError, match="no game 999999"):
+        D.replay_text(source, 0, 999999)
+
+
+def test_a_custom_python_player_is_never_loaded_for_a_replay(run, tmp_path):
+    """A folder from someone else may record a custom Python strategy: its game is not replayed
+    (no code from a folder is run); the page says so instead."""
+    moved = _copy(run, tmp_path, "custom")
+    man = json.loads((moved / "manifest.json").read_text())
+    man["config"]["resolved_strategies"]["cards"] = {"kind": "custom", "file": "/tmp/evil.py", "sha256": "0" * 64}
+    (moved / "manifest.json").write_text(json.dumps(man))
+    source = D.open_source([moved])
+    with pytest.raises(D.RunError, match="cannot be replayed"):
+        D.replay_text(source, 0, 0)
 
 
 def _snapshot(folder):
@@ -187,6 +292,9 @@ def test_bad_input_is_one_line_and_nothing_is_written(run, tmp_path):
                                                                "--export", str(export)]))
     assert "--range" in one_error_line(cli.invoke(main, ["dashboard", str(run), "--range", "score=1:2",
                                                          "--export", str(export)]))
+    assert "--compare" in one_error_line(cli.invoke(main, ["dashboard", str(run), "--compare", "--export", str(export)]))
+    assert "same runs" in one_error_line(cli.invoke(main, ["dashboard", str(run), str(run), "--compare",
+                                                           "--export", str(export)]))
     assert not export.exists()
     # and a good export, replaced by the next one
     assert "exported" in ok(cli.invoke(main, ["dashboard", str(run), "--export", str(export)]))
@@ -228,10 +336,11 @@ def _win_rates(page) -> list[str]:
     return page.locator("#seats table tbody tr td:nth-child(4)").all_inner_texts()
 
 
-def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_path):
+def test_the_page_in_chromium_filters_compares_replays_and_exports_the_reports_numbers(run, run_b, tmp_path):
     sync = _playwright()
     port = _free_port()
-    proc = subprocess.Popen([*evora_command(), "dashboard", str(run), "--port", str(port), "--no-browser"],
+    proc = subprocess.Popen([*evora_command(), "dashboard", str(run), str(run_b), "--compare", "--port", str(port),
+                             "--no-browser"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     try:
         # the limits below only stop a hang: a slow shared machine may take minutes, never fails for it
@@ -253,6 +362,20 @@ def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_p
                 page.goto(f"http://127.0.0.1:{port}/", timeout=180_000)
                 page.locator("#game-count", has_text="90").wait_for(timeout=180_000)
                 assert _win_rates(page) == every
+                # the compare view: evora compare's own lines for the two runs
+                source = D.open_source([run, run_b])
+                want = D.compare(source, *(v.label for v in source.variants)).lines[3]
+                assert page.locator("#compare-3").inner_text().split("\n") == want
+                # a game's log, a click away: the served text is evora replay's for its seed
+                link = page.locator("#games a.replay").first
+                game = int(link.get_attribute("href").rpartition("game=")[2])
+                with page.context.expect_page() as opened:
+                    link.click()
+                log = opened.value
+                log.wait_for_load_state(timeout=180_000)
+                assert log.locator("body").inner_text().rstrip() == D.replay_text(source, 0, game).rstrip()
+                log.close()
+                page.locator("#seat-figure").wait_for(timeout=180_000)       # the figure follows the numbers
                 page.locator(".f-end select").select_option("temple_full")
                 count = str(df[df["end_trigger"] == "temple_full"]["game_id"].nunique())
                 page.locator("#game-count", has_text=count).wait_for(timeout=180_000)
@@ -261,10 +384,12 @@ def test_the_page_in_chromium_filters_and_exports_the_reports_numbers(run, tmp_p
                 assert errors == []
                 # the export of the same slice, opened from a file
                 export = tmp_path / "temple.html"
-                ok(CliRunner().invoke(main, ["dashboard", str(run), "--end", "temple_full", "--export", str(export)]))
+                ok(CliRunner().invoke(main, ["dashboard", str(run), str(run_b), "--compare", "--end", "temple_full",
+                                             "--export", str(export)]))
                 page.goto(export.as_uri())
                 assert page.locator("#game-count").inner_text() == count
                 assert _win_rates(page) == shown
+                assert page.locator("#compare-3").inner_text().split("\n") == want
                 assert errors == []
             finally:
                 b.close()
