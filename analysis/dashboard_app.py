@@ -166,11 +166,12 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
     return pn.Row(side, out, sizing_mode="stretch_width")
 
 
-def replay_handler(source: Source):
+def replay_handler(source: Source, game_log):
     """The live server's replay page (:data:`analysis.dashboard_page.REPLAY_PATH`): a game's log
     as plain text (``?run=N&game=G``, numbers only; the log is text, never HTML, so no name from a
     folder can become markup), played again from its seed with the players the run recorded
-    (:func:`analysis.dashboard_data.replay_text`: no code from the folder is run)."""
+    (:func:`analysis.dashboard_data.replay_text`: no code from the folder is run); ``game_log``
+    plays it (passed in by the command, see there)."""
     from tornado.ioloop import IOLoop
     from tornado.web import RequestHandler
 
@@ -189,7 +190,7 @@ def replay_handler(source: Source):
                 return
             try:
                 # played in a thread: the page's filters are answered meanwhile
-                text = await IOLoop.current().run_in_executor(None, replay_text, source, run, game)
+                text = await IOLoop.current().run_in_executor(None, replay_text, source, run, game, game_log)
             except AnalysisError as exc:
                 self.set_status(404)
                 self.finish(f"evora: error: {exc}\n")

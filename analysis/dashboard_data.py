@@ -648,15 +648,14 @@ def games_table(source: Source, sl: Slice, limit: int = GAMES_SHOWN) -> pd.DataF
                                        "rounds", "end_trigger", "decided_by", "replay"])
 
 
-def replay_text(source: Source, run: int, game_id: int) -> str:
+def replay_text(source: Source, run: int, game_id: int, game_log) -> str:
     """The ``evora replay`` log of game ``game_id`` of run number ``run`` (of ``source.runs``), as
     the command prints it, preceded by the command: played again from its seed with the players
     its manifest recorded (no custom Python strategy loaded from a folder, see
     :func:`evora_sim.sample_game.recorded_players`). AnalysisError if there is no such game or it
-    cannot be replayed from the folder."""
+    cannot be replayed from the folder. ``game_log`` (``evora_sim.sample_game.game_log``) is passed
+    in by the command: the statistics layer reads tables and plays no game (.importlinter)."""
     from strategies.errors import StrategyError
-
-    from evora_sim.sample_game import game_log
 
     if not 0 <= run < len(source.runs):
         raise AnalysisError(f"no run number {run}")

@@ -25,6 +25,7 @@ from analysis import tables as T
 from cli_results import evora_command, ok, one_error_line
 from evora_sim.cli import main
 from evora_sim.runner import simulate
+from evora_sim.sample_game import game_log
 
 
 @pytest.fixture(scope="module")
@@ -216,13 +217,13 @@ def test_majorities_and_the_decomposition_are_the_reports(run, source, rep):
 def test_a_games_replay_log_is_evora_replays(run, source):
     t = D.views(source, D.Slice(winner="cards")).table
     row = t.iloc[0]
-    text = D.replay_text(source, int(row["run_no"]), int(row["game_id"]))
+    text = D.replay_text(source, int(row["run_no"]), int(row["game_id"]), game_log)
     argv = __import__("shlex").split(row["replay"])[1:]
     res = CliRunner().invoke(main, argv)
     assert res.exit_code == 0, res.output
     assert text == f"$ {row['replay']}\n\n" + res.output
     with pytest.raises(D.RunError, match="no game 999999"):
-        D.replay_text(source, 0, 999999)
+        D.replay_text(source, 0, 999999, game_log)
 
 
 def test_a_custom_python_player_is_never_loaded_for_a_replay(run, tmp_path):
@@ -234,7 +235,7 @@ def test_a_custom_python_player_is_never_loaded_for_a_replay(run, tmp_path):
     (moved / "manifest.json").write_text(json.dumps(man))
     source = D.open_source([moved])
     with pytest.raises(D.RunError, match="cannot be replayed"):
-        D.replay_text(source, 0, 0)
+        D.replay_text(source, 0, 0, game_log)
 
 
 def _snapshot(folder):
@@ -373,7 +374,7 @@ def test_the_page_in_chromium_filters_compares_replays_and_exports_the_reports_n
                     link.click()
                 log = opened.value
                 log.wait_for_load_state(timeout=180_000)
-                assert log.locator("body").inner_text().rstrip() == D.replay_text(source, 0, game).rstrip()
+                assert log.locator("body").inner_text().rstrip() == D.replay_text(source, 0, game, game_log).rstrip()
                 log.close()
                 page.locator("#seat-figure").wait_for(timeout=180_000)       # the figure follows the numbers
                 page.locator(".f-end select").select_option("temple_full")

@@ -185,6 +185,7 @@ def _serve(source, sl, title, host, port, show, options):
     from analysis.dashboard_page import REPLAY_PATH
 
     from ..manifest import RunError
+    from ..sample_game import game_log
 
     cache = Cache(source)
 
@@ -208,7 +209,7 @@ def _serve(source, sl, title, host, port, show, options):
     try:
         server = pn.serve({"/": lambda: app(cache, sl, title, **options)}, port=port, address=host, show=show,
                           websocket_origin=origins, title=title, print=False, start=False,
-                          extra_patterns=[(REPLAY_PATH, replay_handler(source))])
+                          extra_patterns=[(REPLAY_PATH, replay_handler(source, game_log))])
     except OSError as exc:
         raise UserError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
     # said once the port is listening: the address answers as soon as it is printed

@@ -198,7 +198,7 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
     rows_c, wins_c = _seat_rows("compensated", runs[1].table("seats", cols), players, ALPHA)
     cmp = compare_fairness(wins_b, wins_c, paired=True)
     confirmation = pd.DataFrame(rows_b + rows_c)
-    lines = _lines(players, estimate_rows, confirmation, cmp, final, start)
+    lines = summary_lines(players, estimate_rows, confirmation, cmp, final, start)
     lines.insert(len(estimate_rows) + 2, _settling_line(iterated, converged, final_seeds, played, final, settled))
     rungs = None
     if confirm_at:
@@ -261,7 +261,7 @@ def confirms(confirmation: pd.DataFrame) -> bool:
     return bool(len(comp)) and bool(comp["contains_fair_share"].all())
 
 
-def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
+def summary_lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
     level = 100 * estimate_rows[0]["level"]
     lines = [f"Starting VP over seat 0's estimated to bring every seat to the fair share ({level:.0f}% intervals):"]
     lines += [f"  seat {r['seat']}: " + ("+0 VP (the reference)" if r["seat"] == 0 else
@@ -279,7 +279,12 @@ def _lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]
                      f"compensated {bracket(c.value, c.lo, c.hi)}"
                      f"{'' if c.contains_fair_share else ' (excludes the fair share)'}")
     pp = (lambda f: (100 * f.rms, 100 * f.rms_lo, 100 * f.rms_hi))
-    if confirms(confirmation):
+    if confirms(confirmation) and bool(base["contains_fair_share"].all()):
+        # the same test passes without the compensation: these seeds are too few to tell
+        verdict = (f"Not told apart: every seat's interval contains the fair share {100 / players:.1f}% with "
+                   "these starting VP, but also under the base rules, so these seeds are too few to show "
+                   "that the compensation is needed or that it works; more --confirm-seeds would tell.")
+    elif confirms(confirmation):
         verdict = (f"Confirmed: every seat's interval contains the fair share {100 / players:.1f}%, so these "
                    "starting VP equalise the seats as far as these games can tell.")
     else:
