@@ -195,10 +195,13 @@ def test_compensation_refuses_a_budget_too_small_to_converge(tmp_path):
     assert not out.exists()
 
 
-def _confirmation(rates_lo_hi, players=2):
+UNFAIR_BASE = [(0.58, 0.54, 0.62), (0.42, 0.38, 0.46)]
+
+
+def _confirmation(rates_lo_hi, players=2, base=UNFAIR_BASE):
     rows = []
-    for arm in ("baseline", "compensated"):
-        for k, (v, lo, hi) in enumerate(rates_lo_hi):
+    for arm, rates in (("baseline", base), ("compensated", rates_lo_hi)):
+        for k, (v, lo, hi) in enumerate(rates):
             rows.append({"arm": arm, "seat": k, "measure": "win rate", "value": v, "lo": lo, "hi": hi,
                          "level": 0.975, "contains_fair_share": bool(lo <= 1 / players <= hi), "seeds": 500,
                          "games": 1000})
@@ -222,7 +225,7 @@ def test_an_unconfirmed_compensation_is_written_as_best_found_not_as_equalising(
     for rates, confirmed in (([(0.56, 0.52, 0.60), (0.44, 0.40, 0.48)], False),
                              ([(0.51, 0.47, 0.55), (0.49, 0.45, 0.53)], True)):
         conf = _confirmation(rates)
-        lines = C._lines(2, estimates.to_dict("records"), conf, cmp, np.array([0, 2.5]), [0, 0])
+        lines = C.summary_lines(2, estimates.to_dict("records"), conf, cmp, np.array([0, 2.5]), [0, 0])
         folder = tmp_path / ("yes" if confirmed else "no")
         C._write(folder, {"config": {}}, "evora balance --compensation", pd.DataFrame([{"iteration": 0}]), estimates,
                  conf, lines, rules, np.array([0, 2.5]), 2, 0)
@@ -235,6 +238,13 @@ def test_an_unconfirmed_compensation_is_written_as_best_found_not_as_equalising(
             assert "Best found, not confirmed" in text and "seats 0, 1" in text
             assert "Use it" not in (folder / "summary" / "report.md").read_text()
         assert "squared" not in text and "points" not in text
+    # a compensation the base rules' own confirmation cannot be told from is not called confirmed
+    conf = _confirmation([(0.51, 0.47, 0.55), (0.49, 0.45, 0.53)], base=[(0.52, 0.48, 0.56), (0.48, 0.44, 0.52)])
+    lines = C.summary_lines(2, estimates.to_dict("records"), conf, cmp, np.array([0, 2.5]), [0, 0])
+    C._write(tmp_path / "same", {"config": {}}, "evora balance --compensation", pd.DataFrame([{"iteration": 0}]),
+             estimates, conf, lines, rules, np.array([0, 2.5]), 2, 0)
+    header = (tmp_path / "same" / "summary" / "rules.toml").read_text()
+    assert "Not told apart" in "\n".join(lines) and "not told apart" in header and "equalise" not in header
 
 
 # ---------------------------------------------------------------------------------------------

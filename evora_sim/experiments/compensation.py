@@ -261,6 +261,13 @@ def confirms(confirmation: pd.DataFrame) -> bool:
     return bool(len(comp)) and bool(comp["contains_fair_share"].all())
 
 
+def told_apart(confirmation: pd.DataFrame) -> bool:
+    """Whether the confirmation's seeds show the base rules unfair (a seat's interval excludes the
+    fair share): without that, a compensation that passes shows nothing the base rules do not."""
+    base = confirmation[(confirmation["arm"] == "baseline") & (confirmation["measure"] == "win rate")]
+    return not bool(base["contains_fair_share"].all())
+
+
 def summary_lines(players, estimate_rows, confirmation, cmp, final, start) -> list[str]:
     level = 100 * estimate_rows[0]["level"]
     lines = [f"Starting VP over seat 0's estimated to bring every seat to the fair share ({level:.0f}% intervals):"]
@@ -279,7 +286,7 @@ def summary_lines(players, estimate_rows, confirmation, cmp, final, start) -> li
                      f"compensated {bracket(c.value, c.lo, c.hi)}"
                      f"{'' if c.contains_fair_share else ' (excludes the fair share)'}")
     pp = (lambda f: (100 * f.rms, 100 * f.rms_lo, 100 * f.rms_hi))
-    if confirms(confirmation) and bool(base["contains_fair_share"].all()):
+    if confirms(confirmation) and not told_apart(confirmation):
         # the same test passes without the compensation: these seeds are too few to tell
         verdict = (f"Not told apart: every seat's interval contains the fair share {100 / players:.1f}% with "
                    "these starting VP, but also under the base rules, so these seeds are too few to show "
@@ -317,7 +324,12 @@ def _write(out, doc, command, history, estimates, confirmation, lines, rules, fi
         if seeds is not None:
             seeds.to_csv(tmp / "seeds.csv", index=False)
         png = save(_figure(estimates, confirmation, players), tmp, "search")
-        if confirmed:
+        if confirmed and not told_apart(confirmation):
+            header = (f"Written by evora balance --compensation: starting VP fitted at {players} players, not told "
+                      "apart from the base rules on fresh seeds (every seat's interval holds the fair share under "
+                      "both; more --confirm-seeds would tell).")
+            use = "Not told apart from the base rules; to play it anyway: "
+        elif confirmed:
             header = (f"Written by evora balance --compensation: starting VP that equalise the seats at {players} "
                       "players, confirmed on fresh seeds (use it with --rules rules.toml).")
             use = "Use it: "
