@@ -31,6 +31,7 @@ from evora_sim.manifest import MANIFEST, RunError, replay_command
 from evora_sim.storage import RunResult, open_run
 
 from .scan import AnalysisError, Scan, has_column, plan, read_games, scan
+from .tables import runs_by_count
 
 # the columns a slice reads; a run of an older version that lacks one is refused with one line
 NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner_seat", "decided_by",
@@ -498,7 +499,7 @@ def compare(source: Source, label_a: str, label_b: str, players: int | None = No
     a, b = source.variant(label_a), source.variant(label_b)
     if a is b:
         raise AnalysisError(f"compare: {label_a!r} with itself; choose two different groups")
-    by_a, by_b = _one_run_per_count(a), _one_run_per_count(b)
+    by_a, by_b = (runs_by_count(v.runs, f"compare: {v.label!r}") for v in (a, b))
     counts = sorted(set(by_a) & set(by_b) & ({players} if players else set(by_a)))
     if not counts:
         raise AnalysisError(f"compare: {label_a!r} and {label_b!r} have no player count in common"
@@ -513,17 +514,6 @@ def compare(source: Source, label_a: str, label_b: str, players: int | None = No
         table, info, text = source._compared[key]
         tables[n], lines[n] = (table, info), text
     return Comparison(a.label, b.label, tables, lines)
-
-
-def _one_run_per_count(v: Variant) -> dict:
-    out = {}
-    for r in v.runs:
-        n = int(r.manifest["config"]["players"])
-        if n in out:
-            raise AnalysisError(f"compare: {v.label!r} holds two runs of {n} players ({out[n].out}, {r.out}); "
-                                "compare run folders one by one")
-        out[n] = r
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

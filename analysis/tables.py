@@ -35,6 +35,19 @@ from .stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt
 # ---------------------------------------------------------------------------------------------
 # opening runs
 # ---------------------------------------------------------------------------------------------
+def runs_by_count(runs, where: str) -> dict:
+    """The runs keyed by player count, for a comparison paired by count (``evora compare``, the
+    dashboard's compare); AnalysisError naming ``where`` when two runs have the same count."""
+    out = {}
+    for r in runs:
+        n = int(r.manifest["config"]["players"])
+        if n in out:
+            raise AnalysisError(f"{where} holds two runs of {n} players ({out[n].out} and {r.out}); "
+                                "compare run folders one by one")
+        out[n] = r
+    return out
+
+
 def open_runs(paths, allow_partial: bool = False, players=None) -> list[RunResult]:
     """Open run folders for analysis, or raise AnalysisError with one clear message: a folder
     that is not a run, an incomplete run (unless ``allow_partial``), runs of different rules,

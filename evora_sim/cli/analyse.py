@@ -205,7 +205,7 @@ def _open_runs(path, allow_partial=False) -> dict:
     ``evora run`` output folder (p2, p3, p4), whose runs are paired by player count."""
     from pathlib import Path
 
-    from analysis.tables import open_runs
+    from analysis.tables import AnalysisError, open_runs, runs_by_count
 
     from ..manifest import MANIFEST
     from ..runner import RunError
@@ -217,14 +217,10 @@ def _open_runs(path, allow_partial=False) -> dict:
         runs = [open_runs([p], allow_partial=allow_partial)[0] for p in paths]
     except RunError as exc:
         raise UserError(str(exc)) from None
-    by_count = {}
-    for r in runs:
-        n = int(r.manifest["config"]["players"])
-        if n in by_count:
-            raise UserError(f"{path} holds two runs of {n} players ({by_count[n].out} and {r.out}); "
-                            "compare run folders one by one")
-        by_count[n] = r
-    return by_count
+    try:
+        return runs_by_count(runs, str(path))
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
 
 
 COMPARE_KIND = "compare"                           # the marker kind of a compare --out folder
