@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +40,26 @@ from .runner import DEFAULT_CHUNK, RunError, check_jobs, simulate
 # chunks each job plays: progress off a terminal is reported as chunks finish, and a duel of
 # search players runs for an hour, so it must not come in one chunk a job
 CHUNKS_PER_JOB = 8
-TIES = ("ties: none - the engine breaks equal VP by fewer parts left, then the later seat (D18), "
-        "so every game has exactly one winner")
+# how each way of settling a tie on VP reads in the duel's last line (evora_sim.ranking.DECIDED_BY)
+TIE_WORDS = {"half_point": "by the half point (V2)", "parts_left": "by fewer parts left (D18)",
+             "seat_order": "by the later seat (D18)"}
+
+
+def ties_line(decided: dict[str, int], games: int) -> str:
+    """What the duel's games did with ties on VP, from their own ``decided_by`` counts, so the
+    line holds under every tie-break rule (a shared victory of V4 is a lot, not a tie broken)."""
+    broken = {k: decided.get(k, 0) for k in TIE_WORDS if decided.get(k, 0)}
+    lots = decided.get("lot", 0)
+    parts = []
+    if broken:
+        how = " and ".join(f"{TIE_WORDS[k]} in {n:,}" for k, n in broken.items())
+        parts.append(f"{sum(broken.values()):,} of {games:,} games were tied on VP, broken {how}")
+    if lots:
+        parts.append(f"{lots:,} of {games:,} were shared victories (end.tie_break=shared), each recorded "
+                     "as won by one of the tied seats drawn by lot, each equally likely (V4)")
+    if not parts:
+        return f"ties: none of the {games:,} games was tied on VP, so every game has exactly one winner"
+    return "ties: " + "; ".join(parts) + ", so every game has exactly one recorded winner"
 
 
 @dataclass
@@ -79,6 +97,7 @@ class DuelResult:
     rows: list[DuelRow]
     out: str | None = None            # the run folder that keeps the games, if any
     lead: DuelLead | None = None      # with two strategies in the field
+    decided: dict = dataclass_field(default_factory=dict)    # games by how the winner was decided (decided_by)
 
 
 def duel_field(specs, players: int | None) -> list:
@@ -158,13 +177,14 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
         run = simulate(players, seeds, list(field), seed=seed, out=folder, jobs=jobs,
                        seat_rotation=True, rules=rules, chunk_size=chunk_size, quiet=quiet,
                        command="evora duel", decision_timeout=decision_timeout)
-        return run.table("seats", columns=["game_id", "strategy", "score", "win"])
+        decided = run.table("games", columns=["decided_by"])["decided_by"].astype(str).value_counts()
+        return run.table("seats", columns=["game_id", "strategy", "score", "win"]), decided.to_dict()
 
     if out is None:
         with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
-            seats = play(f"{tmp}/run", chunk)
+            seats, decided = play(f"{tmp}/run", chunk)
     else:
-        seats = play(out, kept_chunk(out) or chunk)
+        seats, decided = play(out, kept_chunk(out) or chunk)
     seats["strategy"] = seats["strategy"].astype(str)
     names = list(dict.fromkeys(x.name for x in field))
     rows = []
@@ -178,7 +198,7 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
         rows.append(DuelRow(name, per_game, len(grp), int(grp["win"].sum()), float(grp["score"].mean()),
                             (lo, hi), deff))
     return DuelResult([x.name for x in field], players, seeds, seeds * players, seed, rows,
-                      None if out is None else str(out), duel_lead(seats, names, players))
+                      None if out is None else str(out), duel_lead(seats, names, players), decided)
 
 
 def _pct(x: float) -> str:
@@ -219,9 +239,9 @@ def duel_lines(res: DuelResult) -> list[str]:
               f"a fair share is {_pct(1 / res.players)} per seat",
               "95% CI: Wilson, clustered by seed (a seed's rotations share its card stacks): with a "
               "design effect (deff) above 1 it uses seat-games / deff as the sample",
-              TIES]
+              ties_line(res.decided, res.games)]
     return lines
 
 
 __all__ = ["duel_field", "duel", "duel_lines", "duel_lead", "seed_leads", "DuelLead", "DuelResult", "DuelRow",
-           "TIES"]
+           "ties_line"]
