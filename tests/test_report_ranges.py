@@ -22,10 +22,6 @@ SHARE = re.compile(rf"(?<![\w.])({NUM})% \(({NUM})(?:–| to )({NUM})\)")
 
 STALE = {
     "p4_field_1m/report.md": "made before issue 50's number formatting; the 1M-game run is to be made again",
-    **{f"tune_balance_compensation/{name}/report.md": "seat 0's offset, fixed at 0, printed as a zero-width "
-       "interval before issue 50" for name in ("compensation_default", "compensation_default_half_vp",
-                                               "compensation_planted", "compensation_planted_final_seeds",
-                                               "compensation_planted_half_vp")},
 }
 
 
