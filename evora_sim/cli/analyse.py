@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .group import UserError, check_out_arg, examples, main, min_effect_option
+from .group import UserError, check_out_arg, examples, min_effect_option
 
 
 def scan_options(f):
@@ -151,7 +151,7 @@ def write_ladder_report(source, out, option="--out", min_effect=1.0, backend="lo
     return _build([ladder.runs[-1]], out, min_effect, backend, scheduler, ladder=ladder, explained=top)
 
 
-@main.command(epilog=examples("evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
+@click.command(epilog=examples("evora report runs/default/p2 runs/default/p3 runs/default/p4 --out reports/default",
                               "evora report runs/skill --out reports/skill",
                               "evora report --ladder runs/random runs/greedy runs/mcts --out reports/ladder"))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")
@@ -300,7 +300,7 @@ def _write_table(out, df, lines, stem, figure=None):
         raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-@main.command(epilog=examples("evora compare runs/base runs/white6 --out compare/",
+@click.command(epilog=examples("evora compare runs/base runs/white6 --out compare/",
                               "evora compare runs/default runs/variant --out variant.csv",
                               "evora compare runs/base/p4 runs/white6/p4"))
 @click.argument("run_a", metavar="RUN_A")
@@ -357,7 +357,7 @@ def compare(run_a, run_b, out, allow_partial, min_effect, backend, scheduler):
 # ---------------------------------------------------------------------------------------------
 # evora compact
 # ---------------------------------------------------------------------------------------------
-@main.command(epilog=examples("evora compact runs/big/p4"))
+@click.command(epilog=examples("evora compact runs/big/p4"))
 @click.argument("run", metavar="RUN_DIR")
 def compact(run):
     """Pack a run's finished chunks into fewer, larger files (parts of up to 1,000,000 games,

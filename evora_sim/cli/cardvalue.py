@@ -9,7 +9,7 @@ import sys
 import click
 
 from .group import (JOBS_DEFAULT, SET_HELP, STRATEGIES_HELP, UserError, check_out_arg, check_players_arg,
-                    check_seed_arg, examples, load_rules_arg, main)
+                    check_seed_arg, examples, load_rules_arg)
 
 # Games per card: with these, --players 4 on the default field finishes within 10 minutes on 2
 # cores with every interval within +-1 point (measured: reports/card_value_4p).
@@ -17,7 +17,7 @@ DEFAULT_GAMES = 14_400
 DEFAULT_REMOVE_GAMES = 12_000
 
 
-@main.command("card-value", epilog=examples(
+@click.command("card-value", epilog=examples(
     "evora card-value --players 4 --out runs/cards4",
     "evora card-value -n 3 --strategies balanced,greedy,cards --games 20000 --out runs/cards3",
     "evora card-value -n 4 --remove-games 0 --set height_vp.3=10 --out runs/cards_h3"))

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import click
 
-from .group import UserError, check_out_arg, examples, main
+from .group import UserError, check_out_arg, examples
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -64,7 +64,7 @@ def _check_choice(option: str, value, allowed) -> None:
         raise UserError(f"{option} {value}: the runs hold {', '.join(map(str, allowed)) or 'none'}")
 
 
-@main.command(epilog=examples("evora dashboard runs/default",
+@click.command(epilog=examples("evora dashboard runs/default",
                               "evora dashboard runs/default/p4 --end temple_full --export temple.html",
                               "evora dashboard runs/sweep --port 5010 --no-browser"))
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_DIR...")

@@ -5,11 +5,11 @@ import sys
 
 import click
 
-from .group import UserError, check_players_arg, examples, load_rules_arg, main, min_effect_option
+from .group import UserError, check_players_arg, examples, load_rules_arg, min_effect_option
 from .runs import check_until, play_until_ci, run_experiment, run_options, settle_size, until_ci_options
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora sweep -n 4 --strategies balanced,cards,emperor,greedy --games 20000 "
     "--param height_majority.h3=10,15,20 --out runs/h3",
     "evora sweep -n 4 --strategies balanced,cards,emperor,greedy --games 8000 "

@@ -9,10 +9,10 @@ import sys
 
 import click
 
-from .group import JOBS_DEFAULT, UserError, check_out_arg, examples, main
+from .group import JOBS_DEFAULT, UserError, check_out_arg, examples
 
 
-@main.command("explain", epilog=examples(
+@click.command("explain", epilog=examples(
     "evora explain runs/p4 --out runs/p4_why",
     "evora explain runs/p2 --confirm-seeds 1000 --confirm-at 'cardheights;expert' --out runs/p2_why",
     "evora explain runs/p4 --backend dask --scheduler tcp://HOST:8786 --out runs/p4_why"))

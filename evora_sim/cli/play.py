@@ -6,10 +6,10 @@ import json
 import click
 
 from .group import (STRATEGIES_HELP, UserError, check_players_arg, check_seed_arg, decision_timeout_option,
-                    examples, jobs_option, load_rules_arg, main, read_error, set_option, warn_other_rules)
+                    examples, jobs_option, load_rules_arg, read_error, set_option, warn_other_rules)
 
 
-@main.command(epilog=examples("evora score position.json", "evora score position.json --json",
+@click.command(epilog=examples("evora score position.json", "evora score position.json --json",
                               "evora score position.json --set white_stone.vp=3"))
 @click.argument("position_file", metavar="FILE.json")
 @click.option("--json", "as_json", is_flag=True, help="Print the scoring as JSON.")
@@ -35,7 +35,7 @@ def score(position_file, as_json, rules_path, overrides=()):
 
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora replay -n 4 --seed 7 --strategies balanced,cards,emperor,greedy",
     "evora replay -n 2 --seed 3 --strategies greedy,random --set white_stone.vp=6"))
 @click.option("--players", "-n", "n_players", type=int, required=True, metavar="N", help="2, 3 or 4.")
@@ -62,7 +62,7 @@ def replay(n_players, seed, spec, rules_path, overrides=(), decision_timeout=Non
     click.echo("\n".join(lines))
 
 
-@main.command(name="strategies", epilog=examples("evora strategies",
+@click.command(name="strategies", epilog=examples("evora strategies",
                                                 "evora replay -n 2 --seed 1 --strategies 'balanced(column=2)',greedy"))
 def list_strategies():
     """List the built-in strategies: name, description and weights; the search player and the
@@ -140,7 +140,7 @@ def expert_lines(width: int = 100) -> list[str]:
     return lines + ["  How strong it is now: reports/expert_strength; the docs' Strategies page, \"The expert\"."]
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora duel majority builder --players 2 --games 2000",
     "evora duel strategies/examples/cautious.py:Cautious greedy --players 4 --games 2000",
     "evora duel 'balanced(column=2)',greedy,random,random --games 4000"))

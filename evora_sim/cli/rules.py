@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .group import examples, load_rules_arg, main, set_option
+from .group import examples, load_rules_arg, set_option
 
 
 def meaning_pattern(key: str, words: dict) -> str:
@@ -60,7 +60,7 @@ def rules_lines(rules, grep: str | None = None) -> list[str]:
     return lines
 
 
-@main.command(name="rules", epilog=examples("evora rules", "evora rules --grep majority",
+@click.command(name="rules", epilog=examples("evora rules", "evora rules --grep majority",
                                              "evora rules --rules myboard.toml --set white_stone.vp=3"))
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option

@@ -8,7 +8,7 @@ import click
 from ..fields import DEFAULT_FIELD
 from .analyse import check_report_dir, write_report
 from .group import (INTERRUPTED, STRATEGIES_HELP, SET_HELP, UserError, check_out_arg, check_players_arg,
-                    decision_timeout_option, examples, jobs_option, load_rules_arg, main, playing, set_option,
+                    decision_timeout_option, examples, jobs_option, load_rules_arg, playing, set_option,
                     warn_other_rules)
 
 
@@ -158,7 +158,7 @@ def check_until(until_ci, max_seeds, seeds):
         raise UserError(f"--max-games must be at least --games ({max_seeds:,} seeds < {seeds:,})")
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora simulate -n 4 --games 20000 --strategies balanced,cards,emperor,greedy --out runs/base",
     "evora simulate -n 4 --games 20000 --strategies balanced,cards,emperor,greedy --out runs/white6 "
     "--set white_stone.vp=6",
@@ -191,7 +191,7 @@ SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder
 EXPERT_GAMES = 8_000        # per player count: the expert field's seat rates within about +-1 pp
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora run",
     "evora run --games 4000 --out runs/quick --report-dir reports/quick",
     "evora run --set white_stone.vp=6 --out runs/white6 --report-dir reports/white6"))

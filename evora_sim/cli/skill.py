@@ -11,7 +11,7 @@ import click
 
 from ..ladderplan import MAX_BUDGET
 from .analyse import check_backend, check_report_dir
-from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg, main,
+from .group import (UserError, check_out_arg, check_players_arg, examples, jobs_option, load_rules_arg,
                     min_effect_option, playing, set_option)
 
 
@@ -90,7 +90,7 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
     return plan, expected
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora skill --players 4",
     "evora skill --players 4 --set emperor_tile.values=12,12 --out runs/skill-emp --report-dir reports/skill-emp",
     "evora skill -n 2 --ladder 'random;greedy;mcts(iterations=300)' --games 400 --out runs/sk2"))

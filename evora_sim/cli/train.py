@@ -8,10 +8,10 @@ import shlex
 import click
 
 from ..fields import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, DEFAULT_TEACHER
-from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, load_rules_arg, main
+from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, load_rules_arg
 
 
-@main.command("train", epilog=examples(
+@click.command("train", epilog=examples(
     "evora train --players 4 --out runs/expert",
     "evora train --players 2 --games 400 --start cardheights --seed 4002 --out runs/expert   # the shipped 2-player weights",
     "evora train --players 4 --set white_stone.vp=6 --out runs/expert_white6"))

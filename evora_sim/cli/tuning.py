@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .group import (INTERRUPTED, JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, _Group, check_out_arg,
-                    check_players_arg, check_seed_arg, examples, load_rules_arg, main)
+from .group import (INTERRUPTED, JOBS_DEFAULT, STRATEGIES_HELP, SET_HELP, UserError, CommandGroup,
+                    check_out_arg, check_players_arg, check_seed_arg, examples, load_rules_arg)
 
 TUNE_DEFAULTS = {"batch": 8, "seeds": 50, "finalists": 3, "confirm_seeds": 2000}
 BALANCE_DEFAULTS = {"batch": 8, "seeds": 500, "finalists": 3, "confirm_seeds": 10_000}
@@ -116,7 +116,7 @@ def _run(problem, settings, kw):
     click.echo(f"search summary: {result.summary / 'report.md'}")
 
 
-@main.group(cls=_Group, epilog=examples("evora tune strategy balanced --against self --players 2 --budget 200000 --out runs/tune",
+@click.group(cls=CommandGroup, epilog=examples("evora tune strategy balanced --against self --players 2 --budget 200000 --out runs/tune",
                   "evora tune strategy greedy --against balanced --players 4 --budget 100000 --out runs/tune4"))
 def tune():
     """Search a strategy's weights (tune strategy)."""
@@ -195,7 +195,7 @@ def field_names(spec: str, n: int) -> list[str]:
     return field * n if len(field) == 1 else field
 
 
-@main.command(epilog=examples(
+@click.command(epilog=examples(
     "evora balance --players 4 --param temple.columns.4=12..16 --param supply.stones=12..16 --budget 480000 --out runs/bal",
     "evora balance --compensation --players 4 --budget 160000 --out runs/comp",
     "evora balance --compensation -n 2 --strategies expert --budget 20000 --confirm-seeds 1000 "
