@@ -37,7 +37,7 @@ import numpy as np
 
 from evora_sim import layout as L
 
-from .explain import SeatParts, decisive_turns, game_causes
+from .explain_stats import SeatParts, decisive_turns, game_causes
 from .fairness import distinct_rows
 from .playstates import PlayStates
 
@@ -253,7 +253,7 @@ class GameBlock:
     end_trigger: np.ndarray          # codes into ``end_names``
     end_names: list
     tension: dict | None = None      # TENSION_COLUMNS -> (games,), or None (an older run)
-    facts: dict | None = None        # where decided (analysis.explain): decided_by codes, leader_at_trigger,
+    facts: dict | None = None        # where decided (analysis.explain_stats): decided_by codes, leader_at_trigger,
                                      # trigger_seat -> (games,), or None (an older run)
 
 
@@ -327,7 +327,7 @@ class CountStats:
     uses: dict = field(default_factory=dict)        # "cards" / "spaces" -> Exposure
     segments: list = field(default_factory=list)    # (clusters: array or range, wins (k, n) uint8)
     explained: bool = False                         # every run records where its games were decided
-    parts: SeatParts | None = None                  # ... and then the decomposition (analysis.explain)
+    parts: SeatParts | None = None                  # ... and then the decomposition (analysis.explain_stats)
     timed: bool = False                             # every run records the state of each card play
     play_states: PlayStates | None = None           # ... and then when the cards are played
 

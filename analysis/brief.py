@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from . import names
-from .cardvalue import NOT_EXERCISED
+from .cardvalue_stats import NOT_EXERCISED
 from .confirm import fix_quote
-from .explain import confirmed_fixes, fairer_fixes, seat_words, why_sentence
+from .explain_stats import confirmed_fixes, fairer_fixes, seat_words, why_sentence
 from .names import card_title
 from .numbers import PP, p_cell, p_text_words, pp, ranged
 from .playstates import TIMING_COLUMNS, timing_clause
@@ -452,7 +452,7 @@ def _experiment_items(n: int, given: dict, cards: pd.DataFrame | None, field_: s
 def strongest_lines(top: pd.DataFrame, counts, experiment: dict | None = None, fields: dict | None = None,
                     cards: pd.DataFrame | None = None) -> list[str]:
     """A sentence per player count for the strongest findings; ``experiment``: an ``evora
-    card-value`` result (``analysis.cardvalue.read_summary``): at its player count the strongest
+    card-value`` result (``analysis.cardvalue_stats.read_summary``): at its player count the strongest
     cards are the experiment's, each with the run's association beside it (``cards``: the
     report's card table) when played often enough, and the space findings follow; ``fields``: the
     report's strategies per player count, to say when the experiment's differ."""

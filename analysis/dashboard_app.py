@@ -8,11 +8,20 @@ several browser tabs and a filter set back ask for the same slice again.
 """
 from __future__ import annotations
 
+import html
+import io
 import threading
 from collections import OrderedDict
 from dataclasses import replace
 
-from .dashboard_data import RANGE_COLUMNS, Slice, Source, build_cells, views
+import panel as pn
+from tornado.ioloop import IOLoop
+from tornado.web import RequestHandler
+
+from evora_sim.manifest import RunError
+
+from .dashboard_data import RANGE_COLUMNS, Slice, Source, build_cells, replay_text, views
+from .scan import AnalysisError
 from .dashboard_page import DASH_CSS, page, views_html
 
 ANY = "any"
@@ -74,8 +83,6 @@ def _opt(value):
 def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = False,
         initial_decomposition: bool = False, initial_compare: str | None = None):
     """A Panel layout for one browser session."""
-    import panel as pn
-
     ch = cache.source.choices()
 
     def select(name, options, value, css):
@@ -125,14 +132,10 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
                 w["compare"].value if w["compare"].value != "none" else None)
 
     def update(*_):
-        from evora_sim.manifest import RunError
-
         sl, opts = current(), options()
         try:
             v, fragment = cache.get(sl, *opts)
         except RunError as exc:
-            import html
-
             out.object = f"<p class='notice' id='error'>{html.escape(str(exc))}</p>"
             return
         state["views"], state["asked"] = v, (sl, opts)
@@ -143,17 +146,15 @@ def app(cache: Cache, initial: Slice, title: str, initial_associations: bool = F
         cache.build(v.slice.variant)             # once the page shows its first numbers, not before
 
     def figure(doc, sl, opts):
-        html = cache.full(sl, *opts)
-        if html is not None:
-            doc.add_next_tick_callback(lambda: show(sl, opts, html))
+        markup = cache.full(sl, *opts)
+        if markup is not None:
+            doc.add_next_tick_callback(lambda: show(sl, opts, markup))
 
-    def show(sl, opts, html):
+    def show(sl, opts, markup):
         if state.get("asked") == (sl, opts):      # not a slice left behind since
-            out.object = html
+            out.object = markup
 
     def export():
-        import io
-
         return io.BytesIO(page(state["views"], title).encode("utf-8")) if "views" in state else io.BytesIO(b"")
 
     for widget in w.values():
@@ -172,12 +173,6 @@ def replay_handler(source: Source, game_log):
     folder can become markup), played again from its seed with the players the run recorded
     (:func:`analysis.dashboard_data.replay_text`: no code from the folder is run); ``game_log``
     plays it (passed in by the command, see there)."""
-    from tornado.ioloop import IOLoop
-    from tornado.web import RequestHandler
-
-    from .dashboard_data import replay_text
-    from .scan import AnalysisError
-
     class Replay(RequestHandler):
         async def get(self):
             self.set_header("Content-Type", "text/plain; charset=utf-8")

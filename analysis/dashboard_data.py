@@ -20,18 +20,27 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 
 from evora_sim.manifest import MANIFEST, RunError, replay_command
-from evora_sim.storage import RunResult, open_run
+from evora_sim.storage import RunResult, files, open_run, pieces, verify
+from strategies.errors import StrategyError
 
+from . import tables as T
+from .explain_stats import read_summary
+from .fairness import noncentrality_interval
 from .scan import AnalysisError, Scan, has_column, plan, read_games, scan
-from .tables import runs_by_count
+from .stats import MIN_EFFECT
+from .tables import open_runs, runs_by_count
+from .variants import compare as compare_runs
+from .variants import compare_lines, game_datas
 
 # the columns a slice reads; a run of an older version that lacks one is refused with one line
 NEEDED = {"games": ("game_id", "seed", "rounds", "turns", "end_trigger", "winner_seat", "decided_by",
@@ -122,8 +131,6 @@ class Store:
     def prefetch(self, tasks) -> None:
         """Read every block of ``tasks`` two at a time (Parquet reads release the interpreter: the
         machine's second core reads while the first decodes)."""
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=2) as pool:
             list(pool.map(lambda tb: self.read(tb[0], tb[1], False), [(t, b) for t in tasks for b in t.piece.blocks]))
 
@@ -193,8 +200,6 @@ class Source:
     def verify_uses(self) -> None:
         """Check the card and space tables' checksums, once, before the associations first read
         them (opening checks only the games and seats tables, which every slice reads)."""
-        from evora_sim.storage import pieces, verify
-
         if not self.uses_checked:
             for r in self.runs:
                 for piece in pieces(r.out, r.manifest):
@@ -269,9 +274,6 @@ def open_source(paths, allow_partial: bool = False) -> Source:
     an older version whose tables lack a column a slice reads; RunError, one line, otherwise.
     Runs are grouped by their folder's label (:func:`run_folders`) and their rules: a group is
     one report's worth, a slice's "variant"."""
-    from evora_sim.storage import pieces, verify
-
-    from .tables import open_runs
 
     folders = run_folders(paths)
     if not folders:
@@ -318,9 +320,6 @@ def _sql_list(files) -> str:
 def _views(runs: list[RunResult]):
     """A DuckDB connection with the views ``games`` and ``seats`` over every run's Parquet files
     (each row with its run's number, player count and seat rotations)."""
-    import duckdb
-
-    from evora_sim.storage import files
 
     con = duckdb.connect(":memory:", config={"threads": 2})
     games, seats = [], []
@@ -418,16 +417,12 @@ def views(source: Source, sl: Slice, associations: bool = False, min_effect: flo
     deviation split by where its games were decided (the report's Why table), and the fixes of
     the explain folders given. ``compare_with``: a group (a variant's label) compared with the
     slice's group, paired by seed (:func:`compare`)."""
-    from .stats import MIN_EFFECT
-
     min_effect = MIN_EFFECT if min_effect is None else min_effect
     with source.turn():
         return _slice_views(source, sl, associations, min_effect, decomposition, compare_with)
 
 
 def _slice_views(source, sl, associations, min_effect, decomposition, compare_with) -> Views:
-    from . import tables as T
-
     variant = source.variant(sl.variant)
     info = {k: v for r in variant.runs for k, v in r.manifest["config"].get("resolved_strategies", {}).items()}
     if variant.cells is not None and Cells.answers(sl) and not associations and not decomposition:
@@ -459,8 +454,6 @@ def _slice_views(source, sl, associations, min_effect, decomposition, compare_wi
 def explained_fixes(source: Source) -> list[tuple[str, pd.DataFrame]]:
     """The fixes each explain folder given ranked (its summary's own table, read as the report
     reads it: CSV, no code run)."""
-    from .explain import read_summary
-
     out = []
     for folder in source.explained:
         try:
@@ -491,10 +484,6 @@ def compare(source: Source, label_a: str, label_b: str, players: int | None = No
     other conditions of a slice pick games by how they went, which differs between the two
     runs' games of a seed, so they would break the pairing. Kept once computed (a pass over
     both groups' games)."""
-    from .stats import MIN_EFFECT
-    from .variants import compare as compare_runs
-    from .variants import compare_lines, game_datas
-
     min_effect = MIN_EFFECT if min_effect is None else min_effect
     a, b = source.variant(label_a), source.variant(label_b)
     if a is b:
@@ -608,8 +597,6 @@ def warm(source: Source) -> None:
     """Work every process does once, done before a filter asks: the seat unfairness's
     Feldman-Cousins band of each player count (about a second of arithmetic, then kept by
     :mod:`analysis.fairness`), which the first slice near fairness would otherwise wait for."""
-    from .fairness import noncentrality_interval
-
     for n in sorted({int(r.manifest["config"]["players"]) for r in source.runs}):
         noncentrality_interval(1.0, n - 1)
 
@@ -645,8 +632,6 @@ def replay_text(source: Source, run: int, game_id: int, game_log) -> str:
     :func:`evora_sim.sample_game.recorded_players`). AnalysisError if there is no such game or it
     cannot be replayed from the folder. ``game_log`` (``evora_sim.sample_game.game_log``) is passed
     in by the command: the statistics layer reads tables and plays no game (.importlinter)."""
-    from strategies.errors import StrategyError
-
     if not 0 <= run < len(source.runs):
         raise AnalysisError(f"no run number {run}")
     got = source.con.cursor().execute(

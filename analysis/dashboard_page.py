@@ -12,9 +12,13 @@ import base64
 import html
 import io
 
-from . import display
+import matplotlib.pyplot as plt
+
+from . import display, plots  # importing plots sets the Agg backend before any figure is drawn
+from . import explain_stats as X
 from .dashboard_data import Views
 from .page import CSS
+from .report import ASSOCIATION
 
 GENERATOR = "evora dashboard"          # how an exported page is known again (its meta tag)
 ESC = html.escape
@@ -33,13 +37,6 @@ def _table(key: str, df) -> str:
 
 def _figure(adv) -> str:
     """The report's seat figure (win rate by seat with 95% Wilson intervals) as an inline PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from . import plots
-
     if adv is None or not len(adv):
         return ""
     fig = plots.seat_win_rates(adv)
@@ -90,8 +87,6 @@ def _compare(c) -> str:
 
 
 def _why(v: Views) -> list[str]:
-    from . import explain as X
-
     parts = ["<h2>Where the seats' wins were decided</h2>", f"<p>{ESC(X.METHOD)}</p>"]
     if not v.why:
         parts.append("<p id='why' class='caption'>No decomposition for this slice: its runs do not record where "
@@ -141,8 +136,6 @@ def views_html(v: Views, live: bool = False, figure: bool = True) -> str:
     if v.why is not None:
         parts += _why(v)
     if v.cards is not None:
-        from .report import ASSOCIATION
-
         parts += ["<h2>Card and space associations</h2>", f"<p class='notice'>{ESC(ASSOCIATION)}</p>",
                   _table("cards", display.exposure(v.cards, "card")),
                   _table("spaces", display.exposure(v.spaces, "space"))]

@@ -20,9 +20,9 @@ from evora_sim.fsutil import atomic_folder
 from strategies.registry import is_shipped_expert
 
 from . import brief
-from . import cardvalue as CV
+from . import cardvalue_stats as CV
 from . import display
-from . import explain as X
+from . import explain_stats as X
 from . import game_picture, numbers, page, plots
 from . import tables as T
 from .confirm import shown_confirmation
@@ -202,7 +202,7 @@ TIMING_CAPTION = (
 
 
 def card_value_section(experiment: dict, cards: pd.DataFrame, fields: dict) -> Section:
-    """The section of an ``evora card-value`` result (:func:`analysis.cardvalue.read_summary`),
+    """The section of an ``evora card-value`` result (:func:`analysis.cardvalue_stats.read_summary`),
     beside an observational card table of the same field: the report's own (``fields``: the
     strategies of its runs per player count) when its games had the experiment's player count
     and strategies, else the experiment's baseline games'."""
@@ -482,7 +482,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
     ``backend="dask"``: on the cluster at ``scheduler``): the brief, then each of ``SECTIONS``.
     ``ladder`` (:class:`analysis.skill.Ladder`): a Skill section first, and the findings'
     robustness to skill said first among the findings. ``card_value``: an ``evora card-value``
-    result (:func:`analysis.cardvalue.read_summary`), shown after the card table. ``expert_runs``:
+    result (:func:`analysis.cardvalue_stats.read_summary`), shown after the card table. ``expert_runs``:
     runs with the expert in every seat, whose seat figures the answer quotes beside the field's.
     ``sample``: the sample game and the note said in its place
     (:func:`evora_sim.sample_game.report_sample`), played by the command that makes the report:

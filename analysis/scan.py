@@ -33,7 +33,7 @@ from evora_sim.storage import Piece, RunResult, pieces, read_block, verify
 
 from .aggregate import (CARD_NAMES, CATEGORIES, MAJORITY_CATEGORIES, TENSION_COLUMNS, CountStats, GameBlock, SeatBlock,
                         SeedSums, UseRows)
-from .explain import GAME_FACTS, SEAT_FACTS
+from .explain_stats import GAME_FACTS, SEAT_FACTS
 from .playstates import PLAY_STATES
 from .playstates import SEAT_COLUMNS as TURN_COLUMNS
 
@@ -381,7 +381,7 @@ def _tension(run: RunResult) -> bool:
 
 def has_facts(run: RunResult) -> bool:
     """Whether the run's tables record where each game was decided (runs of earlier versions do
-    not: analysis.explain's decomposition needs them)."""
+    not: analysis.explain_stats's decomposition needs them)."""
     return (all(has_column(run, "games", c) for c in GAME_FACTS)
             and all(has_column(run, "seats", c) for c in SEAT_FACTS))
 

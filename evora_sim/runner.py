@@ -17,6 +17,7 @@ import os
 import queue
 import shutil
 import sys
+import threading
 import time
 import uuid
 from concurrent.futures import CancelledError
@@ -28,9 +29,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from joblib import Parallel, delayed
 
 from strategies.custom import is_custom
-from strategies.registry import as_strategy, describe, from_resolved, parse_strategies, per_seat, resolve_each
+from strategies.registry import (as_strategy, describe, from_resolved, parse_strategies, per_seat, resolve_each,
+                                 resolved)
 
 from . import __version__
 from .api import check_players
@@ -38,7 +41,7 @@ from .batch import play_batch
 from .cluster import connect_scheduler
 from .compact import AUTO_COMPACT_GAMES
 from .compact import compact as pack
-from .compact import loose_games
+from .compact import loose_games, remove_leftovers
 from .fsutil import check_folder_kind, check_out_path, is_leftover, write_bytes_atomic
 from .manifest import (FORMAT, MANIFEST, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES, VERSION, RunError,  # noqa: F401
                        RunFailed, chunk_file, damaged_chunks, describe_damaged, file_record, forget_chunks,
@@ -160,8 +163,6 @@ def watch_parent(parent: int) -> None:
     if parent in _WATCHED:
         return
     _WATCHED.add(parent)
-    import threading
-
     def watch():
         while os.getppid() == parent:
             time.sleep(0.5)
@@ -275,8 +276,6 @@ def run_folder(out: Path, config: RunConfig, rules: Rules, command: str, strateg
             if manifest["config"] != config.as_dict():
                 _extend(manifest, config)
             _remove_temporary(out)
-            from .compact import remove_leftovers
-
             remove_leftovers(out, manifest)
             damaged = damaged_chunks(out, manifest)
             damaged.update(misplaced(out, manifest, skip=damaged))     # checksums can be rewritten: content too
@@ -314,8 +313,6 @@ def missing_chunks(manifest: dict, out: Path) -> list[int]:
 def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None, on_games=None):
     """Play ``todo``'s chunks here (``jobs`` 1) or in loky's processes; ``on_games(k, n)``, if
     given, hears of the games as they are played (from the workers through a Relay)."""
-    from joblib import Parallel, delayed
-
     if jobs == 1:
         for k in todo:
             on_done(*play_and_write(config, rules, str(out), k, decision_timeout=decision_timeout,
@@ -522,8 +519,6 @@ def check_strategies(config: RunConfig, rules: Rules, decision_timeout: float | 
 
 
 def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size, rules, record_actions=False):
-    from strategies.registry import resolved
-
     players = check_players(players)
     problem = player_count_problem(rules, players)
     if problem:

@@ -1,4 +1,4 @@
-"""Simulated runs with planted mechanisms, for the tests of ``analysis.explain``: a toy game whose
+"""Simulated runs with planted mechanisms, for the tests of ``analysis.explain_stats``: a toy game whose
 outcome rule is known, so the true parts of every seat's deviation are known too (to any precision,
 from enough simulated seeds) and the decomposition's intervals can be checked to cover them.
 
@@ -15,7 +15,7 @@ winner has the most VP, then the later seat (the tie-break). Planted mechanisms:
   seat order.
 
 ``toy_run`` returns the games and seats tables in the run folders' schema (the columns
-``analysis.explain`` reads).
+``analysis.explain_stats`` reads).
 """
 from __future__ import annotations
 

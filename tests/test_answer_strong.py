@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.brief import answers, contrast, Field
-from analysis.explain import fairer_fixes, rank_fixes
+from analysis.explain_stats import fairer_fixes, rank_fixes
 
 
 def _adv(n, rates, half=0.01, games=10_000):
@@ -108,7 +108,7 @@ def test_a_fix_is_quoted_only_when_significantly_fairer_and_confirmed_on_fresh_s
 def test_a_part_from_few_games_is_flagged_not_given_a_range():
     """Issue 50: a cause with fewer than FEW_GAMES games had an interval that covered 73-97%; every
     output now shows such a part without one (the coverage of the others: tests/test_explain.py)."""
-    from analysis import explain as X
+    from analysis import explain_stats as X
     from explain_sim import toy_run
 
     rng = np.random.default_rng(5)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.cardvalue import given_effect, paired_power, removal_table, seeds_for, strategy_change
+from analysis.cardvalue_stats import given_effect, paired_power, removal_table, seeds_for, strategy_change
 
 N = 4                      # players: given seats = rotations = 4
 NOT_EXERCISED = "not exercised: no game differed"      # what a card that changed no game reads
@@ -117,7 +117,7 @@ def test_given_effect_reads_the_design():
 def test_given_value_by_the_strategy_holding_the_card():
     """Rotation r seats strategy i at seat (i + r) mod n: a card that only strategy 0 turns into
     wins shows in position 0 alone."""
-    from analysis.cardvalue import given_by_position
+    from analysis.cardvalue_stats import given_by_position
 
     seeds = 40
     pos = (np.arange(N)[:, None] - np.arange(N)[None, :]) % N              # (given seat, rotation)
@@ -146,7 +146,7 @@ def test_a_card_that_changed_no_game_is_not_exercised_and_not_among_holms_tests(
     not '+0.00 (+0.00 to +0.00), p 1', but 'not exercised: no game differed', and the other
     cards' p-values are corrected over the cards that were exercised only. Likewise a card
     whose removal changed no strategy's wins in any seed, and tables written before this."""
-    from analysis.cardvalue import given_table, shown_by_strategy, shown_given
+    from analysis.cardvalue_stats import given_table, shown_by_strategy, shown_given
 
     rng = np.random.default_rng(5)
     effects = {"a": given_effect(*_paired(rng, 200, 2.0, 0.6, 0.05)),
@@ -169,7 +169,7 @@ def test_a_card_that_changed_no_game_is_not_exercised_and_not_among_holms_tests(
                              ["s0", "s1", "s2", "s3"], N)
     assert (shown_by_strategy(strat).iloc[0, 1:] == NOT_EXERCISED).all()
     # a table written before: the tile read back without its estimate, Holm counted again
-    from analysis.cardvalue import _marked
+    from analysis.cardvalue_stats import _marked
 
     old = table.drop(columns="exercised")
     old.loc[old["card"] == "tile", ["change", "lo", "hi", "p"]] = [0.0, 0.0, 0.0, 1.0]
@@ -274,7 +274,7 @@ def test_report_shows_the_experiment_after_the_observational_card_table(small, t
 
 def test_card_value_given_arm_is_the_baseline_when_the_card_changes_nothing(tmp_path):
     """The placebo on real games: arms that are the same games give a change of exactly 0."""
-    from evora_sim.experiments.cardvalue import given_outcomes
+    from evora_sim.experiments.cardvalue_runs import given_outcomes
 
     base = np.random.default_rng(0).integers(0, N, size=(30, N))
     e = given_effect(*given_outcomes(base, [base] * N))

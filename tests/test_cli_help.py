@@ -9,15 +9,19 @@ import pytest
 from click.testing import CliRunner
 
 from evora_sim.cli import main
-from evora_sim.cli.group import JOBS_DEFAULT
+from evora_sim.cli.group import COMMANDS, JOBS_DEFAULT
 from evora_sim.runner import open_run
 
 from cli_results import ok, one_error_line
 
-COMMANDS = sorted(main.commands)
+NAMES = sorted(COMMANDS)
 
 
-@pytest.mark.parametrize("name", COMMANDS)
+def command(name):
+    return main.get_command(None, name)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_help_ends_with_one_to_three_examples(name):
     text = ok(CliRunner().invoke(main, [name, "--help"]))
     tail = text.rstrip().split("Examples:")
@@ -27,8 +31,43 @@ def test_every_help_ends_with_one_to_three_examples(name):
                                            for x in examples)
 
 
+def test_every_command_is_a_row_of_the_lazy_table():
+    """Each row of ``group.COMMANDS`` names a command of that name, and every click command the
+    command modules define is a row (one the table missed would never be reachable)."""
+    import importlib
+
+    import click
+
+    defined = set()
+    for module in {m for m, _, _ in COMMANDS.values()}:
+        values = list(vars(importlib.import_module(f"evora_sim.cli.{module}")).values())
+        subcommands = {id(c) for g in values if isinstance(g, click.Group) for c in g.commands.values()}
+        defined |= {(module, c.name) for c in values if isinstance(c, click.Command) and id(c) not in subcommands}
+    assert defined == {(m, name) for name, (m, _, _) in COMMANDS.items()}
+    for name in NAMES:
+        assert command(name).name == name
+
+
+def test_the_command_list_imports_no_command_module():
+    """``evora --help`` lists every command with its summary from the table, without importing
+    a command's module (each loads the runner, the statistics or the players when it runs)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from evora_sim.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('evora_sim.cli.', 'analysis', "
+            "'evora_sim.runner', 'strategies.registry'))))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    listing, loaded = res.stdout.rsplit("\n", 2)[0], res.stdout.strip().splitlines()[-1]
+    assert loaded == "['evora_sim.cli.group']"
+    for name, (_, _, summary) in COMMANDS.items():
+        assert re.search(rf"^  {re.escape(name)}\s+{re.escape(summary.split()[0])}", listing, re.M), name
+
+
 def test_one_jobs_default_everywhere():
-    defaults = {name: p.default for name, cmd in main.commands.items() for p in cmd.params if p.name == "jobs"}
+    defaults = {name: p.default for name in NAMES for p in command(name).params if p.name == "jobs"}
     assert set(defaults) >= {"simulate", "sweep", "run", "duel"} and set(defaults.values()) == {JOBS_DEFAULT}
 
 

@@ -186,10 +186,10 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     run's seeds past the 60 replayed) is fairer on the replayed seeds and again on fresh ones:
     quoted with its confirmation. A change planted as "fairer" on the replayed seeds that hands
     seat 0 90 VP is not fairer on fresh seeds: not confirmed, not quoted."""
-    from analysis import explain as X
+    from analysis import explain_stats as X
     from analysis.brief import _fix
     from evora_sim.experiments.arms import Backend
-    from evora_sim.experiments.explain import confirm_best, open_plan
+    from evora_sim.experiments.explain_runs import confirm_best, open_plan
 
     out = tmp_path / "why"
     res = CliRunner().invoke(main, ["explain", str(planted_run), "--seeds", "60", "--confirm-seeds", "30",

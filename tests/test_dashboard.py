@@ -303,7 +303,7 @@ def test_bad_input_is_one_line_and_nothing_is_written(run, tmp_path):
 
 
 def test_another_host_than_this_machine_is_warned_about(run, monkeypatch):
-    from evora_sim.cli import dashboard as cmd
+    from evora_sim.cli import dashboard_work as cmd
 
     served = []
     monkeypatch.setattr(cmd, "_serve", lambda *a: served.append(a))

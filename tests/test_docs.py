@@ -95,9 +95,9 @@ def stand_in(args: list[str]) -> bool:
 
 
 def stand_ins(monkeypatch):
-    import evora_sim.cli.analyse as analyse
-    import evora_sim.cli.dashboard as dashboard
-    import evora_sim.cli.skill as skill
+    import evora_sim.cli.analyse_work as analyse_work
+    import evora_sim.cli.dashboard_work as dashboard
+    import evora_sim.cli.skill_work as skill_work
     import evora_sim.experiments.compensation as compensation
     import evora_sim.experiments.search as search
     import evora_sim.ladder as ladder
@@ -114,9 +114,9 @@ def stand_ins(monkeypatch):
     monkeypatch.setattr(compensation, "run_compensation",
                         lambda players, field, budget, out, **k: {"lines": [], "summary": Path(out) / "summary"})
     monkeypatch.setattr(ladder, "pilot", fake_pilot)
-    monkeypatch.setattr(skill, "play_ladder", lambda *a, **k: None)
+    monkeypatch.setattr(skill_work, "play_ladder", lambda *a, **k: None)
     monkeypatch.setattr(dashboard, "_serve", lambda *a, **k: None)
-    monkeypatch.setattr(analyse, "write_ladder_report", lambda out, report_dir, **k: Path(report_dir))
+    monkeypatch.setattr(analyse_work, "write_ladder_report", lambda out, report_dir, **k: Path(report_dir))
 
 
 class _Parsed(Exception):

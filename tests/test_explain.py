@@ -1,5 +1,5 @@
 """Why a seat wins (issue 41): what the game loop records of where each game was decided, the
-decomposition of the seats' deviations (analysis.explain) with its intervals' coverage shown on
+decomposition of the seats' deviations (analysis.explain_stats) with its intervals' coverage shown on
 simulated runs with planted mechanisms, and ``evora explain`` end to end (resumed, on Dask, bad
 input refused in one line)."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from analysis import explain as X
+from analysis import explain_stats as X
 from analysis.scan import scan
 from analysis.skill import rung_figures
 from analysis.tables import why

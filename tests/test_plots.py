@@ -12,7 +12,7 @@ import pytest
 
 from analysis import brief, display, plots
 from analysis import tables as T
-from analysis.cardvalue import card_value_figure
+from analysis.cardvalue_stats import card_value_figure
 from analysis.stats import MIN_USES
 from evora_sim.layout import CARD_NAMES
 from evora_sim.runner import simulate

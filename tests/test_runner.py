@@ -202,8 +202,7 @@ def test_jobs_1_runs_in_this_process(tmp_path, monkeypatch):
     def no_pool(*a, **k):
         raise AssertionError("a process pool was started for jobs=1")
 
-    import joblib
-    monkeypatch.setattr(joblib, "Parallel", no_pool)
+    monkeypatch.setattr(R, "Parallel", no_pool)
     res = simulate(**{**REF, "games": 20, "chunk_size": 10}, out=tmp_path / "run", jobs=1)
     assert len(res.games) == 20
 

@@ -605,7 +605,7 @@ def test_explain_seeds_explain_every_rung_and_the_report_ranks_the_fixes_at_each
            "unfairness is" in page and "; at rung 3 (balanced) the rules' seat unfairness is" in page
     # the sections after Skill describe the top rung: the answer quotes its best fix only when one is
     # significantly fairer than the rules (issue 50) and confirmed on fresh seeds (issue 49)
-    from analysis.explain import confirmed_fixes, fairer_fixes
+    from analysis.explain_stats import confirmed_fixes, fairer_fixes
 
     top = fairer_fixes(fixes[fixes["rung"] == 2])
     sure = confirmed_fixes(fixes[fixes["rung"] == 2])
@@ -773,7 +773,7 @@ def test_bad_options_are_refused_before_any_game(tmp_path, options, needle):
 
 def test_a_3_player_ladder_needs_no_2_player_games(tmp_path):
     """Its duels are 3-player games, so rules that forbid 2 players do not stop it."""
-    from evora_sim.cli.skill import prepare_ladder
+    from evora_sim.cli.skill_work import prepare_ladder
     from evora_sim.rules import load_rules
 
     rules = load_rules(overrides=["players.min=3"])
@@ -886,7 +886,7 @@ def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant_and_
 def _ladder_ratings(out, players, rungs, games, duel_games):
     """A ladder played into ``out`` (rungs and duels, no report) and its rungs' ratings."""
     from analysis.skill import open_ladder, rung_ratings
-    from evora_sim.cli.skill import play_ladder, prepare_ladder
+    from evora_sim.cli.skill_work import play_ladder, prepare_ladder
     from evora_sim.rules import load_rules
 
     rules = load_rules()

@@ -1,15 +1,20 @@
 """``evora card-value``: each card's value by experiment (a card given to one seat at the start,
 and the card taken out of the game), on common seeds. Every argument is checked before anything
-is written; the experiment is :mod:`evora_sim.experiments.cardvalue`, its statistics
-:mod:`analysis.cardvalue`."""
+is written; the experiment is :mod:`evora_sim.experiments.cardvalue_runs`, its statistics
+:mod:`analysis.cardvalue_stats`."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from strategies.errors import StrategyError
+
+from ..fields import DEFAULT_FIELD
+from ..manifest import RunError
 from .group import (JOBS_DEFAULT, SET_HELP, STRATEGIES_HELP, UserError, check_out_arg, check_players_arg,
-                    check_seed_arg, examples, load_rules_arg, main)
+                    check_seed_arg, examples, load_rules_arg)
 
 # Games per card: with these, --players 4 on the default field finishes within 10 minutes on 2
 # cores with every interval within +-1 point (measured: reports/card_value_4p).
@@ -17,7 +22,7 @@ DEFAULT_GAMES = 14_400
 DEFAULT_REMOVE_GAMES = 12_000
 
 
-@main.command("card-value", epilog=examples(
+@click.command("card-value", epilog=examples(
     "evora card-value --players 4 --out runs/cards4",
     "evora card-value -n 3 --strategies balanced,greedy,cards --games 20000 --out runs/cards3",
     "evora card-value -n 4 --remove-games 0 --set height_vp.3=10 --out runs/cards_h3"))
@@ -48,15 +53,9 @@ def card_value(n_players, games, remove_games, spec, seed, out, rules_path, over
     taken out of the game against the game with it, all on common seeds. Writes DIR/summary:
     the tables (CSV) beside the observational card table of the same games, card_value.png and
     report.md."""
-    from pathlib import Path
-
-    from strategies.registry import StrategyError
-
-    from ..experiments.cardvalue import Plan, card_value_doc, check_base_rules, run_card_value
-    from ..experiments.search import check_search_folder
-    from ..runner import RunError, check_strategies, make_config
-    from ..fields import DEFAULT_FIELD
-    from .tuning import backend_from, field_names, interrupted
+    from .. import runner  # lazy: 0.8 s (measured, pandas and the players); --help does not need it
+    from ..experiments import cardvalue_runs, search  # lazy: the experiments, 2.5 s (measured)
+    from .tuning_work import backend_from, field_names, interrupted  # lazy: with them
 
     rules = load_rules_arg(rules_path, overrides)
     n = check_players_arg(n_players, rules)
@@ -66,18 +65,18 @@ def card_value(n_players, games, remove_games, spec, seed, out, rules_path, over
         if len(field) != n:
             raise UserError(f"--strategies {spec}: {len(field)} strategies for {n} seats; give one per seat, or one "
                             "for every seat")
-        plan = Plan(n, tuple(field), games, remove_games, seed)
+        plan = cardvalue_runs.Plan(n, tuple(field), games, remove_games, seed)
         plan.check()
-        check_base_rules(rules)
-        config = make_config(n, plan.given_seeds, list(field), seed, True, None, rules)
-        check_strategies(config, rules)
-        check_search_folder(Path(out), card_value_doc(plan, rules, rules_path, overrides))
+        cardvalue_runs.check_base_rules(rules)
+        config = runner.make_config(n, plan.given_seeds, list(field), seed, True, None, rules)
+        runner.check_strategies(config, rules)
+        search.check_search_folder(Path(out), cardvalue_runs.card_value_doc(plan, rules, rules_path, overrides))
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None
     backend = backend_from(kw)
     command = "evora " + " ".join(sys.argv[1:])
     try:
-        result = run_card_value(plan, out, rules, rules_path=rules_path, overrides=overrides, backend=backend,
+        result = cardvalue_runs.run_card_value(plan, out, rules, rules_path=rules_path, overrides=overrides, backend=backend,
                                 command=command, notice=None if quiet else (lambda line: click.echo(line, err=True)))
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None

@@ -3,14 +3,16 @@
 User mistakes (bad player count, unknown strategy, malformed file) end with one line on
 stderr and exit status 2, never a traceback. Every input is checked before anything runs.
 
-The command modules import what a command needs inside the command (the runner, the analysis,
-the experiments): every command module is loaded for ``evora --help``, and those imports at the
-top would load pandas, SciPy, statsmodels, matplotlib and the compiled players first (measured:
-``evora --help`` about 1 s; importing them all, several seconds more). The rest of the code
-imports at the top of the module (docs/code.md).
+The group loads a command's module only when that command runs or shows its own help
+(:data:`COMMANDS`, click's lazy loading of subcommands): ``evora --help`` lists the commands
+from the table without importing any of them. A command module imports at its top what costs
+little; the runner, the statistics, the experiments and the compiled players (0.2 to 3 s each,
+measured; ``evora --help`` takes about 0.7 s) are imported inside the command that uses them,
+with the measured cost beside the import (docs/code.md).
 """
 from __future__ import annotations
 
+import importlib
 import math
 import sys
 from contextlib import contextmanager
@@ -45,7 +47,7 @@ def _usage_error(exc: click.UsageError) -> UserError:
 INTERRUPTED = 130           # the exit status of a command stopped by Ctrl-C (128 + SIGINT), on every command
 
 
-class _Group(click.Group):
+class CommandGroup(click.Group):
     """Usage mistakes (a missing option, a value that is not a number, an unknown command) end
     like every other user error: one line, exit status 2. A KeyboardInterrupt (Ctrl-C, or one a
     custom strategy raises) ends every command alike: one line, exit status 130, where click
@@ -69,7 +71,53 @@ class _Group(click.Group):
             sys.exit(INTERRUPTED)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+# Every command of ``evora``: the module of evora_sim.cli that defines it, the name of its click
+# command there, and the line ``evora --help`` shows for it (the command's own --help shows its
+# docstring). A new command is one row here and its function in a module.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "balance": ("tuning", "balance", "Search rules values toward fair seats; write them as rules."),
+    "card-value": ("cardvalue", "card_value", "Measure each card's and instant tile's value by intervention."),
+    "compact": ("analyse", "compact", "Pack a run's finished chunks into fewer, larger files."),
+    "compare": ("analyse", "compare", "How each headline metric moved from RUN_A to RUN_B."),
+    "dashboard": ("dashboard", "dashboard", "Explore run folders in the browser, sliced."),
+    "duel": ("play", "duel", "Head-to-head: seat-rotated games of strategies A and B."),
+    "explain": ("explain", "explain", "Why RUN's seats win what they win, and what would fix it."),
+    "replay": ("play", "replay", "Play one seeded game and print it turn by turn."),
+    "report": ("analyse", "report", "Write the balance report of run folders."),
+    "rules": ("rules", "list_rules", "List every rules key, its value and what it allows."),
+    "run": ("runs", "run", "The main job: 2, 3 and 4 players seat-rotated, then the report."),
+    "score": ("play", "score", "Final scoring of the position in FILE.json."),
+    "simulate": ("runs", "simulate", "Play many seeded games in parallel into Parquet tables."),
+    "skill": ("skill", "skill", "Play a skill ladder: which findings hold for stronger players."),
+    "strategies": ("play", "list_strategies", "List the built-in strategies, the expert and the features."),
+    "sweep": ("experiments", "sweep", "Play every combination of --param values; summarise them."),
+    "train": ("train", "train", "Train the expert's evaluation for these rules."),
+    "tune": ("tuning", "tune", "Search a strategy's weights (tune strategy)."),
+}
+
+
+class LazyGroup(CommandGroup):
+    """The ``evora`` group: its commands are the rows of :data:`COMMANDS`, each module imported
+    the first time one of its commands is asked for (click's documented lazy loading)."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute, summary = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+        command.short_help = summary
+        return command
+
+    def format_commands(self, ctx, formatter):
+        """The commands with their summaries from the table: no command module is imported."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evora-sim")
 def main():
     """Simulate Évora and analyse its balance."""
@@ -119,7 +167,7 @@ def set_option(f):
 
 
 def check_players_arg(n_players, rules) -> int:
-    from ..api import check_players      # lazy: the api loads the players (0.1 s), not needed for --help
+    from ..api import check_players  # lazy: the api loads the players, 0.2 s (measured); not for --help
 
     try:
         n = check_players(n_players)
@@ -134,7 +182,7 @@ def check_players_arg(n_players, rules) -> int:
 def warn_other_rules(seats, rules) -> None:
     """A warning line on stderr for each strategy whose learned weights were trained for other
     rules than these (their file records the rules' hash): they play, not as trained weights would."""
-    from strategies.registry import other_rules
+    from strategies.registry import other_rules  # lazy: the players, 0.2 s (measured); not for --help
 
     for line in dict.fromkeys(filter(None, (other_rules(s, rules.hash) for s in seats))):
         click.echo(f"evora: warning: {line}", err=True)
@@ -165,6 +213,11 @@ def _check_timeout(ctx, param, value):
     if value is not None and not (math.isfinite(value) and 0 < value <= 86_400):
         raise UserError(f"--decision-timeout must be a number of seconds above 0 and at most 86400, got {value}")
     return value
+
+
+def check_backend(backend, scheduler) -> None:
+    if backend == "dask" and not scheduler:
+        raise UserError("--backend dask needs --scheduler ADDRESS (for example tcp://HOST:8786)")
 
 
 def check_seed_arg(seed) -> int:

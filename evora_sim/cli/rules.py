@@ -2,24 +2,26 @@
 finds ``white_stone.vp`` without the README."""
 from __future__ import annotations
 
+import re
+import tomllib
+from importlib.resources import files
+
 import click
 
-from .group import examples, load_rules_arg, main, set_option
+from analysis.names import value_text
+
+from ..rules import allowed, flatten, load_rules, rule_keys
+from .group import examples, load_rules_arg, set_option
 
 
 def meaning_pattern(key: str, words: dict) -> str:
     """The pattern of ``meanings.toml`` a key falls under: numbers as N, then heights as h."""
-    import re
-
     key = re.sub(r"\.\d+(?=\.|$)", ".N", key)
     return key if key in words else re.sub(r"\.(h[1-4]|capitals)$", ".h", key)
 
 
 def meanings() -> dict[str, str]:
     """What each rules key means, in the rulebook's words (``evora_sim/data/meanings.toml``)."""
-    import tomllib
-    from importlib.resources import files
-
     return tomllib.loads(files("evora_sim").joinpath("data/meanings.toml").read_text(encoding="utf-8"))
 
 
@@ -27,10 +29,6 @@ def rules_lines(rules, grep: str | None = None) -> list[str]:
     """One line per key: KEY, its value in these rules (marked * where it differs from the
     shipped rules), what it allows; under it, what the key means in the rulebook's words (once
     for the keys one pattern covers, such as every board space's colour)."""
-    from analysis.names import value_text
-
-    from ..rules import allowed, flatten, load_rules, rule_keys
-
     values, shipped = dict(flatten(rules.data)), dict(flatten(load_rules().data))
     rows = []
     for key in rule_keys(rules.data):
@@ -60,7 +58,7 @@ def rules_lines(rules, grep: str | None = None) -> list[str]:
     return lines
 
 
-@main.command(name="rules", epilog=examples("evora rules", "evora rules --grep majority",
+@click.command(name="rules", epilog=examples("evora rules", "evora rules --grep majority",
                                              "evora rules --rules myboard.toml --set white_stone.vp=3"))
 @click.option("--rules", "rules_path", metavar="FILE", help="Rules file merged over the shipped rules.")
 @set_option

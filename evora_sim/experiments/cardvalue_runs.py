@@ -10,7 +10,7 @@ rotation):
 - ``removed/CARD/``: CARD taken out of the game (P12, ``experiment.remove``: an effect's copies
   become the other two effects of its type, a tile leaves the Temple).
 
-The statistics are :mod:`analysis.cardvalue`; ``summary/`` holds the tables (CSV), the figure and
+The statistics are :mod:`analysis.cardvalue_stats`; ``summary/`` holds the tables (CSV), the figure and
 ``report.md``, next to the observational card table of the baseline games. Playing the same
 command again finishes an interrupted experiment (finished chunks are kept).
 """
@@ -26,7 +26,7 @@ import pandas as pd
 
 from analysis import numbers
 from analysis import tables as T
-from analysis.cardvalue import (NOT_EXERCISED, card_value_figure, given_by_position, given_effect, given_strategy_table,
+from analysis.cardvalue_stats import (NOT_EXERCISED, card_value_figure, given_by_position, given_effect, given_strategy_table,
                                 given_table, removal_table, shown_by_strategy, shown_fairness, shown_given)
 from analysis.markdown import md as md_text
 from analysis.markdown import md_command, md_fenced

@@ -31,7 +31,7 @@ paired t interval over seeds; Holm over every switch and seat), the change of th
 changes (game length, the majorities' share of the score, the margin of victory, lead changes:
 paired t intervals). The fixes are ranked by the seat unfairness they leave.
 
-Statistics only: the games are played by :mod:`evora_sim.experiments.explain`.
+Statistics only: the games are played by :mod:`evora_sim.experiments.explain_runs`.
 """
 from __future__ import annotations
 

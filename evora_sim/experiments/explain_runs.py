@@ -19,8 +19,8 @@ Reads the run folder RUN (an ordinary ``evora simulate`` run) and plays, as arms
   this confirmation is quoted.
 
 Each arm's game of a seed and rotation is paired with the run's game of the same seed and
-rotation (common random numbers); the statistics are :mod:`analysis.explain`. ``summary/`` holds
-the tables (CSV; what the report's "Why" part reads, :func:`analysis.explain.read_summary`) and
+rotation (common random numbers); the statistics are :mod:`analysis.explain_stats`. ``summary/`` holds
+the tables (CSV; what the report's "Why" part reads, :func:`analysis.explain_stats.read_summary`) and
 ``report.md``.
 Playing the same command again finishes an interrupted experiment (the arms are resumable runs).
 """
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import explain as X
+from analysis import explain_stats as X
 from analysis.brief import strongest, strongest_lines
 from analysis.compensation import games_from_seats, step
 from analysis.confirm import fix_holds, fix_quote, rung_lines
