@@ -20,7 +20,7 @@ from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    COL_H, G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_PHASE, H_COUNT, ITILE_AVAIL,
+    COL_H, G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_NSPACES, G_PHASE, H_COUNT, ITILE_AVAIL,
     NOWNERS, P_CAPS, P_HAND, P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TVAL, P_VP_EMPTY, P_WORKERS,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_STONES, SCR_FEAT, SCR_FEAT_SIZE, NITILE, TILE_PUBLIC,
     A_SPACE, NTYPES, P_WPOS, TYPE_NAMES, R_SITE_WORKERS, R_SPACE_ACTION, R_SPACE_COLOUR, SCR_REACH,
@@ -179,11 +179,13 @@ def _write_reach(s, R, p, f):
         s[f + B_REACH + k] = 0
     colours = 0
     reached = np.uint64(0)
+    empty = E.empty_spaces(s)           # one site for every worker: built once
+    ns = s[G_NSPACES]
     for k in range(R[R_SITE_WORKERS + s[G_NPLAYERS]]):
         x = s[b + P_WPOS + k]
         if x < 0:
             continue
-        m = E.destinations(s, np.int64(x), s[SCR_REACH:SCR_REACH + 3], 0)
+        m = E.destinations_in(empty, ns, np.int64(x), s[SCR_REACH:SCR_REACH + 3], 0)
         for j in range(m):
             y = s[SCR_REACH + j] - A_SPACE
             bit = np.uint64(1) << np.uint64(y)
