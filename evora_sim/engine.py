@@ -240,11 +240,23 @@ def destinations(s, start, out, n_out):
     Found with bit masks rather than by walking the loop: every worker move and Centurion move
     lists its destinations, and a walk that counts runs mispredicts a branch at each occupied
     space (the most frequent listing of a random game, profiled)."""
-    ns = s[G_NSPACES]
+    return destinations_in(empty_spaces(s), s[G_NSPACES], start, out, n_out)
+
+
+@njit(cache=True, inline="always")
+def empty_spaces(s):
+    """The empty spaces of the Construction Site, bit x for space x (``destinations_in``)."""
     empty = np.uint64(0)
-    for x in range(ns):
+    for x in range(s[G_NSPACES]):
         if s[SITE + x] == EMPTY:
             empty |= np.uint64(1) << np.uint64(x)
+    return empty
+
+
+@njit(cache=True, inline="always")
+def destinations_in(empty, ns, start, out, n_out):
+    """``destinations`` on a site of ``ns`` spaces whose empty ones are ``empty``
+    (``empty_spaces``): a caller that lists several workers' moves on one site builds it once."""
     after = start + 1 if start + 1 < ns else 0
     # the ns - 1 spaces after start, the next one as bit 0 (start itself is left out)
     ring = (empty >> np.uint64(after)) | (empty << np.uint64(ns - after))
@@ -319,15 +331,13 @@ def level_lead(s, level, need):
     ``level`` (0: nobody qualifies), and how many owners (white included) have that many."""
     row = H_COUNT + (level - 1) * NOWNERS
     best = 0
-    for o in range(NOWNERS):
-        if s[row + o] >= need and s[row + o] > best:
-            best = s[row + o]
+    for o in range(NOWNERS):      # selects, not branches: every evaluation asks at each level
+        x = s[row + o]
+        best = max(best, x if x >= need else 0)
     leaders = 0
-    if best > 0:
-        for o in range(NOWNERS):
-            if s[row + o] == best:
-                leaders += 1
-    return best, leaders
+    for o in range(NOWNERS):
+        leaders += s[row + o] == best
+    return best, leaders if best > 0 else 0
 
 
 @njit(cache=True, inline="always")

@@ -30,7 +30,8 @@ GOLDEN_DIR = ROOT / "tests" / "golden"
 # random, the heuristics as they were before turn planning (plan=action without the features
 # secured and win: these games were recorded then and still play out identically) and the turn
 # planners, alone and mixed; and one game for each value of a mechanism switch (docs/RULES.md
-# V3-V5) that is not the rulebook's, played with its --set (the file records it as "set").
+# V3-V5) that is not the rulebook's, played with its --set (the file records it as "set"); and the
+# learned expert at each player count.
 OLD_GREEDY = "greedy(plan=action, secured=0, win=0)"
 SHARED_SEED = 31  # a seed whose game ends tied on VP (seats 0 and 1), so that V4's lot decides it
 GAMES = {
@@ -50,6 +51,12 @@ GAMES = {
     "p3_v4_shared": (3, SHARED_SEED, ("random",) * 3, ("end.tie_break=shared",)),
     "p2_v5_reverse": (2, 35, ("greedy", "random"), ("setup.placement_order=reverse",)),
     "p4_v5_reverse": (4, 36, ("balanced", "cards", "emperor", "greedy"), ("setup.placement_order=reverse",)),
+    # the learned expert: its one-ply search (3 and 4 players) and its look-ahead (2 players' built-in
+    # replies, and replies=2 at 3): a faster search must make every one of these choices again
+    "p2_expert": (2, 41, ("expert", "expert")),
+    "p3_expert": (3, 42, ("expert", "expert", "expert")),
+    "p3_expert_replies": (3, 43, ("expert(replies=2)", "cardheights", "expert(replies=2)")),
+    "p4_expert": (4, 44, ("expert", "cardheights", "expert", "expert")),
 }
 # Files whose behaviour the golden games pin down; their hash is stored as a hint only.
 SOURCES = ("evora_sim/engine.py", "evora_sim/layout.py", "evora_sim/batch.py", "evora_sim/rules.py",

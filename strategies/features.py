@@ -17,10 +17,11 @@ seat only what lies on the table (its parts, tiles, majorities, its number of ca
 """
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from evora_sim import engine as E
 from evora_sim.layout import (
-    COL_H, G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_PHASE, H_COUNT, ITILE_AVAIL,
+    COL_H, G_END_TRIGGER, G_NCOLS, G_NPLAYERS, G_NSPACES, G_PHASE, H_COUNT, ITILE_AVAIL,
     NOWNERS, P_CAPS, P_HAND, P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TVAL, P_VP_EMPTY, P_WORKERS,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_STONES, SCR_FEAT, SCR_FEAT_SIZE, NITILE, TILE_PUBLIC,
     A_SPACE, NTYPES, P_WPOS, TYPE_NAMES, R_SITE_WORKERS, R_SPACE_ACTION, R_SPACE_COLOUR, SCR_REACH,
@@ -82,6 +83,7 @@ B_LAST_TURNS, B_TILE_PLAYS, B_MARKERS = B_LEAD + 5, B_LEAD + 6, B_LEAD + 7
 B_REACH = B_MARKERS + 1          # + site action (layout.SA_*)
 B_PLAYABLE = B_REACH + 5         # + card type
 assert B_PLAYABLE + NTYPES == NB and NB <= SCR_FEAT_SIZE and FEATURE_NAMES[B_HAND] == HAND_FEATURES[0]
+assert NB <= 64                  # learned_value keeps the features that are not zero in one mask
 assert FEATURE_NAMES[B_LEAD] == "lead_h1" and FEATURE_NAMES[B_STONES] == "stones_left"
 LEAD_CLIP = 4
 
@@ -179,11 +181,13 @@ def _write_reach(s, R, p, f):
         s[f + B_REACH + k] = 0
     colours = 0
     reached = np.uint64(0)
+    empty = E.empty_spaces(s)           # one site for every worker: built once
+    ns = s[G_NSPACES]
     for k in range(R[R_SITE_WORKERS + s[G_NPLAYERS]]):
         x = s[b + P_WPOS + k]
         if x < 0:
             continue
-        m = E.destinations(s, np.int64(x), s[SCR_REACH:SCR_REACH + 3], 0)
+        m = E.destinations_in(empty, ns, np.int64(x), s[SCR_REACH:SCR_REACH + 3], 0)
         for j in range(m):
             y = s[SCR_REACH + j] - A_SPACE
             bit = np.uint64(1) << np.uint64(y)
@@ -201,11 +205,22 @@ def learned_value(s, R, p, W, me, col):
     """Seat ``p``'s value of ``s`` under the learned weights of row ``me`` of ``W``: the weights
     of the base features alone at ``col``, times progress at ``col + NB``; a game it has won is
     worth ``W[me, col + NL]`` more (the win weight, set, not fitted: as every built-in's), a
-    victory shared by k seats (V4) a k-th of it (``engine.victory_share``)."""
-    write_features(s, R, p)
+    victory shared by k seats (V4) a k-th of it (``engine.victory_share``).
+
+    Summed in feature order over the features that are not zero (more than half of them are zero
+    in a turn search's positions): adding a zero term (+0 or -0) to a sum that starts at +0
+    leaves it the same to the last bit, and the sum is a chain of dependent additions, the
+    longest wait of a search's evaluation. Progress is found first, for the same reason: its
+    divisions then overlap the features' work."""
     t = progress(s, R)
-    v = 0.0
+    write_features(s, R, p)
+    nonzero = np.uint64(0)
     for k in range(NB):
+        nonzero |= np.uint64(s[SCR_FEAT + k] != 0) << np.uint64(k)
+    v = 0.0
+    while nonzero != 0:
+        k = np.int64(trailing_zeros(nonzero))
+        nonzero &= nonzero - np.uint64(1)
         v += (W[me, col + k] + t * W[me, col + NB + k]) * s[SCR_FEAT + k]
     return v + win_bonus(s, R, p, W[me, col + NL])
 

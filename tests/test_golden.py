@@ -95,6 +95,10 @@ def test_golden_files_cover_the_setups():
     planners = {s for r in recs for s in r["strategies"] if parse_spec(s).plan == "turn"}
     assert {"greedy", "balanced", "cards", "emperor"} <= planners, "too few turn planners in golden games"
     assert {r["players"] for r in recs if set(r["strategies"]) & planners} == {2, 3, 4}
+    # the learned expert's searches are tuned for speed: its choices are pinned at every count,
+    # one ply and looking ahead (its 2-player built-in looks ahead; replies=2 at 3 players)
+    assert {r["players"] for r in recs if any(x.split("(")[0] == "expert" for x in r["strategies"])} == {2, 3, 4}
+    assert any("replies=" in x for r in recs if r["players"] == 3 for x in r["strategies"]), "no expert looking ahead"
 
 
 def test_golden_games_cover_every_mechanism_switch():

@@ -11,9 +11,9 @@ from evora_sim.batch import game_decisions, play_batch, play_game
 from evora_sim.rules import load_rules
 from strategies import learned
 from strategies.builtin import BUILTINS, PLANS, Strategy
-from strategies.compiled import REPLIES, evaluate
+from strategies.compiled import LEARNED_W, REPLIES, evaluate
 from strategies.errors import StrategyError
-from strategies.features import FEATURE_NAMES, NB, NL, features_of
+from strategies.features import FEATURE_NAMES, NB, NL, features_of, progress
 from strategies.fit import conditional_logit
 from strategies.learned import as_learned, from_hand
 from strategies.registry import parse_spec, seat_arrays
@@ -85,6 +85,30 @@ def test_progress_runs_from_zero_to_one_and_scales_the_second_half():
     final, _ = play_game(RULES, 3, 406, ["greedy"] * 3)
     end = features_of(final, RULES.packed, 0)
     assert (end[NB:] == end[:NB]).all()
+
+
+def test_the_learned_value_is_the_feature_order_sum_to_the_last_bit():
+    """The learned value adds up only the features that are not zero, for speed
+    (``features.learned_value``): that must be the sum of every term in feature order, bit for
+    bit, or near-ties between turns, and so the expert's choices, would change. Checked with the
+    shipped 3-player weights and with random weights of both signs."""
+    rng = np.random.default_rng(407)
+    seats = ["expert", Strategy("random-weights", PLANS["turn"], learned=as_learned(rng.normal(size=NL + 1)))]
+    W = seat_arrays(seats + ["expert"])[1]
+    checked = 0
+    for arr, _, _, _ in game_decisions(RULES, 3, 407, ["cardheights"] * 3):
+        t = progress(arr.copy(), RULES.packed)
+        for p in range(3):
+            x = features_of(arr, RULES.packed, p)[:NB]
+            for me in range(2):
+                w = W[me, LEARNED_W:LEARNED_W + NL]
+                want = 0.0
+                for k in range(NB):
+                    want += (w[k] + t * w[NB + k]) * x[k]
+                got = evaluate(arr.copy(), RULES.packed, np.int32(p), W, np.int32(me))
+                assert got == want, (p, me, got, want)
+        checked += (x == 0).any()
+    assert checked > 50
 
 
 # ---------------------------------------------------------------------------------------------
