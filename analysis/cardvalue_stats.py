@@ -162,7 +162,7 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
     """Forest plot of the 16 cards: the given seat's change in win rate (95%) beside the
     observational "win rate when played, adjusted"; and, with the removal measure, each
     strategy's change in win rate when the card is taken out."""
-    # lazy: matplotlib, 0.6 s (measured); every page that shows a report's words (the dashboard's) imports this module
+    # lazy: matplotlib, 0.8 s of processor (measured); every page that shows a report's words (the dashboard's) imports this module
     from .plots import COLOURS, plt, shared_limits, tight_layout, unjudged_label
 
     cards = list(given["card"])

@@ -39,7 +39,7 @@ def figure_module():
     imported when the first figure is drawn: the live page shows its numbers before, and its
     server imports this before it takes the statistics' turn to draw (a filter asked meanwhile
     does not wait for an import)."""
-    # lazy: matplotlib, 0.6 s (measured); the page's numbers come first, the figure a moment later
+    # lazy: matplotlib, 0.8 s of processor (measured); the page's numbers come first, the figure a moment later
     from . import plots
 
     return plots

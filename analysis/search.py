@@ -241,7 +241,7 @@ def search_figure(trials: pd.DataFrame, confirmation: pd.DataFrame, direction: s
                   kind: str):
     """Left: every candidate's score in the order drawn (larger points: more seeds), the round
     winners joined by the best so far. Right: the confirmation on fresh seeds with intervals."""
-    # lazy: matplotlib, 0.6 s (measured); the dashboard's page reaches this module through the report's words
+    # lazy: matplotlib, 0.8 s of processor (measured); the dashboard's page reaches this module through the report's words
     from .plots import COLOURS, plt, tight_layout
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2, 1]})

@@ -315,7 +315,7 @@ def compare_plot(table: pd.DataFrame):
     """Before and after: each rate metric of a :func:`compare` table (one panel per player
     count; ``n_players`` column) as A then B (%), and beside it the change B - A with its 95%
     range (pp). The means (score, length) and the seat unfairness stay in the table."""
-    # lazy: matplotlib, 0.6 s (measured); evora compare's tables and the dashboard draw no such figure
+    # lazy: matplotlib, 0.8 s of processor (measured); evora compare's tables and the dashboard draw no such figure
     from .plots import COLOURS, plt, tight_layout
 
     rates = table[table["kind"].isin(["rate", "share"])]
