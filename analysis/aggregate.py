@@ -284,14 +284,20 @@ class Exposure:
     n1: np.ndarray
     times: np.ndarray
     sums: dict
+    added: bool = False             # any use added: a pass without the use tables adds none
 
     @classmethod
     def empty(cls, columns: int, groups: int, cells: int, extras=()) -> "Exposure":
-        z = np.zeros((columns, groups, cells), np.int64)
-        return cls(columns, tuple(extras), z, z.copy(), np.zeros(columns, np.int64),
-                   {e: np.zeros(columns, np.int64) for e in extras})
+        # two zeros, not a copy: the system hands out zero pages untouched until written, so a
+        # pass that reads no use table (every slice but the associations) pays nothing for them
+        shape = (columns, groups, cells)
+        return cls(columns, tuple(extras), np.zeros(shape, np.int64), np.zeros(shape, np.int64),
+                   np.zeros(columns, np.int64), {e: np.zeros(columns, np.int64) for e in extras})
 
     def merge(self, other: "Exposure") -> None:
+        if not other.added:                  # all zeros (megabytes each): nothing to add
+            return
+        self.added = True
         self.w1 += other.w1
         self.n1 += other.n1
         self.times += other.times
@@ -491,6 +497,7 @@ class CountStats:
 
     def _uses(self, name: str, rows: UseRows, key: np.ndarray, win: np.ndarray) -> None:
         exp = self.uses[name]
+        exp.added = True
         col, seat, game, count = rows.column, rows.seat, rows.game, rows.count
         col = col.astype(np.int64, copy=False)
         exp.times += np.bincount(col, weights=count, minlength=exp.columns).astype(np.int64)

@@ -36,7 +36,6 @@ import json
 import textwrap
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -44,7 +43,6 @@ from scipy import stats
 from . import numbers
 from .fairness import compare_fairness
 from .names import card_title
-from .plots import COLOURS, shared_limits, tight_layout, unjudged_label
 from .search import paired_rate_difference
 from .stats import ALPHA, holm
 
@@ -164,7 +162,8 @@ def card_value_figure(given: pd.DataFrame, removed: pd.DataFrame | None, observe
     """Forest plot of the 16 cards: the given seat's change in win rate (95%) beside the
     observational "win rate when played, adjusted"; and, with the removal measure, each
     strategy's change in win rate when the card is taken out."""
-
+    # lazy: matplotlib, 0.8 s of processor (measured); every page that shows a report's words (the dashboard's) imports this module
+    from .plots import COLOURS, plt, shared_limits, tight_layout, unjudged_label
 
     cards = list(given["card"])
     y = np.arange(len(cards))

@@ -22,7 +22,7 @@ from evora_sim.manifest import RunError
 
 from .dashboard_data import RANGE_COLUMNS, Slice, Source, build_cells, replay_text, views
 from .scan import AnalysisError
-from .dashboard_page import DASH_CSS, page, views_html
+from .dashboard_page import DASH_CSS, figure_module, page, views_html
 
 ANY = "any"
 KEPT = 8                                   # slices kept computed
@@ -71,6 +71,7 @@ class Cache:
         with self.lock:
             got = self.kept.get(key)
         if got is not None and "full" not in got:
+            figure_module()
             with self.source.turn(background=True):
                 got["full"] = views_html(got["views"], live=True)
         return None if got is None else got["full"]

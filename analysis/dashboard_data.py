@@ -18,6 +18,9 @@ serves it.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +32,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from evora_sim import NUMBA_CACHE
+from evora_sim.fsutil import write_bytes_atomic
 from evora_sim.manifest import MANIFEST, RunError, replay_command
 from evora_sim.storage import RunResult, files, open_run, pieces, verify
 from strategies.errors import StrategyError
@@ -551,7 +556,7 @@ def build_cells(source: Source, label: str | None = None) -> Cells | None:
     over its games per kind of game, on the blocks already read: done once, in the background,
     after the first page is shown."""
     variant = source.variant(label)
-    if variant.cells is not None:
+    if variant.cells is not None or kept_cells(source, variant.label):
         return variant.cells
     strategies = source.choices()["strategies"]
     if len(strategies) > 62:
@@ -590,13 +595,76 @@ def build_cells(source: Source, label: str | None = None) -> Cells | None:
                 stats[c] = part.counts[n] if stats[c] is None else stats[c].merge(part.counts[n])
     empty = {int(t.config["players"]): t.count for t in variant.tasks}
     variant.cells = Cells(keys, stats, empty, strategies)
+    _keep_cells(source, variant)
     return variant.cells
+
+
+# the statistics per kind of game are kept in the tool's own cache folder, never in a run folder
+# (someone else's folders stay untouched): the next start on the same files answers a filter on
+# how games went at once, without reading a game
+CELLS_FOLDER = "dashboard"
+CELLS_FORMAT = 1            # raised when what is kept changes shape
+
+
+def _code_key() -> bytes:
+    """The sources that gather the statistics (the analysis package and the engine's tables):
+    a change to any of them makes the kept statistics stale."""
+    h = hashlib.sha256(str(CELLS_FORMAT).encode())
+    root = Path(__file__).resolve().parent
+    for f in sorted([*root.glob("*.py"), *root.parent.joinpath("evora_sim").glob("*.py")]):
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.digest()
+
+
+def cells_file(source: Source, variant: Variant) -> Path:
+    """Where the :class:`Cells` of ``variant`` are kept: named after the code, the strategies'
+    numbering and every block the group's pass reads, each file by its path, size, inode and
+    change times (a chunk rewritten or damaged gets a new change time, so it is read again and
+    its checksum checked as any new file is)."""
+    h = hashlib.sha256(_code_key())
+    h.update(repr(source.choices()["strategies"]).encode())
+    for t in variant.tasks:
+        h.update(f"{Path(t.out).resolve()}|{t.config}".encode())
+        for b in t.piece.blocks:
+            for table in NEEDED:
+                st = os.stat(b.file(t.out, table))
+                h.update(f"{b.lo}:{b.hi}:{table}:{st.st_size}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
+    # beside numba's cache, in the tool's own folder (EVORA_CACHE_DIR, else ~/.cache/evora-sim)
+    return Path(NUMBA_CACHE).parent / CELLS_FOLDER / f"cells-{h.hexdigest()[:32]}.pickle"
+
+
+def kept_cells(source: Source, label: str | None = None) -> bool:
+    """Take the group's :class:`Cells` from the cache folder if an earlier start gathered them
+    over the same files with the same code; whether it did. A pickle, as numba's cache beside
+    it: the folder is the user's own, written by this tool only (a run folder, which may come
+    from someone else, is never unpickled)."""
+    variant = source.variant(label)
+    try:
+        keys, stats, strategies = pickle.loads(cells_file(source, variant).read_bytes())
+    except Exception:                     # noqa: BLE001  (missing, stale or unreadable: gathered again)
+        return False
+    for st in stats:
+        st.uses = st.empty_like().uses    # not kept: never gathered here (the associations read their games)
+    variant.cells = Cells(keys, stats, {int(t.config["players"]): t.count for t in variant.tasks}, strategies)
+    return True
+
+
+def _keep_cells(source: Source, variant: Variant) -> None:
+    c = variant.cells
+    try:
+        f = cells_file(source, variant)
+        f.parent.mkdir(parents=True, exist_ok=True)
+        stats = [replace(st, uses={}) for st in c.stats]     # empty (see kept_cells): 4 MB of zeros a kind
+        write_bytes_atomic(f, pickle.dumps((c.keys, stats, c.strategies), protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        pass                              # a cache that cannot be written: gathered again next time
 
 
 def warm(source: Source) -> None:
     """Work every process does once, done before a filter asks: the seat unfairness's
-    Feldman-Cousins band of each player count (about a second of arithmetic, then kept by
-    :mod:`analysis.fairness`), which the first slice near fairness would otherwise wait for."""
+    Feldman-Cousins band of each player count (about a second of arithmetic the first time, then
+    read from the tool's cache folder, see :func:`analysis.fairness._kept`), which the first slice
+    near fairness would otherwise wait for."""
     for n in sorted({int(r.manifest["config"]["players"]) for r in source.runs}):
         noncentrality_interval(1.0, n - 1)
 
@@ -651,4 +719,4 @@ def replay_text(source: Source, run: int, game_id: int, game_log) -> str:
 
 
 __all__ = ["Slice", "Source", "Variant", "Views", "Cells", "Comparison", "open_source", "views", "matching", "where",
-           "games_table", "warm", "build_cells", "run_folders", "compare", "replay_text", "RANGE_COLUMNS", "RunError"]
+           "games_table", "warm", "build_cells", "kept_cells", "run_folders", "compare", "replay_text", "RANGE_COLUMNS", "RunError"]

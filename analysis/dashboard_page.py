@@ -12,13 +12,12 @@ import base64
 import html
 import io
 
-import matplotlib.pyplot as plt
 
-from . import display, plots  # importing plots sets the Agg backend before any figure is drawn
+from . import display
 from . import explain_stats as X
 from .dashboard_data import Views
 from .page import CSS
-from .report import ASSOCIATION
+from .display import ASSOCIATION
 
 GENERATOR = "evora dashboard"          # how an exported page is known again (its meta tag)
 ESC = html.escape
@@ -35,14 +34,26 @@ def _table(key: str, df) -> str:
     return f"<div id='{key}'>" + df.to_html(index=False, border=0, escape=True) + "</div>"
 
 
+def figure_module():
+    """The report's figures (:mod:`analysis.plots`, which sets Matplotlib's Agg backend first),
+    imported when the first figure is drawn: the live page shows its numbers before, and its
+    server imports this before it takes the statistics' turn to draw (a filter asked meanwhile
+    does not wait for an import)."""
+    # lazy: matplotlib, 0.8 s of processor (measured); the page's numbers come first, the figure a moment later
+    from . import plots
+
+    return plots
+
+
 def _figure(adv) -> str:
     """The report's seat figure (win rate by seat with 95% Wilson intervals) as an inline PNG."""
     if adv is None or not len(adv):
         return ""
+    plots = figure_module()
     fig = plots.seat_win_rates(adv)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
+    plots.plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode()
     return (f"<figure><img id='seat-figure' alt='Win rate by seat' style='max-width:100%' "
             f"src='data:image/png;base64,{data}'><figcaption>Win rate by seat, with 95% Wilson "

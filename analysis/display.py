@@ -14,6 +14,11 @@ from .numbers import PP, p_cell, ranged
 from .playstates import MIN_PLAYS
 
 PLAYERS = "Players"
+# the words every view of the card and space associations carries (the report, the dashboard)
+ASSOCIATION = ("KNOWN BIAS: \"win rate when used\" is an association, not the card's or space's value. "
+               "Seats use a card or space when they can, in longer games, with more turns and more cards, "
+               "and a strong position both wins and lets a seat do more. The adjustment removes strategy "
+               "and seat, not these: read large effects as leads to test with a rules variant, not as proof.")
 
 
 def _rate(r, v="win_rate", lo="ci_lo", hi="ci_hi") -> str:

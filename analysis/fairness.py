@@ -62,12 +62,19 @@ holds a few dozen rows instead of float copies of every seed's.
 """
 from __future__ import annotations
 
+import hashlib
+import io
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, wraps
+from pathlib import Path
 
 import numpy as np
+import scipy
 from scipy import optimize, special, stats
+
+from evora_sim import NUMBA_CACHE
+from evora_sim.fsutil import write_bytes_atomic
 
 from .numbers import bracket
 from .stats import ALPHA, p_exact
@@ -261,7 +268,40 @@ def _mle(x: np.ndarray, k: int) -> np.ndarray:
     return np.where(x > k, (lo + hi) / 2, 0.0)
 
 
+BANDS = Path(NUMBA_CACHE).parent / "bands"      # the tool's own cache folder (EVORA_CACHE_DIR)
+
+
+def _kept(band):
+    """Keep a band (three arrays worked out in a second or more of arithmetic, the same every
+    time) in the tool's cache folder, named after this module's text and the versions of NumPy
+    and SciPy that work it out: every process that tests seat fairness (each dashboard start, each
+    report) reads it instead of working it out again. A plain .npy array (no pickle); a band
+    that cannot be read or written is worked out as before."""
+    code = hashlib.sha256(Path(__file__).read_bytes() + f"{np.__version__} {scipy.__version__}".encode())
+
+    @wraps(band)
+    def kept(*args):
+        f = BANDS / f"{band.__name__.strip('_')}-{code.hexdigest()[:16]}-{'-'.join(map(str, args))}.npy"
+        try:
+            got = np.load(f, allow_pickle=False)
+            return got[0], got[1], got[2]
+        except (OSError, ValueError, IndexError):
+            pass
+        out = band(*args)
+        try:
+            BANDS.mkdir(parents=True, exist_ok=True)
+            buf = io.BytesIO()
+            np.save(buf, np.stack(out), allow_pickle=False)
+            write_bytes_atomic(f, buf.getvalue())
+        except OSError:
+            pass
+        return out
+
+    return kept
+
+
 @lru_cache(maxsize=32)
+@_kept
 def _fc_band(k: int, alpha: float, n_delta: int = 500, n_y: int = 5000):
     """The Feldman-Cousins acceptance region [x_lo, x_hi] of the statistic for each
     noncentrality on a grid up to _DELTA_MAX: the values of highest likelihood ratio against the
@@ -292,6 +332,7 @@ def _fc_band(k: int, alpha: float, n_delta: int = 500, n_y: int = 5000):
 
 
 @lru_cache(maxsize=64)
+@_kept
 def _f_band(k: int, alpha: float, df2: int):
     """The acceptance band of X / V (the module's noncentral F, on X's scale) with ``df2``
     degrees of freedom in V: at each noncentrality, the region between the same quantiles as

@@ -22,6 +22,7 @@ from strategies.registry import is_shipped_expert
 from . import brief
 from . import cardvalue_stats as CV
 from . import display
+from .display import ASSOCIATION
 from . import explain_stats as X
 from . import game_picture, numbers, page, plots
 from . import tables as T
@@ -37,10 +38,8 @@ from .variants import from_sums, run_metrics
 REPORT_KIND = "report"          # the marker kind of a report folder (evora_sim.fsutil)
 TIES = ("Every game has exactly one winner: the engine breaks ties for the win by the rules "
         "(D18: fewer parts left, then the later seat).")
-ASSOCIATION = ("KNOWN BIAS: \"win rate when used\" is an association, not the card's or space's value. "
-               "Seats use a card or space when they can, in longer games, with more turns and more cards, "
-               "and a strong position both wins and lets a seat do more. The adjustment removes strategy "
-               "and seat, not these: read large effects as leads to test with a rules variant, not as proof.")
+
+
 @dataclass
 class Report:
     title: str

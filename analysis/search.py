@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -28,7 +27,6 @@ from . import numbers
 from .fairness import compare_fairness, seat_fairness
 from .markdown import md as md_text
 from .markdown import md_code, md_command, md_fenced
-from .plots import COLOURS, tight_layout
 from .stats import clustered_wilson, holm
 
 POINTS2 = 1e4          # a mean square of win rates in points squared
@@ -243,6 +241,9 @@ def search_figure(trials: pd.DataFrame, confirmation: pd.DataFrame, direction: s
                   kind: str):
     """Left: every candidate's score in the order drawn (larger points: more seeds), the round
     winners joined by the best so far. Right: the confirmation on fresh seeds with intervals."""
+    # lazy: matplotlib, 0.8 s of processor (measured); the dashboard's page reaches this module through the report's words
+    from .plots import COLOURS, plt, tight_layout
+
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     done = trials[trials["state"] == "complete"].reset_index(drop=True)
     if len(done):

@@ -5,8 +5,10 @@ browser (headless Chromium driven by Playwright) the page loads without console 
 changes the figures, and the exported page shows the live page's numbers from a file."""
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -21,6 +23,8 @@ from click.testing import CliRunner
 import browser
 from analysis import dashboard_data as D
 from analysis import display
+from analysis import explain_stats as X
+from analysis.dashboard_page import views_html
 from analysis import tables as T
 from cli_results import evora_command, ok, one_error_line
 from evora_sim.cli import main
@@ -112,19 +116,39 @@ def _numbers(df: pd.DataFrame) -> np.ndarray:
 
 @pytest.mark.parametrize("sl", [D.Slice(), D.Slice(end_trigger="temple_full"), D.Slice(winner="cards", last_round=False),
                                 D.Slice(decided_by="vp", players=3), D.Slice(end_trigger="round_limit")])
-def test_statistics_kept_per_kind_of_game_merge_to_the_slices_own(run, sl):
+def test_statistics_kept_per_kind_of_game_merge_to_the_slices_own(run, sl, tmp_path, monkeypatch):
     """A filter on how games went merges the statistics gathered per kind of game (Cells): the
-    same figures as the report's pass over the slice's games."""
+    same figures as the report's pass over the slice's games, also when a later start takes
+    them from the tool's cache folder instead of gathering them."""
+    monkeypatch.setattr(D, "NUMBA_CACHE", str(tmp_path / "cache" / "numba"))
     folded = D.views(D.open_source([run]), sl)
     kept = D.open_source([run])
     D.build_cells(kept)
-    merged = D.views(kept, sl)
-    assert kept.variants[0].cells is not None and merged.games == folded.games
-    for name in ("adv", "tests", "strat", "shape", "triggers", "margin", "tension", "majorities", "columns", "share",
-                 "vp"):
-        a, b = getattr(merged, name), getattr(folded, name)
-        assert list(a.columns) == list(b.columns) and len(a) == len(b), name
-        np.testing.assert_allclose(_numbers(a), _numbers(b), rtol=1e-9, equal_nan=True, err_msg=name)
+    again = D.open_source([run])
+    assert D.kept_cells(again)
+    for merged in (D.views(kept, sl), D.views(again, sl)):
+        assert kept.variants[0].cells is not None and merged.games == folded.games
+        for name in ("adv", "tests", "strat", "shape", "triggers", "margin", "tension", "majorities", "columns",
+                     "share", "vp"):
+            a, b = getattr(merged, name), getattr(folded, name)
+            assert list(a.columns) == list(b.columns) and len(a) == len(b), name
+            np.testing.assert_allclose(_numbers(a), _numbers(b), rtol=1e-9, equal_nan=True, err_msg=name)
+
+
+def test_the_statistics_are_kept_outside_the_run_and_for_its_files_only(run, tmp_path, monkeypatch):
+    """Kept in the tool's cache folder (the run folder, maybe someone else's, is left as it was);
+    a chunk written again is a new file: its statistics are gathered again, not taken."""
+    monkeypatch.setattr(D, "NUMBA_CACHE", str(tmp_path / "cache" / "numba"))
+    copy = tmp_path / "runs" / "p3"
+    shutil.copytree(run, copy)
+    before = {p: p.stat().st_mtime_ns for p in copy.rglob("*")}
+    D.build_cells(D.open_source([copy]))
+    assert {p: p.stat().st_mtime_ns for p in copy.rglob("*")} == before
+    assert [p.parent.name for p in (tmp_path / "cache").rglob("cells-*")] == ["dashboard"]
+    assert D.kept_cells(D.open_source([copy]))
+    chunk = next((copy / "seats").iterdir())
+    chunk.write_bytes(chunk.read_bytes())                       # the same bytes, written again
+    assert not D.kept_cells(D.open_source([copy]))
 
 
 def test_each_condition_picks_the_games_it_says(run, source):
@@ -212,6 +236,50 @@ def test_majorities_and_the_decomposition_are_the_reports(run, source, rep):
     # a slice's decomposition is over its games: the parts of every seat add up to its deviation
     temple = D.views(source, D.Slice(end_trigger="temple_full"), decomposition=True).why[3][0]
     assert not temple.equals(v.why[3][0])
+
+
+@pytest.fixture(scope="module")
+def explained(run):
+    """``evora explain`` of ``run`` (10 seeds, no compensation, no confirmation: seconds), into a
+    folder whose name holds markup; with what the command printed."""
+    out = run.parent.parent / "why <b>&amp;"
+    res = CliRunner().invoke(main, ["explain", str(run), "--seeds", "10", "--no-compensation", "--confirm-seeds", "0",
+                                    "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out, res.output
+
+
+def _cells(fragment: str, key: str) -> list[list[str]]:
+    """The text of each body row of the table ``id=key`` of a page fragment."""
+    table = fragment.split(f"<div id='{key}'>", 1)[1].split("</table>", 1)[0].split("<tbody>", 1)[1]
+    return [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+
+
+def test_the_fixes_evora_explain_ranked_are_its_own_table_shown_escaped(run, explained, tmp_path):
+    folder, printed = explained
+    v = D.views(D.open_source([run, folder]), D.Slice(), decomposition=True)
+    assert [name for name, _ in v.fixes] == [str(folder)]
+    fixes = v.fixes[0][1]
+    pd.testing.assert_frame_equal(fixes, pd.read_csv(folder / "summary" / "fixes.csv"))
+    # ranked as evora explain printed them, the run's rules among them
+    ranked = printed.split("Fixes ranked")[1].split("\n")[1:len(fixes) + 1]
+    assert [line.split(". ", 1)[1].rsplit(": ", 1)[0] for line in ranked] == list(fixes["arm"])
+    assert list(fixes["rank"]) == list(range(1, len(fixes) + 1)) and "the run's rules" in list(fixes["arm"])
+    # the page shows that table, row for row, and the folder's name as text
+    fragment = views_html(v)
+    want = X.shown_fixes(fixes)
+    assert _cells(fragment, "fixes-0") == [[str(x) for x in row] for row in want.itertuples(index=False)]
+    assert f"({html.escape(str(folder))})" in fragment and "<b>" not in fragment
+    # a fixes table from someone else's folder holding markup is shown as text, not run
+    hostile = tmp_path / "why"
+    shutil.copytree(folder, hostile)
+    table = pd.read_csv(hostile / "summary" / "fixes.csv")
+    table.loc[1, "arm"] = "<img src=x onerror=alert(1)>"
+    table.to_csv(hostile / "summary" / "fixes.csv", index=False)
+    fragment = views_html(D.views(D.open_source([hostile]), D.Slice(), decomposition=True))
+    assert _cells(fragment, "fixes-0")[1][1] == "<img src=x onerror=alert(1)>"
+    assert "&lt;img src=x onerror=alert(1)&gt;" in fragment and "<img src=x" not in fragment
 
 
 def test_a_games_replay_log_is_evora_replays(run, source):

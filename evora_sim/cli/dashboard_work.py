@@ -12,7 +12,7 @@ import click
 import panel as pn
 
 from analysis.dashboard_app import Cache, app, replay_handler
-from analysis.dashboard_data import RANGE_COLUMNS, Slice, open_source, run_folders, views, warm
+from analysis.dashboard_data import RANGE_COLUMNS, Slice, kept_cells, open_source, run_folders, views, warm
 from analysis.dashboard_page import REPLAY_PATH, page, written_by_dashboard
 
 from ..fsutil import write_bytes_atomic
@@ -132,10 +132,12 @@ def _sides(source, runs) -> tuple[str, str]:
 
 
 def _serve(source, sl, title, host, port, show, options):
-    """The first slice is read in a thread while the server's modules load (Panel, Bokeh:
-    seconds) and the browser loads the page, which then fills in (a filter then finds the
-    games in memory); then the group's statistics per kind of game are gathered in the
-    background (:class:`analysis.dashboard_data.Cells`), giving way to any filter asked."""
+    """The first slice is worked out in a thread while the browser loads the page, which then
+    fills in. If an earlier start kept the group's statistics per kind of game
+    (:class:`analysis.dashboard_data.Cells`, in the tool's cache folder) no game is read: the
+    first slice and every filter on how games went merge them. Otherwise the group's games are
+    read (a filter then finds them in memory) and the statistics per kind of game are gathered in
+    the background, giving way to any filter asked, and kept for the next start."""
     cache = Cache(source)
 
     def first():
@@ -143,7 +145,8 @@ def _serve(source, sl, title, host, port, show, options):
         # the first slice needs it, so it waits for it rather than working it out a second time
         band = threading.Thread(target=warm, args=(source,), daemon=True)
         band.start()
-        source.store.prefetch(source.variant(sl.variant).tasks)
+        if not kept_cells(source, sl.variant):     # gathered by an earlier start: no game read
+            source.store.prefetch(source.variant(sl.variant).tasks)
         band.join()
         try:
             cache.get(sl, options["initial_associations"], options["initial_decomposition"],
