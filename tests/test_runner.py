@@ -527,12 +527,13 @@ def test_dask_cluster_results_equal_the_local_run(tmp_path):
         from concurrent.futures import ThreadPoolExecutor
 
         def remote_run(seed):
-            return run(tmp_path / f"dask{seed}", **kw, seed=seed, backend="dask", scheduler=cluster.scheduler_address)
+            return run(tmp_path / f"dask{seed}", **{**kw, "seed": seed}, backend="dask",
+                       scheduler=cluster.scheduler_address)
 
         with ThreadPoolExecutor(2) as pool:
             both = list(pool.map(remote_run, (22, 23)))
     for seed, res in zip((22, 23), both):
-        assert_same_tables(res, run(tmp_path / f"local{seed}", **kw, seed=seed))
+        assert_same_tables(res, run(tmp_path / f"local{seed}", **{**kw, "seed": seed}))
 
 
 # ---------------------------------------------------------------------------------------------
