@@ -30,14 +30,17 @@ DECISIONS = GAME_COLUMNS.index("decisions")
 
 
 @njit(cache=True, _nrt=False)
-def compiled_batch(R, n, seeds, kinds, W, games, seats, stats, states, s, logs, no_custom, legal, rs, work, track):
-    """Play one game per seed into row ``g`` of the result arrays. ``s`` ends as the last
+def compiled_batch(R, n, seeds, kinds, W, results, s, logs, scratch):
+    """Play one game per seed into row ``g`` of the result arrays (``results``: the games,
+    seats, stats and states arrays of a ``BatchResult``). ``s`` ends as the last
     game's final state; row ``g`` of ``logs`` (at least one row) receives game ``g``'s actions
     (as many as fit), for the games it has rows for. One compiled entry for batches and single
-    games: each compiled layer costs compile time. Buffers come from the caller (``buffers``),
-    so no reference counting runs here. Returns -1, or the row of the game a seat stopped by
-    choosing an illegal action (``s`` then holds that game as it stood; its steps are in
-    ``games[g, decisions]``)."""
+    games: each compiled layer costs compile time. The loop's scratch arrays come from the caller
+    (``scratch``, as ``buffers`` makes them), so no reference counting runs here. Returns -1, or
+    the row of the game a seat stopped by choosing an illegal action (``s`` then holds that game
+    as it stood; its steps are in ``games[g, decisions]``)."""
+    games, seats, stats, states = results
+    no_custom, legal, rs, work, track = scratch
     for g in range(seeds.shape[0]):
         start(s, R, n, seeds[g], rs, work)
         log = logs[g] if g < logs.shape[0] else logs[0, :0]
@@ -52,7 +55,8 @@ def compiled_batch(R, n, seeds, kinds, W, games, seats, stats, states, s, logs, 
 def _run(items, seeds, res, s, logs, bufs, rules, n_players) -> None:
     """``compiled_batch`` over ``seeds``; a game stopped by an illegal action is a StrategyError."""
     kinds, W = seat_arrays(items)
-    g = compiled_batch(rules.packed, n_players, seeds, kinds, W, res.games, res.seats, res.stats, res.states, s, logs, *bufs)
+    g = compiled_batch(rules.packed, n_players, seeds, kinds, W, (res.games, res.seats, res.stats, res.states), s, logs,
+                       bufs)
     if g >= 0:
         raise refused(items, s, bufs[4], int(res.games[g, DECISIONS]), int(seeds[g]))
 

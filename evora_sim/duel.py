@@ -35,7 +35,7 @@ from strategies.errors import StrategyError
 from strategies.registry import parse_spec, resolve_each, split_specs
 
 from .manifest import MANIFEST, read_manifest
-from .runner import DEFAULT_CHUNK, RunError, check_jobs, simulate
+from .runner import DEFAULT_CHUNK, Execution, RunError, check_jobs, simulate
 
 # chunks each job plays: progress off a terminal is reported as chunks finish, and a duel of
 # search players runs for an hour, so it must not come in one chunk a job
@@ -174,9 +174,9 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
     chunk = duel_chunk(seeds, n_jobs)
 
     def play(folder, chunk_size):
-        run = simulate(players, seeds, list(field), seed=seed, out=folder, jobs=jobs,
-                       seat_rotation=True, rules=rules, chunk_size=chunk_size, quiet=quiet,
-                       command="evora duel", decision_timeout=decision_timeout)
+        run = simulate(players, seeds, list(field), seed=seed, out=folder, seat_rotation=True, rules=rules,
+                       execution=Execution(jobs=jobs, chunk_size=chunk_size, quiet=quiet, command="evora duel",
+                                           decision_timeout=decision_timeout))
         decided = run.table("games", columns=["decided_by"])["decided_by"].astype(str).value_counts()
         return run.table("seats", columns=["game_id", "strategy", "score", "win"]), decided.to_dict()
 

@@ -27,7 +27,7 @@ from strategies.registry import parse_spec
 
 from .ladderplan import Plan, duel_games_per_seed, duel_plan, own_folder, rung_members
 from .manifest import RunError
-from .runner import check_folder, make_config, play_chunk, simulate
+from .runner import Execution, check_folder, make_config, play_chunk, simulate
 from .warmup import compile_now
 
 DEFAULT_BUDGET = 15.0        # minutes
@@ -214,9 +214,9 @@ def play(plan: Plan, out: Path, rules, jobs: int, backend: str = "loky", schedul
                                                                   for side in (spec[0], spec[-1]))
             kind = "rung" if k < len(plan.rungs) else "duel"
             on_step(f"[{k + 1}/{len(steps)}] {kind} {what}: {seeds:,} seeds at {players} players -> {out / folder}")
-        simulate(players, seeds, spec, seed=plan.seed, out=out / folder, jobs=jobs, seat_rotation=rotate,
-                 rules=rules, backend=backend, scheduler=scheduler, chunk_size=chunk_for(seeds),
-                 quiet=quiet, command=command)
+        simulate(players, seeds, spec, seed=plan.seed, out=out / folder, seat_rotation=rotate, rules=rules,
+                 execution=Execution(jobs=jobs, backend=backend, scheduler=scheduler, chunk_size=chunk_for(seeds),
+                                     quiet=quiet, command=command))
 
 
 def _steps(plan: Plan) -> list:

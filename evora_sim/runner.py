@@ -540,28 +540,52 @@ def _make_config(players, games, strategy_spec, seed, seat_rotation, chunk_size,
     return config, seats
 
 
+@dataclass(frozen=True)
+class Execution:
+    """How a run is played out, apart from what it plays: the same games come out whatever
+    these say (game seeds depend only on the run seed and the game's index), so they travel
+    together and are not part of what a run is. ``jobs``: local processes (-1: one per core);
+    ``backend``: ``"loky"`` (this machine) or ``"dask"`` (a cluster at ``scheduler``, waited
+    for ``scheduler_timeout``); ``chunk_size``: games per chunk file (None: the default);
+    ``decision_timeout``: seconds a custom strategy may take for one decision (default 60);
+    ``quiet``: no progress bar; ``command``: the command line the manifest records;
+    ``notice``: called with a line to show the user (damaged chunks played again; default:
+    stderr); ``progress``: an object whose ``update(n)`` is told of the games as they are
+    played (several runs sharing one bar: :func:`evora_sim.experiments.arms.play_arms`;
+    default: this run's own bar or lines, :mod:`evora_sim.progress`, none when ``quiet``)."""
+
+    jobs: int = 1
+    backend: str = "loky"
+    scheduler: str | None = None
+    scheduler_timeout: str | float = "10s"
+    chunk_size: int | None = None
+    decision_timeout: float | None = None
+    quiet: bool = True
+    command: str = ""
+    notice: object = None
+    progress: object = None
+
+
 def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Path = "runs/run",
-             jobs: int = 1, seat_rotation: bool | None = None, rules: Rules | str | Path | None = None,
-             backend: str = "loky", scheduler: str | None = None, chunk_size: int | None = None,
-             quiet: bool = True, command: str = "",
-             scheduler_timeout: str | float = "10s", extend: bool = False,
-             decision_timeout: float | None = None, notice=None, compact: bool | None = None,
-             record_actions: bool = False, progress=None) -> RunResult:
+             seat_rotation: bool | None = None, rules: Rules | str | Path | None = None, extend: bool = False,
+             record_actions: bool = False, compact: bool | None = None,
+             execution: Execution = Execution()) -> RunResult:
     """Run (or finish) an experiment into ``out`` and return its tables. ``strategies``: a spec
     list (``"greedy,random"``, ``"balanced(column=2)"``, ``"mine.toml:aggressive"``,
     ``"bots.py:Cautious"``) or a list of specs / strategy objects, one per seat or one for all.
     ``games``: the seeds to play; with seat rotation each is played once under every rotation
     (``players`` games per seed). ``seat_rotation``: None (the default) rotates whenever the
     seats hold different strategies (:func:`default_rotation`); True or False forces it.
-    ``decision_timeout``: seconds a custom strategy may take for one decision (default 60).
-    ``notice``: called with a line to show the user (damaged chunks played again; default: stderr).
-    ``compact``: pack the finished chunks into parts at the end (:mod:`evora_sim.compact`); None
-    (the default) does so for a finished run whose chunk files hold ``AUTO_COMPACT_GAMES`` games.
+    ``extend``: an existing run of the same games may be grown to ``games`` seeds.
     ``record_actions``: the games table also holds each game's actions (column ``actions``), so
     its positions can be replayed (``evora train`` learns from them).
-    ``progress``: an object whose ``update(n)`` is told of the games as they are played (several
-    runs sharing one bar: :func:`evora_sim.experiments.arms.play_arms`); default: this run's own
-    bar or lines (:mod:`evora_sim.progress`), none when ``quiet``."""
+    ``compact``: pack the finished chunks into parts at the end (:mod:`evora_sim.compact`); None
+    (the default) does so for a finished run whose chunk files hold ``AUTO_COMPACT_GAMES`` games.
+    ``execution``: how the games are played out (:class:`Execution`: jobs, backend, chunk size,
+    progress, ...), which changes none of them."""
+    jobs, backend, scheduler = execution.jobs, execution.backend, execution.scheduler
+    chunk_size, quiet, progress = execution.chunk_size, execution.quiet, execution.progress
+    decision_timeout, notice = execution.decision_timeout, execution.notice
     if not isinstance(rules, Rules):
         rules = load_rules(rules)
     config, seats = _make_config(players, games, strategies, seed, seat_rotation, chunk_size, rules,
@@ -581,9 +605,9 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
     if notice is None:
         def notice(line):
             print(f"evora: {line}", file=sys.stderr)
-    client = connect_scheduler(scheduler, scheduler_timeout) if backend == "dask" else None
+    client = connect_scheduler(scheduler, execution.scheduler_timeout) if backend == "dask" else None
     try:
-        with run_folder(out, config, rules, command, info, extend=extend, notice=notice) as manifest:
+        with run_folder(out, config, rules, execution.command, info, extend=extend, notice=notice) as manifest:
             todo = sorted(int(k) for k, status in manifest["chunks"].items() if status != "done")
             total = config.games * config.rotations
             done_games = total - sum(

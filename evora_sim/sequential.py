@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from analysis.numbers import units
@@ -23,7 +24,7 @@ from analysis.variants import GROUPS, game_data, metric_group, run_metrics, subs
 
 from .manifest import write_manifest
 from .runlock import folder_lock
-from .runner import MANIFEST, RunError, check_size, open_run, read_manifest, rotation_for, simulate
+from .runner import MANIFEST, Execution, RunError, check_size, open_run, read_manifest, rotation_for, simulate
 
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
           "(doubling from --games up to --max-games, K looks) and each look's intervals use level "
@@ -76,21 +77,22 @@ def half_widths(table, groups: list[str]) -> dict[str, float]:
 
 
 def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: int, width: float,
-                 metrics=("seats",), seed: int = 1, seat_rotation: bool | None = None,
-                 chunk_size: int | None = None, jobs: int = 1, quiet: bool = True,
-                 command: str = "", backend: str = "loky", scheduler=None, on_look=None,
-                 decision_timeout: float | None = None) -> dict:
+                 metrics=("seats",), seed: int = 1, seat_rotation: bool | None = None, on_look=None,
+                 execution: Execution = Execution()) -> dict:
     """Play every arm (``(out, rules)`` pairs: one run, or a sweep's combinations, all on the
     same seeds) look by look until every arm's named metrics have an adjusted half-width below
     ``width``, or ``max_games`` seeds. Records the method and the looks in each manifest; returns
-    the record."""
+    the record. ``on_look(look, looks, seeds, worst half-width)`` is told of each look;
+    ``execution``: how the runs are played (its chunk size, when None, is at most 5,000 games and
+    no more than the first look's)."""
 
     if not (isinstance(width, (int, float)) and math.isfinite(width) and width > 0):
         raise RunError(f"--until-ci must be a positive width, got {width!r}")
     groups = list(metrics)
     if not isinstance(initial_games, int) or initial_games < 2:
         raise RunError(f"--games must be at least 2 with --until-ci, got {initial_games!r}")
-    chunk = chunk_size if chunk_size is not None else min(5_000, initial_games)
+    chunk = execution.chunk_size if execution.chunk_size is not None else min(5_000, initial_games)
+    execution = replace(execution, chunk_size=chunk)
     seat_rotation = rotation_for(strategies, players, seat_rotation)     # None: rotate a mixed field
     check_size(players, max_games, seat_rotation, chunk)
     looks = schedule(initial_games, max_games, chunk)
@@ -104,10 +106,8 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
             target = n
             if (Path(out) / MANIFEST).is_file():
                 target = max(n, int(read_manifest(Path(out))["config"]["games"]))
-            result = simulate(players, target, strategies, seed=seed, out=out, jobs=jobs,
-                              seat_rotation=seat_rotation, rules=rules, chunk_size=chunk,
-                              quiet=quiet, command=command, backend=backend, scheduler=scheduler,
-                              extend=True, decision_timeout=decision_timeout)
+            result = simulate(players, target, strategies, seed=seed, out=out, seat_rotation=seat_rotation,
+                              rules=rules, extend=True, execution=execution)
             data = game_data(open_run(result.out))
             data = subset(data, data.seed_index < n)
             table = run_metrics(data, alpha=alpha)

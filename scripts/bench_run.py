@@ -128,10 +128,10 @@ def _shutdown_workers() -> None:
 # ---------------------------------------------------------------------------------------------
 # the benchmark
 # ---------------------------------------------------------------------------------------------
-def timed_run(simulate, tmp: Path, name: str, **kw) -> tuple[float, int]:
+def timed_run(runner, tmp: Path, name: str, jobs: int, chunk_size: int | None, **kw) -> tuple[float, int]:
     out = tmp / name
     t0 = time.perf_counter()
-    result = simulate(out=out, quiet=True, **kw)
+    result = runner.simulate(out=out, **kw, execution=runner.Execution(jobs=jobs, chunk_size=chunk_size, quiet=True))
     wall = time.perf_counter() - t0
     n = result.n_games
     expected = kw["games"] * (kw["players"] if kw.get("seat_rotation") else 1)
@@ -172,8 +172,7 @@ def main(argv=None) -> int:
     from evora_sim.rules import load_rules
 
     rules = load_rules()
-    base = dict(players=args.players, strategies=args.strategy, seed=1, rules=rules,
-                chunk_size=args.chunk_size)
+    base = dict(players=args.players, strategies=args.strategy, seed=1, rules=rules)
     chunk = args.chunk_size or min(runner.DEFAULT_CHUNK, args.games)
     print(f"package_version={__version__}")
     print(f"cpu_count={os.cpu_count()}")
@@ -193,17 +192,15 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="evora-bench-run-") as tmpdir:
         tmp = Path(tmpdir)
         t0 = time.perf_counter()
-        runner.simulate(**{**base, "chunk_size": 50}, games=100, out=tmp / "warm", jobs=1, quiet=True)
+        timed_run(runner, tmp, "warm", 1, 50, **{**base, "games": 100})
         print(f"warmup_seconds={time.perf_counter() - t0:.2f}")
 
         # the main run
         if have_psutil:
             with TreeSampler() as mem:
-                wall, n = timed_run(runner.simulate, tmp, "main", games=args.games, jobs=args.jobs,
-                                    **base)
+                wall, n = timed_run(runner, tmp, "main", args.jobs, args.chunk_size, games=args.games, **base)
         else:
-            wall, n = timed_run(runner.simulate, tmp, "main", games=args.games, jobs=args.jobs,
-                                **base)
+            wall, n = timed_run(runner, tmp, "main", args.jobs, args.chunk_size, games=args.games, **base)
         parent_peak = _maxrss_mb(resource.RUSAGE_SELF)
         rate = n / wall
         print(f"main_wall_seconds={wall:.2f}")
@@ -214,8 +211,8 @@ def main(argv=None) -> int:
 
         # speed-up on the smaller run (the pool of the main run is reused for jobs N)
         small = dict(base, games=args.small)
-        wall1, n1 = timed_run(runner.simulate, tmp, "small-j1", jobs=1, **small)
-        wallN, nN = timed_run(runner.simulate, tmp, f"small-j{args.jobs}", jobs=args.jobs, **small)
+        wall1, n1 = timed_run(runner, tmp, "small-j1", 1, args.chunk_size, **small)
+        wallN, nN = timed_run(runner, tmp, f"small-j{args.jobs}", args.jobs, args.chunk_size, **small)
         rate1, rateN = n1 / wall1, nN / wallN
         speedup = rateN / rate1
         print(f"small_games={args.small}")

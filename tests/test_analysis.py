@@ -406,13 +406,13 @@ def test_margin_and_majority_share_known_values():
 # ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def real_runs(tmp_path_factory):
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
 
     base = tmp_path_factory.mktemp("runs")
     a = simulate(4, 60, "greedy,majority,emperor,random", seed=3, out=base / "p4", seat_rotation=True,
-                 chunk_size=30, command="test p4")
-    b = simulate(2, 120, "greedy,random", seed=4, out=base / "p2", seat_rotation=True, chunk_size=60,
-                 command="test p2")
+                 execution=Execution(chunk_size=30, command="test p4"))
+    b = simulate(2, 120, "greedy,random", seed=4, out=base / "p2", seat_rotation=True,
+                 execution=Execution(chunk_size=60, command="test p2"))
     return [a.out, b.out]
 
 
@@ -421,10 +421,11 @@ def test_columns_held_are_left_out_where_a_column_scores_nothing(tmp_path, recwa
     hold VP): the report's "columns held" rows for that run are left out, not computed by a
     division by zero (a RuntimeWarning, and a histogram of garbage)."""
     from evora_sim.rules import load_rules
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
 
     run = simulate(2, 8, "greedy,random", seed=5, out=tmp_path / "r", seat_rotation=True,
-                   rules=load_rules(overrides=["majority.column_vp=0"]), command="test")
+                   rules=load_rules(overrides=["majority.column_vp=0"]),
+                   execution=Execution(command="test"))
     data = T.scan(T.open_runs([run.out]))
     assert T.columns_held(data).empty
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

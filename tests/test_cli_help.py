@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from evora_sim.cli import main
 from evora_sim.cli.group import COMMANDS, JOBS_DEFAULT
-from evora_sim.runner import open_run
+from evora_sim.runner import Execution, open_run
 
 from cli_results import ok, one_error_line
 
@@ -141,7 +141,8 @@ def test_compare_pairs_the_player_counts_of_two_run_folders_and_draws_the_change
     for name, sets in (("base", []), ("white6", ["white_stone.vp=6"])):
         for n in (2, 3):
             simulate(n, 20, "greedy(plan=action)," + ",".join(["random"] * (n - 1)), seed=4,
-                     out=tmp_path / name / f"p{n}", chunk_size=20, rules=load_rules(overrides=sets))
+                     out=tmp_path / name / f"p{n}", rules=load_rules(overrides=sets),
+                     execution=Execution(chunk_size=20))
     out = ok(CliRunner().invoke(main, ["compare", str(tmp_path / "base"), str(tmp_path / "white6"),
                                        "--out", str(tmp_path / "cmp")]))
     assert "== 2 players ==" in out and "== 3 players ==" in out and "white_stone.vp: 2 -> 6" in out

@@ -173,11 +173,11 @@ def test_confirm_at_without_compensation_is_refused(tmp_path):
 def planted_run(tmp_path_factory):
     """A 2-player run whose rules give seat 1 a planted 45 VP (it then wins about 80%)."""
     from evora_sim.rules import load_rules
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
 
     out = tmp_path_factory.mktemp("planted") / "run"
-    simulate(2, 400, "greedy(plan=action)", seed=3, out=out, chunk_size=200,
-             rules=load_rules(overrides=["players.start_vp=0,45"]), quiet=True)
+    simulate(2, 400, "greedy(plan=action)", seed=3, out=out, rules=load_rules(overrides=["players.start_vp=0,45"]),
+             execution=Execution(chunk_size=200, quiet=True))
     return out
 
 

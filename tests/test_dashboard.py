@@ -28,14 +28,15 @@ from analysis.dashboard_page import views_html
 from analysis import tables as T
 from cli_results import evora_command, ok, one_error_line
 from evora_sim.cli import main
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 from evora_sim.sample_game import game_log
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     base = tmp_path_factory.mktemp("dash")
-    return simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=base / "p3", chunk_size=15).out
+    return simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=base / "p3",
+                    execution=Execution(chunk_size=15)).out
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +58,9 @@ def run_b(run):
     """The same seeds as ``run`` under other rules (white stones worth 6): a pair to compare."""
     from evora_sim.rules import load_rules
 
-    return simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=run.parent.parent / "white6" / "p3",
-                    chunk_size=15, rules=load_rules(None, ("white_stone.vp=6",))).out
+    return simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7,
+                    out=run.parent.parent / "white6" / "p3", rules=load_rules(None, ("white_stone.vp=6",)),
+                    execution=Execution(chunk_size=15)).out
 
 
 def _frame(run) -> pd.DataFrame:

@@ -16,14 +16,15 @@ from evora_sim import runner as R
 from evora_sim.cli import main
 from evora_sim.manifest import JOURNAL, MANIFEST, chunk_file
 from evora_sim.runlock import folder_lock
-from evora_sim.runner import RunError, open_run, simulate
+from evora_sim.runner import Execution, RunError, open_run, simulate
 from cli_results import evora_command, ok, one_error_line
 
-RUN = dict(players=2, games=40, strategies="greedy,random", seed=3, chunk_size=10, jobs=1, seat_rotation=False)
+RUN = dict(players=2, games=40, strategies="greedy,random", seed=3, seat_rotation=False)
+HOW = Execution(chunk_size=10, jobs=1)
 
 
 def sim_args(out, **kw):
-    cfg = {**RUN, **kw}
+    cfg = {**RUN, "chunk_size": HOW.chunk_size, **kw}
     return ["simulate", "--players", str(cfg["players"]), "--games", str(cfg["games"]),
             "--strategies", cfg["strategies"], "--seed", str(cfg["seed"]),
             "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out), "--quiet",
@@ -34,7 +35,7 @@ def sim_args(out, **kw):
 def made(tmp_path_factory) -> Path:
     """A finished run; tests copy it before damaging it."""
     out = tmp_path_factory.mktemp("safety") / "run"
-    simulate(**RUN, out=out)
+    simulate(**RUN, out=out, execution=HOW)
     return out
 
 

@@ -1247,10 +1247,10 @@ def test_v2_whole_values_keep_their_hash_and_play_as_before(tmp_path):
 
 
 def test_v2_played_games_rank_their_winner_first_under_half_points(tmp_path):
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
 
     rules = load_rules(overrides=["players.start_vp=0.5,0.5,0.5,0"])
-    run = simulate(4, 200, ["greedy"], seed=3, out=tmp_path / "r", jobs=1, rules=rules)
+    run = simulate(4, 200, ["greedy"], seed=3, out=tmp_path / "r", rules=rules, execution=Execution(jobs=1))
     games, seats = run.table("games"), run.table("seats")
     first = seats[seats["rank"] == 1].set_index("game_id")["seat"]
     assert (first.loc[games["game_id"]].to_numpy() == games["winner_seat"].to_numpy()).all()
@@ -1503,11 +1503,11 @@ def test_v4_shared_victory_falls_to_each_tied_seat_by_lot():
 
 def test_v4_shared_victory_in_played_games_ranks_the_lot_winner_first(tmp_path):
     from evora_sim.batch import play_game
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
     from strategies.mcts import L_SCORE, R_WIN, WIDTH, seat_rewards
 
     rules = load_rules(overrides=["end.tie_break=shared", "height_vp.1=0", "height_vp.2=0", "height_vp.3=0"])
-    run = simulate(2, 150, ["random"], seed=5, out=tmp_path / "r", jobs=1, rules=rules)
+    run = simulate(2, 150, ["random"], seed=5, out=tmp_path / "r", rules=rules, execution=Execution(jobs=1))
     games, seats = run.table("games"), run.table("seats")
     first = seats[seats["rank"] == 1].set_index("game_id")["seat"]
     assert (first.loc[games["game_id"]].to_numpy() == games["winner_seat"].to_numpy()).all()

@@ -112,7 +112,7 @@ def stand_ins(monkeypatch):
 
     monkeypatch.setattr(search, "run_search", fake_search)
     monkeypatch.setattr(compensation, "run_compensation",
-                        lambda players, field, budget, out, **k: {"lines": [], "summary": Path(out) / "summary"})
+                        lambda plan, out, **k: {"lines": [], "summary": Path(out) / "summary"})
     monkeypatch.setattr(ladder, "pilot", fake_pilot)
     monkeypatch.setattr(skill_work, "play_ladder", lambda *a, **k: None)
     monkeypatch.setattr(dashboard, "_serve", lambda *a, **k: None)

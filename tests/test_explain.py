@@ -27,7 +27,7 @@ from evora_sim.manifest import chunk_file, file_record, read_manifest, write_man
 from evora_sim.ranking import DECIDED_BY
 from evora_sim.recorded import PLAY_STATES
 from evora_sim.rules import load_rules
-from evora_sim.runner import open_run, simulate
+from evora_sim.runner import Execution, open_run, simulate
 from evora_sim.tables import batch_tables, decided_by, ranks
 from explain_sim import toy_run
 
@@ -163,7 +163,8 @@ def test_a_planted_mechanism_is_found_and_the_intervals_cover_at_their_nominal_r
 def test_a_planted_tie_break_in_played_games_is_put_down_to_the_tie_break(tmp_path):
     """Played games: a variant where the later seat wins most ties (TIES). The last seat's edge is
     the tie-break's; the report's one pass over the run gives the decomposition explain gives."""
-    run = simulate(4, 6000, ["random"], seed=7, out=tmp_path / "ties", rules=load_rules(overrides=TIES), chunk_size=1500)
+    run = simulate(4, 6000, ["random"], seed=7, out=tmp_path / "ties", rules=load_rules(overrides=TIES),
+                   execution=Execution(chunk_size=1500))
     table = X.parts_table(X.seed_parts(run.games, run.seats, 4, 1)).set_index(["seat", "cause"])
     last = table.loc[3]
     assert last.loc["tie_break", "lo"] > 0 and last.loc["total", "lo"] > 0
@@ -187,7 +188,7 @@ def _cli(*args):
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("explain") / "run"
-    simulate(4, 120, "greedy(plan=action),random,random,random", seed=11, out=out, chunk_size=60)
+    simulate(4, 120, "greedy(plan=action),random,random,random", seed=11, out=out, execution=Execution(chunk_size=60))
     return out
 
 

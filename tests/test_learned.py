@@ -238,9 +238,9 @@ def test_the_conditional_logit_recovers_the_weights_that_made_the_choices():
 def test_a_run_can_keep_every_game_s_actions(tmp_path):
     """``record_actions``: the games table holds each game's actions, which replay the game;
     the manifest says so, and a run without it keeps its configuration as before."""
-    from evora_sim.runner import open_run, simulate
+    from evora_sim.runner import Execution, open_run, simulate
 
-    simulate(2, 6, "greedy", seed=408, out=tmp_path / "kept", record_actions=True, chunk_size=3)
+    simulate(2, 6, "greedy", seed=408, out=tmp_path / "kept", record_actions=True, execution=Execution(chunk_size=3))
     run = open_run(tmp_path / "kept")
     assert run.manifest["config"]["record_actions"] is True
     for _, row in run.games.iterrows():

@@ -16,7 +16,7 @@ from evora_sim import api, savegame
 from evora_sim.cli import main
 from evora_sim.manifest import MANIFEST
 from evora_sim.rules import load_rules
-from evora_sim.runner import RunError, open_run, simulate
+from evora_sim.runner import Execution, RunError, open_run, simulate
 from evora_sim.statecheck import state_problem
 from cli_results import one_error_line
 
@@ -119,7 +119,7 @@ def test_the_crafted_save_files_of_the_issue_are_refused(tmp_path, saved_states)
 def small_run(tmp_path_factory):
     """A finished run and its manifest; each example rewrites only the manifest."""
     out = tmp_path_factory.mktemp("prop") / "run"
-    simulate(2, 20, "random", seed=1, out=out, chunk_size=10)
+    simulate(2, 20, "random", seed=1, out=out, execution=Execution(chunk_size=10))
     return out, (out / MANIFEST).read_text()
 
 

@@ -16,7 +16,7 @@ from evora_sim.gameloop import buffers
 from evora_sim.cli import main
 from evora_sim.replay import replay_lines
 from evora_sim.rules import load_rules
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 from strategies.compiled import KIND_MCTS
 from strategies.decide import choose, new_game
 from strategies.mcts import REUSE_TREES, search_counts, tree_bytes
@@ -238,8 +238,10 @@ def test_search_games_are_reproducible_and_pass_through_the_runner(tmp_path):
     a = play_batch(RULES, 4, np.arange(3), field)
     b = play_batch(RULES, 4, np.arange(3), field)
     assert (a.seats == b.seats).all() and (a.games == b.games).all()
-    one = simulate(4, 4, field, seed=3, out=tmp_path / "one", jobs=1, chunk_size=2, seat_rotation=True)
-    two = simulate(4, 4, field, seed=3, out=tmp_path / "two", jobs=2, chunk_size=2, seat_rotation=True)
+    one = simulate(4, 4, field, seed=3, out=tmp_path / "one", seat_rotation=True,
+                   execution=Execution(jobs=1, chunk_size=2))
+    two = simulate(4, 4, field, seed=3, out=tmp_path / "two", seat_rotation=True,
+                   execution=Execution(jobs=2, chunk_size=2))
     assert one.seats.equals(two.seats)
     names = set(one.seats["strategy"].astype(str))
     assert parse_spec(SMALL).name in names

@@ -20,7 +20,7 @@ from evora_sim import layout as L
 from evora_sim.batch import play_batch
 from evora_sim.recorded import PLAY_STATES
 from evora_sim.rules import load_rules
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 from evora_sim.tables import batch_tables
 
 from analysis import scan as S
@@ -185,7 +185,8 @@ def test_the_sentence_says_more_or_fewer_only_when_holm_does():
 
 
 def test_a_run_without_the_columns_is_reported_without_them(tmp_path, monkeypatch):
-    run = simulate(4, 40, "cardheights", seed=3, out=tmp_path / "run", chunk_size=40, command="test").out
+    run = simulate(4, 40, "cardheights", seed=3, out=tmp_path / "run",
+                   execution=Execution(chunk_size=40, command="test")).out
     runs = open_runs([run])
     assert "mean_place" in card_value(scan(runs)).columns
     names = [t.name for sec in analyse(runs, n_boot=20).sections for t in sec.tables]

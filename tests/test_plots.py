@@ -15,7 +15,7 @@ from analysis import tables as T
 from analysis.cardvalue_stats import card_value_figure
 from analysis.stats import MIN_USES
 from evora_sim.layout import CARD_NAMES
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 
 
 def overlapping_texts(fig) -> list[tuple[str, str]]:
@@ -45,8 +45,9 @@ def runs(tmp_path_factory):
     """A 2-player run of the main job's field (which plays almost no cards) and a 4-player run
     of players that do."""
     base = tmp_path_factory.mktemp("plots")
-    return [simulate(2, 200, "balanced,greedy", seed=3, out=base / "p2", chunk_size=100),
-            simulate(4, 300, "balanced,cards,emperor,greedy", seed=4, out=base / "p4", chunk_size=150)]
+    return [simulate(2, 200, "balanced,greedy", seed=3, out=base / "p2", execution=Execution(chunk_size=100)),
+            simulate(4, 300, "balanced,cards,emperor,greedy", seed=4, out=base / "p4",
+                     execution=Execution(chunk_size=150))]
 
 
 @pytest.fixture(scope="module")

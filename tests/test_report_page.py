@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import browser
 from evora_sim.cli import main
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 
 
 def _report(runs, out, *extra):
@@ -24,8 +24,10 @@ def _report(runs, out, *extra):
 @pytest.fixture(scope="module")
 def rotated(tmp_path_factory):
     base = tmp_path_factory.mktemp("page")
-    return [simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=base / "p3", chunk_size=15).out,
-            simulate(4, 16, "balanced,cards,emperor,greedy", seed=8, out=base / "p4", chunk_size=8).out]
+    return [simulate(3, 30, "balanced,cards,greedy(plan=action)", seed=7, out=base / "p3",
+                     execution=Execution(chunk_size=15)).out,
+            simulate(4, 16, "balanced,cards,emperor,greedy", seed=8, out=base / "p4",
+                     execution=Execution(chunk_size=8)).out]
 
 
 def test_the_report_renders_in_chromium_at_1280_px(rotated, tmp_path):
@@ -53,7 +55,7 @@ def test_names_holding_html_show_as_text(tmp_path):
     from evora_sim.rules import load_rules
 
     rules = load_rules(overrides=[f"meta.name={bad}"])
-    run = simulate(2, 8, spec, seed=2, out=tmp_path / "run", chunk_size=8, rules=rules)
+    run = simulate(2, 8, spec, seed=2, out=tmp_path / "run", rules=rules, execution=Execution(chunk_size=8))
     html, _ = _report([run.out], tmp_path / "rep")
     assert "evil=1" in html                                     # it is in the page ...
     assert "<script>evil" not in html and "&lt;script&gt;evil=1&lt;/script&gt;" in html   # ... as text
@@ -61,9 +63,9 @@ def test_names_holding_html_show_as_text(tmp_path):
 
 
 def test_an_unrotated_mixed_field_gets_no_seat_finding(tmp_path):
-    run = simulate(4, 24, "cards,random,random,random", seed=5, out=tmp_path / "run", chunk_size=12,
-                   seat_rotation=False)
-    mirror = simulate(2, 12, "greedy(plan=action)", seed=5, out=tmp_path / "mirror", chunk_size=12)
+    run = simulate(4, 24, "cards,random,random,random", seed=5, out=tmp_path / "run", seat_rotation=False,
+                   execution=Execution(chunk_size=12))
+    mirror = simulate(2, 12, "greedy(plan=action)", seed=5, out=tmp_path / "mirror", execution=Execution(chunk_size=12))
     html, md = _report([run.out, mirror.out], tmp_path / "rep")
     answer = md[md.index("## The answer"):md.index("## Findings")]
     seats = md[md.index("## Seat advantage"):md.index("## Strategy match-ups")]
@@ -94,7 +96,8 @@ def test_the_readme_board_example_validates_runs_and_is_reported_as_the_rules_bo
     res = CliRunner().invoke(main, ["replay", "-n", "2", "--seed", "3", "--strategies", "greedy(plan=action),random",
                                     "--rules", str(example)])
     assert res.exit_code == 0 and "Final scoring" in res.output
-    run = simulate(2, 6, "greedy(plan=action),random", seed=1, out=tmp_path / "run", chunk_size=6, rules=rules)
+    run = simulate(2, 6, "greedy(plan=action),random", seed=1, out=tmp_path / "run", rules=rules,
+                   execution=Execution(chunk_size=6))
     _, md = _report([run.out], tmp_path / "rep")
     assert "the one given by the rules" in md and "reconstruction (decision D1): the published" not in md
 

@@ -28,7 +28,7 @@ from evora_sim import layout as L
 from evora_sim import runner as R
 from evora_sim.cli import main
 from evora_sim.rules import load_rules
-from evora_sim.runner import RunError, RunFailed, RunResult, open_run, simulate
+from evora_sim.runner import Execution, RunError, RunFailed, RunResult, open_run, simulate
 from evora_sim.seeds import game_seeds
 from strategies.builtin import BUILTINS
 from strategies.compiled import FEATURES
@@ -89,10 +89,18 @@ def cli_args(out, **kw) -> list[str]:
     return args + ([] if cfg["seat_rotation"] else ["--no-seat-rotation"])
 
 
+def run(out, **kw) -> RunResult:
+    """``simulate`` of the reference run with ``kw`` changed; those of ``kw`` that say how it is
+    played (``chunk_size``, ``jobs``, ...: :class:`Execution`) go to its ``execution``."""
+    cfg = {**REF, **kw}
+    how = {k: cfg.pop(k) for k in list(cfg) if k in Execution.__dataclass_fields__}
+    return simulate(**cfg, out=out, execution=Execution(**how))
+
+
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory) -> RunResult:
     """The reference run, uninterrupted, jobs=1."""
-    return simulate(**REF, out=tmp_path_factory.mktemp("ref") / "run", jobs=1)
+    return run(tmp_path_factory.mktemp("ref") / "run", jobs=1)
 
 
 @pytest.fixture
@@ -189,10 +197,10 @@ def test_game_seeds_do_not_depend_on_the_split():
 
 def test_results_do_not_depend_on_chunk_size_or_jobs(ref, tmp_path):
     assert (ref.games.sort_values("game_id")["seed"].to_numpy() == game_seeds(5, 0, 300)).all()
-    other = simulate(**{**REF, "chunk_size": 70}, out=tmp_path / "c70", jobs=1)
+    other = run(tmp_path / "c70", chunk_size=70, jobs=1)
     assert len(other.manifest["chunks"]) == 5
     assert_same_tables(other, ref)
-    par = simulate(**{**REF, "chunk_size": 50}, out=tmp_path / "j2", jobs=2)
+    par = run(tmp_path / "j2", chunk_size=50, jobs=2)
     assert len(par.manifest["chunks"]) == 6
     assert_same_tables(par, ref)
 
@@ -203,7 +211,7 @@ def test_jobs_1_runs_in_this_process(tmp_path, monkeypatch):
         raise AssertionError("a process pool was started for jobs=1")
 
     monkeypatch.setattr(R, "Parallel", no_pool)
-    res = simulate(**{**REF, "games": 20, "chunk_size": 10}, out=tmp_path / "run", jobs=1)
+    res = run(tmp_path / "run", games=20, chunk_size=10, jobs=1)
     assert len(res.games) == 20
 
 
@@ -213,7 +221,7 @@ def test_jobs_1_runs_in_this_process(tmp_path, monkeypatch):
 def test_seat_rotation_plays_each_seed_under_every_rotation(tmp_path):
     spec, n, games = "greedy,random,random", 3, 40
     names = spec.split(",")
-    rot = simulate(n, games, spec, seed=3, out=tmp_path / "rot", seat_rotation=True, chunk_size=15)
+    rot = simulate(n, games, spec, seed=3, out=tmp_path / "rot", seat_rotation=True, execution=Execution(chunk_size=15))
     g, s = rot.games, rot.seats
     assert len(g) == games * n and g["game_id"].is_unique
     seeds = game_seeds(3, 0, games)
@@ -232,8 +240,8 @@ def test_seat_rotation_plays_each_seed_under_every_rotation(tmp_path):
     # rotation r is exactly a plain run of the rotated strategy list on the same seeds
     for r in range(n):
         rotated = ",".join(names[(seat - r) % n] for seat in range(n))
-        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", chunk_size=40,
-                         seat_rotation=False)
+        plain = simulate(n, games, rotated, seed=3, out=tmp_path / f"plain{r}", seat_rotation=False,
+                         execution=Execution(chunk_size=40))
         mine = g[g["rotation"] == r].sort_values("game_id").reset_index(drop=True)
         theirs = plain.games.sort_values("game_id").reset_index(drop=True)
         cols = ["seed", "rounds", "turns", "end_trigger", "winner_seat"]
@@ -264,7 +272,7 @@ def _count_plays(monkeypatch) -> list[int]:
 def test_rerun_of_a_finished_run_plays_nothing(ref, monkeypatch):
     before = folder_state(ref.out)
     played = _count_plays(monkeypatch)
-    again = simulate(**REF, out=ref.out)
+    again = run(ref.out)
     assert played == []
     assert folder_state(ref.out) == before
     assert_same_tables(again, ref)
@@ -272,7 +280,7 @@ def test_rerun_of_a_finished_run_plays_nothing(ref, monkeypatch):
 
 def test_resume_replays_only_the_missing_chunks(ref, tmp_path, monkeypatch):
     out = tmp_path / "run"
-    simulate(**REF, out=out)
+    run(out)
     R.chunk_file(out, "seats", 1).unlink()                  # a table file gone
     m = json.loads((out / "manifest.json").read_text())
     m["chunks"]["2"] = "missing"                             # a chunk not marked done
@@ -281,7 +289,7 @@ def test_resume_replays_only_the_missing_chunks(ref, tmp_path, monkeypatch):
     old2 = chunk_mtimes(out, 2)
     time.sleep(0.01)
     played = _count_plays(monkeypatch)
-    res = simulate(**REF, out=out)
+    res = run(out)
     assert sorted(played) == [1, 2]
     assert chunk_mtimes(out, 0) == kept
     assert all(chunk_mtimes(out, 2)[t] != old2[t] for t in TABLES)
@@ -292,14 +300,14 @@ def test_resume_replays_only_the_missing_chunks(ref, tmp_path, monkeypatch):
 
 def test_leftover_temporary_files_never_count(ref, tmp_path, monkeypatch):
     out = tmp_path / "run"
-    simulate(**REF, out=out)
+    run(out)
     # a killed write of chunk 1: the final file is gone, a half-written temporary one is left
     R.chunk_file(out, "games", 1).unlink()
     half = R.chunk_file(out, "games", 1).with_name(".chunk-000001.parquet.99999.tmp")
     half.write_bytes(b"PAR1 half a file")
     assert R.missing_chunks(R.read_manifest(out), out) == [1]
     played = _count_plays(monkeypatch)
-    res = simulate(**REF, out=out)
+    res = run(out)
     assert played == [1]
     assert_same_tables(res, ref)
 
@@ -307,7 +315,7 @@ def test_leftover_temporary_files_never_count(ref, tmp_path, monkeypatch):
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     (fresh / ".manifest.json.12345.tmp").write_text("{")
-    res = simulate(**REF, out=fresh)
+    res = run(fresh)
     assert_same_tables(res, ref)
 
 
@@ -325,14 +333,14 @@ def test_full_disk_keeps_finished_chunks_and_the_rerun_completes(ref, tmp_path, 
 
     monkeypatch.setattr(R, "write_chunk", disk_full_at_chunk_1)
     with pytest.raises(RunFailed, match="No space left on device"):
-        simulate(**REF, out=out)
+        run(out)
     assert R.read_manifest(out)["chunks"] == {"0": "done", "1": "missing", "2": "missing"}
     # through the command line: one line, exit 2, the finished chunk kept
     line = one_error_line(cli.invoke(main, cli_args(out)))
     assert "No space left on device" in line and "run the same command again" in line
     monkeypatch.setattr(R, "write_chunk", original)
     kept = chunk_mtimes(out, 0)
-    res = simulate(**REF, out=out)
+    res = run(out)
     assert chunk_mtimes(out, 0) == kept
     assert_same_tables(res, ref)
 
@@ -376,7 +384,7 @@ def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
     assert again.stdout.strip() == f"1500 games in {out} (tables: games, seats, cards, spaces)"
     assert {k: chunk_mtimes(out, k) for k in finished} == kept
     assert set(R.read_manifest(out)["chunks"].values()) == {"done"}
-    whole = simulate(**cfg, out=tmp_path / "whole")
+    whole = run(tmp_path / "whole", **cfg)
     assert_same_tables(open_run(out), whole)
 
 
@@ -485,7 +493,7 @@ def test_unreachable_scheduler_is_exit_2_and_nothing_created(tmp_path, cli, monk
     address = f"tcp://127.0.0.1:{_free_port()}"
     out = tmp_path / "runs" / "x"
     with pytest.raises(RunError, match="cannot reach the Dask scheduler"):
-        simulate(**REF, out=out, backend="dask", scheduler=address, scheduler_timeout="1s")
+        run(out, backend="dask", scheduler=address, scheduler_timeout="1s")
     original = R.connect_scheduler
     monkeypatch.setattr(R, "connect_scheduler", lambda a, timeout="10s": original(a, "1s"))
     t0 = time.monotonic()
@@ -504,30 +512,28 @@ def test_dask_cluster_results_equal_the_local_run(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     kw = dict(players=3, games=120, strategies="greedy,random,random", seed=21, chunk_size=20,
               seat_rotation=True)
-    local = simulate(**kw, out=tmp_path / "local", jobs=1)
+    local = run(tmp_path / "local", **kw, jobs=1)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        remote = simulate(**kw, out=tmp_path / "dask", backend="dask",
-                          scheduler=cluster.scheduler_address)
+        remote = run(tmp_path / "dask", **kw, backend="dask", scheduler=cluster.scheduler_address)
         assert set(remote.manifest["chunks"].values()) == {"done"}
         assert_same_tables(remote, local)
         assert len(remote.games) == 360
         # a second run of the same configuration on the same cluster: nothing to do
-        again = simulate(**kw, out=tmp_path / "dask", backend="dask",
-                         scheduler=cluster.scheduler_address)
+        again = run(tmp_path / "dask", **kw, backend="dask", scheduler=cluster.scheduler_address)
         assert_same_tables(again, local)
 
         # two runs at once on one cluster (same rules, other seeds): no task is shared
         from concurrent.futures import ThreadPoolExecutor
 
         def remote_run(seed):
-            return simulate(**{**kw, "seed": seed}, out=tmp_path / f"dask{seed}", backend="dask",
-                            scheduler=cluster.scheduler_address)
+            return run(tmp_path / f"dask{seed}", **{**kw, "seed": seed}, backend="dask",
+                       scheduler=cluster.scheduler_address)
 
         with ThreadPoolExecutor(2) as pool:
             both = list(pool.map(remote_run, (22, 23)))
     for seed, res in zip((22, 23), both):
-        assert_same_tables(res, simulate(**{**kw, "seed": seed}, out=tmp_path / f"local{seed}"))
+        assert_same_tables(res, run(tmp_path / f"local{seed}", **{**kw, "seed": seed}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -545,7 +551,7 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet(tmp_path, monkeypatch):
                                                 (_Terminal(), True, False),
                                                 (io.StringIO(), False, False)]):
         monkeypatch.setattr(sys, "stderr", stream)
-        simulate(**kw, out=tmp_path / f"run{i}", quiet=quiet)
+        run(tmp_path / f"run{i}", **kw, quiet=quiet)
         text = stream.getvalue()
         monkeypatch.undo()
         if shown:
@@ -572,7 +578,7 @@ def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)     # a line at every slice but the last
     stream = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stream)
-    simulate(**{**REF, "games": 30, "chunk_size": 10}, out=tmp_path / "run", quiet=False)
+    run(tmp_path / "run", games=30, chunk_size=10, quiet=False)
     monkeypatch.undo()
     lines = stream.getvalue().splitlines()
     assert lines and all(LINE_30.fullmatch(x) for x in lines), lines
@@ -591,8 +597,7 @@ def test_progress_moves_within_a_chunk(tmp_path, monkeypatch):
 
     for jobs in (1, 2):
         seen = Count()
-        simulate(**{**REF, "games": 30, "chunk_size": 30, "jobs": jobs}, out=tmp_path / f"run{jobs}",
-                 progress=seen)
+        run(tmp_path / f"run{jobs}", games=30, chunk_size=30, jobs=jobs, progress=seen)
         moved = [n for n in seen.steps if n]
         assert sum(seen.steps) == 30 and len(moved) > 1, (jobs, seen.steps)
 
@@ -636,7 +641,6 @@ def test_a_cold_compile_is_announced_before_the_bar(tmp_path, monkeypatch):
         def update(self, n):
             events.append("games")
 
-    simulate(**{**REF, "games": 8, "chunk_size": 8}, out=tmp_path / "run", progress=Watch(),
-             notice=lambda line: events.append(line))
+    run(tmp_path / "run", games=8, chunk_size=8, progress=Watch(), notice=lambda line: events.append(line))
     assert events[0] == warmup.NOTICE and "first run only" in events[0] and events[1] == "compiled", events
     assert set(events[2:]) == {"games"}

@@ -684,11 +684,11 @@ def _seat0_verdict(tmp_path, overrides, name):
     from analysis.skill import Ladder, check_ladder, figure_table, seat_correlations, verdicts
     from analysis.tables import open_runs
     from evora_sim.rules import load_rules
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
 
     rules = load_rules(None, overrides) if overrides else load_rules()
     for i, rung in enumerate(CHEAP.split(";")):
-        simulate(4, 300, rung, seed=515, out=tmp_path / name / f"r{i}", jobs=1, rules=rules)
+        simulate(4, 300, rung, seed=515, out=tmp_path / name / f"r{i}", rules=rules, execution=Execution(jobs=1))
     ladder: Ladder = check_ladder(open_runs([tmp_path / name / f"r{i}" for i in range(3)]))
     table = verdicts(figure_table(ladder, min_effect=0.01), 0.01, seat_correlations(ladder)).set_index("figure")
     return table.loc["seat 0"]

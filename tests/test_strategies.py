@@ -29,7 +29,7 @@ from evora_sim.gameloop import GAME_COLUMNS, SEAT_COLUMNS
 from evora_sim.cli import main
 from evora_sim.mixed import play_mixed_batch
 from evora_sim.rules import load_rules
-from evora_sim.runner import RunError, simulate
+from evora_sim.runner import Execution, RunError, simulate
 from strategies.builtin import BUILTINS, NAMES, Strategy
 from strategies.compiled import FEATURES, KIND_RANDOM
 from strategies.custom import GROUP, CustomStrategy
@@ -593,7 +593,7 @@ def test_bad_strategy_input_on_the_command_line(tmp_path, cli, args, message):
 def test_run_manifest_holds_specs_and_weights_and_resume_checks_them(tmp_path, cli):
     wfile = write(tmp_path, "mine.toml", "[calm]\nbase = 'greedy'\nweights = { denial = 0.5 }\n")
     spec = f"balanced(column=2),{wfile}:calm"
-    run = simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3, seat_rotation=False)
+    run = simulate(2, 6, spec, seed=3, out=tmp_path / "run", seat_rotation=False, execution=Execution(chunk_size=3))
     m = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
     names = ["balanced(column=2)", f"{wfile}:calm"]
     assert m["config"]["strategies"] == names
@@ -605,12 +605,12 @@ def test_run_manifest_holds_specs_and_weights_and_resume_checks_them(tmp_path, c
     assert m["strategies"]["balanced(column=2)"]["description"] == builtin("balanced").description
     assert sorted(run.seats["strategy"].astype(str).unique()) == sorted(names)
     # the same command again: nothing to do
-    again = simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3, seat_rotation=False)
+    again = simulate(2, 6, spec, seed=3, out=tmp_path / "run", seat_rotation=False, execution=Execution(chunk_size=3))
     assert again.n_games == 6
     # the weight file edited: the run is a different run
     wfile.write_text("[calm]\nbase = 'greedy'\nweights = { denial = 0.7 }\n", encoding="utf-8")
     with pytest.raises(RunError, match=r"different run \(resolved_strategies\..*calm\.weights\.denial: 0\.5 -> 0\.7\)"):
-        simulate(2, 6, spec, seed=3, out=tmp_path / "run", chunk_size=3, seat_rotation=False)
+        simulate(2, 6, spec, seed=3, out=tmp_path / "run", seat_rotation=False, execution=Execution(chunk_size=3))
     line = one_error_line(cli.invoke(main, ["simulate", "-n", "2", "--games", "6", "--strategies", spec,
                                             "--seed", "3", "--chunk-size", "3", "--jobs", "1",
                                             "--out", str(tmp_path / "run"), "--quiet", "--no-seat-rotation"]))
@@ -621,8 +621,10 @@ def test_runs_with_a_custom_strategy_in_worker_processes(tmp_path):
     bot = tmp_path / "bot.py"
     bot.write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     spec = f"{bot}:Cautious,greedy,random"
-    one = simulate(3, 8, spec, seed=2, out=tmp_path / "one", chunk_size=4, seat_rotation=True, jobs=1)
-    two = simulate(3, 8, spec, seed=2, out=tmp_path / "two", chunk_size=4, seat_rotation=True, jobs=2)
+    one = simulate(3, 8, spec, seed=2, out=tmp_path / "one", seat_rotation=True,
+                   execution=Execution(chunk_size=4, jobs=1))
+    two = simulate(3, 8, spec, seed=2, out=tmp_path / "two", seat_rotation=True,
+                   execution=Execution(chunk_size=4, jobs=2))
     key = ["game_id", "seat"]
     a = one.seats.sort_values(key).reset_index(drop=True)
     b = two.seats.sort_values(key).reset_index(drop=True)
@@ -631,7 +633,8 @@ def test_runs_with_a_custom_strategy_in_worker_processes(tmp_path):
     # the custom file changed: resuming is refused
     bot.write_text(bot.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     with pytest.raises(RunError, match="different run .*sha256"):
-        simulate(3, 8, spec, seed=2, out=tmp_path / "one", chunk_size=4, seat_rotation=True, jobs=1)
+        simulate(3, 8, spec, seed=2, out=tmp_path / "one", seat_rotation=True,
+                 execution=Execution(chunk_size=4, jobs=1))
 
 
 # ---------------------------------------------------------------------------------------------

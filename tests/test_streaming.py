@@ -21,7 +21,7 @@ import analysis.variants as V
 import inmemory_oracle as O
 from evora_sim.compact import compact
 from evora_sim.manifest import chunk_file, forget_chunks, read_manifest, write_manifest
-from evora_sim.runner import RunError, TableTooLarge, open_run, simulate
+from evora_sim.runner import Execution, RunError, TableTooLarge, open_run, simulate
 
 GAMES4 = 1200                  # seeds of the small four-player run (x 4 rotations)
 ACCEPTANCE_SEEDS = int(os.environ.get("EVORA_ORACLE_SEEDS", "10000"))
@@ -43,10 +43,10 @@ def same(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("stream")
-    a = simulate(4, GAMES4, "greedy(plan=action),random,majority,random", seed=5, out=base / "p4",
-                 chunk_size=max(GAMES4 // 6, 1), command="test p4", compact=False)
-    b = simulate(2, 400, "greedy(plan=action),random", seed=6, out=base / "p2", chunk_size=100,
-                 command="test p2", compact=False)
+    a = simulate(4, GAMES4, "greedy(plan=action),random,majority,random", seed=5, out=base / "p4", compact=False,
+                 execution=Execution(chunk_size=max(GAMES4 // 6, 1), command="test p4"))
+    b = simulate(2, 400, "greedy(plan=action),random", seed=6, out=base / "p2", compact=False,
+                 execution=Execution(chunk_size=100, command="test p2"))
     return base, [a.out, b.out]
 
 
@@ -56,8 +56,8 @@ def acceptance_run(tmp_path_factory):
     suite, 200,000 with the issue's EVORA_ORACLE_SEEDS=50000."""
     out = tmp_path_factory.mktemp("acceptance") / "p4"
     return simulate(4, ACCEPTANCE_SEEDS, "greedy(plan=action),random,majority(plan=action),random", seed=7,
-                    out=out, chunk_size=max(ACCEPTANCE_SEEDS // 10, 1), command="test acceptance",
-                    compact=False).out
+                    out=out, compact=False,
+                    execution=Execution(chunk_size=max(ACCEPTANCE_SEEDS // 10, 1), command="test acceptance")).out
 
 
 def check_against_oracle(paths, allow_partial=False):
@@ -101,14 +101,15 @@ def test_compare_equals_the_in_memory_analysis(runs):
     base, (p4, _) = runs
     # the same seeds with another field: paired by seed (a run compared with an identical one
     # has no variation at all, where rounding decides between p = 1 and "no p")
-    other = simulate(4, GAMES4, "greedy(plan=action),random,random,random", seed=5,
-                     out=base / "p4b", chunk_size=max(GAMES4 // 4, 1), command="test p4b", compact=False)
+    other = simulate(4, GAMES4, "greedy(plan=action),random,random,random", seed=5, out=base / "p4b", compact=False,
+                     execution=Execution(chunk_size=max(GAMES4 // 4, 1), command="test p4b"))
     a, b = open_run(p4), open_run(other.out)
     new, info = V.compare(V.game_data(a), V.game_data(b))
     assert info["paired"]
     same(new, O.compare(a, b)[0], "compare, paired")
-    two = simulate(4, GAMES4 // 2, "greedy(plan=action),random,majority,random", seed=99,
-                   out=base / "p4c", chunk_size=max(GAMES4 // 5, 1), command="test p4c", compact=False)
+    two = simulate(4, GAMES4 // 2, "greedy(plan=action),random,majority,random", seed=99, out=base / "p4c",
+                   compact=False,
+                   execution=Execution(chunk_size=max(GAMES4 // 5, 1), command="test p4c"))
     c = open_run(two.out)
     same(V.compare(V.game_data(a), V.game_data(c))[0], O.compare(a, c)[0], "compare, independent")
 
@@ -145,9 +146,10 @@ def test_a_partial_run_gives_the_oracle_numbers(runs, tmp_path):
 
 def test_compaction_keeps_resume_intact(tmp_path):
     out = tmp_path / "run"
-    simulate(2, 120, "random", seed=2, out=out, chunk_size=20, command="c", compact=False)
+    simulate(2, 120, "random", seed=2, out=out, compact=False, execution=Execution(chunk_size=20, command="c"))
     whole = open_run(out).seats
-    simulate(2, 120, "random", seed=2, out=tmp_path / "half", chunk_size=20, command="c", compact=False)
+    simulate(2, 120, "random", seed=2, out=tmp_path / "half", compact=False,
+             execution=Execution(chunk_size=20, command="c"))
     # a run stopped after 3 of 6 chunks, compacted, then resumed, equals the uninterrupted run
     m = read_manifest(tmp_path / "half")
     forget_chunks(m, [3, 4, 5])
@@ -156,7 +158,8 @@ def test_compaction_keeps_resume_intact(tmp_path):
     assert done.chunks == 3 and done.skipped == {}
     m = read_manifest(tmp_path / "half")
     assert m["version"] == 3 and sorted(m["parts"]["0"]["chunks"]) == [0, 1, 2]
-    again = simulate(2, 120, "random", seed=2, out=tmp_path / "half", chunk_size=20, command="c", compact=False)
+    again = simulate(2, 120, "random", seed=2, out=tmp_path / "half", compact=False,
+                     execution=Execution(chunk_size=20, command="c"))
     pd.testing.assert_frame_equal(again.seats, whole)
     # compacting again packs only the loose chunks into a new part; the first part stays
     before = (tmp_path / "half" / "seats" / "part-000000.parquet").read_bytes()
@@ -166,13 +169,13 @@ def test_compaction_keeps_resume_intact(tmp_path):
     pd.testing.assert_frame_equal(open_run(tmp_path / "half").seats, whole)
     # a rerun of the finished, compacted run plays nothing and changes nothing
     state = {p: p.read_bytes() for p in (tmp_path / "half").rglob("*.parquet")}
-    simulate(2, 120, "random", seed=2, out=tmp_path / "half", chunk_size=20, command="c")
+    simulate(2, 120, "random", seed=2, out=tmp_path / "half", execution=Execution(chunk_size=20, command="c"))
     assert {p: p.read_bytes() for p in (tmp_path / "half").rglob("*.parquet")} == state
 
 
 def test_a_damaged_part_is_named_and_played_again(tmp_path):
     out = tmp_path / "run"
-    simulate(2, 60, "random", seed=3, out=out, chunk_size=20, command="c", compact=True)
+    simulate(2, 60, "random", seed=3, out=out, compact=True, execution=Execution(chunk_size=20, command="c"))
     whole = open_run(out).seats
     part = out / "cards" / "part-000000.parquet"
     raw = bytearray(part.read_bytes())
@@ -181,7 +184,8 @@ def test_a_damaged_part_is_named_and_played_again(tmp_path):
     with pytest.raises(RunError, match=r"part 0 .*cards/part-000000.parquet differs"):
         T.scan(T.open_runs([out]))
     notices = []
-    again = simulate(2, 60, "random", seed=3, out=out, chunk_size=20, command="c", notice=notices.append)
+    again = simulate(2, 60, "random", seed=3, out=out,
+                     execution=Execution(chunk_size=20, command="c", notice=notices.append))
     assert notices and "played again" in notices[0]
     pd.testing.assert_frame_equal(again.seats, whole)
 
@@ -190,7 +194,7 @@ def test_an_interrupted_compaction_leaves_the_chunks_in_charge(tmp_path, monkeyp
     import evora_sim.compact as C
 
     out = tmp_path / "run"
-    simulate(2, 60, "random", seed=4, out=out, chunk_size=20, command="c", compact=False)
+    simulate(2, 60, "random", seed=4, out=out, compact=False, execution=Execution(chunk_size=20, command="c"))
     whole = open_run(out).seats
 
     def crash(*a, **k):
@@ -263,7 +267,7 @@ def test_evora_compact_on_the_command_line(tmp_path):
     from cli_results import ok, one_error_line
 
     out = tmp_path / "run"
-    simulate(2, 60, "random", seed=5, out=out, chunk_size=20, command="c", compact=False)
+    simulate(2, 60, "random", seed=5, out=out, compact=False, execution=Execution(chunk_size=20, command="c"))
     whole = open_run(out).seats
     cli = CliRunner()
     assert "3 chunks packed into 1 new part; 3 -> 1 files per table" in ok(cli.invoke(main, ["compact", str(out)]))

@@ -53,9 +53,10 @@ def test_tension_counted_by_the_loop_matches_the_rounds_replayed(n, field):
 
 
 def test_tension_columns_in_the_games_table(tmp_path):
-    from evora_sim.runner import simulate
+    from evora_sim.runner import Execution, simulate
 
-    run = simulate(3, 6, "greedy(plan=action),random,random", seed=2, out=tmp_path / "r", chunk_size=3)
+    run = simulate(3, 6, "greedy(plan=action),random,random", seed=2, out=tmp_path / "r",
+                   execution=Execution(chunk_size=3))
     g = run.games
     assert {"lead_changes", "comeback", "winner_led_from", "decided_last_round"} <= set(g.columns)
     assert (g["winner_led_from"].between(1, g["rounds"])).all()

@@ -17,16 +17,16 @@ from click.testing import CliRunner
 from evora_sim.cli import main
 from evora_sim.fsutil import MARKER, MARKER_FORMAT
 from evora_sim.manifest import MANIFEST, chunk_file
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 from cli_results import ok, one_error_line
 from test_data_safety import cli, files_in  # noqa: F401  (cli: the fixture)
 
-RUN = dict(players=2, games=12, strategies="greedy(plan=action),random", seed=5, chunk_size=4, jobs=1,
-           seat_rotation=False)
+RUN = dict(players=2, games=12, strategies="greedy(plan=action),random", seed=5, seat_rotation=False)
+HOW = Execution(chunk_size=4, jobs=1)
 
 
 def sim_args(out, **kw):
-    cfg = {**RUN, **kw}
+    cfg = {**RUN, "chunk_size": HOW.chunk_size, **kw}
     return ["simulate", "-n", str(cfg["players"]), "--seeds", str(cfg["games"]), "--strategies", cfg["strategies"],
             "--seed", str(cfg["seed"]), "--chunk-size", str(cfg["chunk_size"]), "--jobs", "1", "--out", str(out),
             "-q", "--no-seat-rotation"]
@@ -36,7 +36,7 @@ def sim_args(out, **kw):
 def made(tmp_path_factory) -> Path:
     """A finished run of three chunks, played once; each test changes a copy (``run``)."""
     folder = tmp_path_factory.mktemp("untrusted") / "run"
-    simulate(**RUN, out=folder)
+    simulate(**RUN, out=folder, execution=HOW)
     return folder
 
 

@@ -21,21 +21,21 @@ import pytest
 from evora_sim.cli import main
 from evora_sim.manifest import MANIFEST, chunk_file, file_record
 from evora_sim.rules import load_rules
-from evora_sim.runner import RunError, simulate
+from evora_sim.runner import Execution, RunError, simulate
 from cli_results import ok, one_error_line
 from test_data_safety import cli, files_in  # noqa: F401  (cli: the fixture)
 
 TINY = ["--players", "2", "--games", "10", "--teacher", "mcts(iterations=20)", "--duel-games", "8",
         "--jobs", "1", "--start", "cardheights"]
-RUN = dict(players=2, games=12, strategies="greedy(plan=action),random", seed=5, chunk_size=6, jobs=1,
-           seat_rotation=False)
+RUN = dict(players=2, games=12, strategies="greedy(plan=action),random", seed=5, seat_rotation=False)
+HOW = Execution(chunk_size=6, jobs=1)
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> Path:
     """A finished 2-player run of two chunks, played once; tests change copies of it."""
     folder = tmp_path_factory.mktemp("guard") / "run"
-    simulate(**RUN, out=folder)
+    simulate(**RUN, out=folder, execution=HOW)
     return folder
 
 

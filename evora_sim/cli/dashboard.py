@@ -43,8 +43,7 @@ from .group import check_out_arg, examples
 @click.option("--compare", "compare", is_flag=True,
               help="RUN_A RUN_B: compare them as evora compare does (paired by seed when they hold the same "
                    "seeded games); the page opens on RUN_A.")
-def dashboard(runs, port, host, export, no_browser, allow_partial, players, variant, strategy, seat, winner,
-              decided_by, last_round, end_trigger, ranges, associations, decomposition, compare):
+def dashboard(runs, port, host, export, no_browser, allow_partial, associations, decomposition, compare, **filters):
     """Explore run folders in the browser: every view of the report (seats and the seat unfairness,
     strategies, card and space associations, game length, margins, lead changes, majorities, where
     the seats' wins were decided, the matching games with their replay logs) for the games a set
@@ -52,7 +51,8 @@ def dashboard(runs, port, host, export, no_browser, allow_partial, players, vari
     folders of runs (evora run's output, a sweep, a skill ladder, an explain folder: each run,
     rung, sweep point or arm a group). Served on this machine only unless --host says otherwise;
     --export writes one page and needs no server."""
+    # ``filters``: the "Start with ..." options (--players to --range), the first slice of games
     from . import dashboard_work  # lazy: the dashboard's statistics and panel, 3 s (measured); not for --help
 
-    dashboard_work.dashboard(runs, port, host, export, no_browser, allow_partial, players, variant, strategy, seat, winner,
-                                 decided_by, last_round, end_trigger, ranges, associations, decomposition, compare)
+    dashboard_work.dashboard(runs, filters, port, host, export, no_browser, allow_partial, associations, decomposition,
+                             compare)

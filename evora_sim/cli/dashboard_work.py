@@ -69,15 +69,17 @@ def _check_choice(option: str, value, allowed) -> None:
         raise UserError(f"{option} {value}: the runs hold {', '.join(map(str, allowed)) or 'none'}")
 
 
-def dashboard(runs, port, host, export, no_browser, allow_partial, players, variant, strategy, seat, winner,
-              decided_by, last_round, end_trigger, ranges, associations, decomposition, compare):
-    """The command ``evora dashboard``, every argument checked before a page is made."""
+def dashboard(runs, filters: dict, port, host, export, no_browser, allow_partial, associations, decomposition,
+              compare):
+    """The command ``evora dashboard``, every argument checked before a page is made. ``filters``:
+    the first slice's options, by the names of :class:`Slice`'s fields (``ranges`` as typed)."""
     if export:
         _check_export(export)
     else:
         _check_port(host, port)
-    sl = Slice(players=players, variant=variant, strategy=strategy, seat=seat, winner=winner, decided_by=decided_by,
-               last_round=last_round, end_trigger=end_trigger, ranges=tuple(_range(r) for r in ranges))
+    sl = Slice(**{**filters, "ranges": tuple(_range(r) for r in filters["ranges"])})
+    players, variant, strategy, seat = sl.players, sl.variant, sl.strategy, sl.seat
+    winner, decided_by, end_trigger = sl.winner, sl.decided_by, sl.end_trigger
     if seat is not None and strategy is None:
         raise UserError("--seat narrows --strategy (the seat it sits in); give --strategy too")
     if compare and len(runs) != 2:

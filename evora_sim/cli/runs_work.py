@@ -5,6 +5,7 @@ statistics take about 3 s to import (measured), which their ``--help`` does not 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -54,19 +55,32 @@ def settle_size(kw: dict, max_games=None) -> int | None:
     return -(-_whole(max_games, "--max-games") // (1 if games is None else rotations))
 
 
-def run_experiment(n_players, seeds, spec, seed, jobs, out, seat_rotation, rules_path, backend,
-                   scheduler, chunk_size, quiet, overrides=(), rules=None, decision_timeout=None):
-    """Check every argument, then run; user mistakes become one-line errors."""
-    if rules is None:
-        rules = load_rules_arg(rules_path, overrides)
+def command_line() -> str:
+    """The command as typed, which a run's manifest records."""
+    return "evora " + " ".join(sys.argv[1:])
+
+
+def execution_of(kw: dict) -> runner.Execution:
+    """How a command's runs are played, from its options (:func:`runs.run_options`)."""
+    return runner.Execution(jobs=kw["jobs"], backend=kw["backend"], scheduler=kw["scheduler"],
+                            chunk_size=kw["chunk_size"], quiet=kw["quiet"], command=command_line(),
+                            decision_timeout=kw.get("decision_timeout"))
+
+
+def run_experiment(n_players, seeds, spec, seed, out, seat_rotation, rules, execution: runner.Execution):
+    """Check the players against ``rules``, then run; user mistakes become one-line errors."""
     check_players_arg(n_players, rules)
-    command = "evora " + " ".join(sys.argv[1:])
     with playing(out):
         warn_other_rules(runner.resolve_strategies(spec, n_players), rules)
-        return runner.simulate(n_players, seeds, spec, seed=seed, out=out, jobs=jobs,
-                        seat_rotation=seat_rotation, rules=rules, backend=backend,
-                        scheduler=scheduler, chunk_size=chunk_size, quiet=quiet, command=command,
-                        decision_timeout=decision_timeout)
+        return runner.simulate(n_players, seeds, spec, seed=seed, out=out, seat_rotation=seat_rotation, rules=rules,
+                               execution=execution)
+
+
+def run_options_experiment(kw: dict, rules, out=None):
+    """``run_experiment`` with a command's options (:func:`runs.run_options`), into ``out``
+    (default: its ``--out``)."""
+    return run_experiment(kw["n_players"], kw["seeds"], kw["spec"], kw["seed"], kw["out"] if out is None else out,
+                          kw["seat_rotation"], rules, execution_of(kw))
 
 
 def play_until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
@@ -79,13 +93,11 @@ def play_until_ci(arms, kw, until_ci, max_seeds, ci_metrics, command):
     try:
         metrics = parse_ci_metrics(ci_metrics)
         seeds = kw["seeds"]
+        execution = replace(execution_of(kw), jobs=-1 if kw["jobs"] is None else kw["jobs"], command=command)
         record = run_until_ci(arms, kw["n_players"], kw["spec"], initial_games=seeds,
                               max_games=max_seeds if max_seeds is not None else 32 * seeds,
                               width=until_ci, metrics=metrics, seed=kw["seed"],
-                              seat_rotation=kw["seat_rotation"], chunk_size=kw["chunk_size"],
-                              jobs=(-1 if kw["jobs"] is None else kw["jobs"]), quiet=kw["quiet"],
-                              command=command, backend=kw["backend"], scheduler=kw["scheduler"],
-                              on_look=on_look, decision_timeout=kw.get("decision_timeout"))
+                              seat_rotation=kw["seat_rotation"], on_look=on_look, execution=execution)
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:
@@ -114,11 +126,11 @@ def simulate(until_ci=None, max_games=None, ci_metrics="seats", **kwargs):
     check_until(until_ci, max_seeds, kwargs["seeds"])
     if until_ci is not None:
         _, text = play_until_ci([(kwargs["out"], rules)], kwargs, until_ci, max_seeds, ci_metrics,
-                                "evora " + " ".join(sys.argv[1:]))
+                                command_line())
         click.echo(text)
         result = runner.open_run(kwargs["out"])
     else:
-        result = run_experiment(**kwargs, rules=rules)
+        result = run_options_experiment(kwargs, rules)
     games = result.n_games
     click.echo(f"{games} games in {result.out} (tables: games, seats, cards, spaces)")
 
@@ -156,21 +168,18 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
         rungs = ladderplan.default_ladder(top)[:-1]
         ladder = skill_work.prepare_ladder(ladder_dir, top, rungs, seed, rules, None, None, SHORT_BUDGET, jobs, quiet)
     dirs = []
+    execution = runner.Execution(jobs=jobs, quiet=quiet, command=command_line())
     for n, spec, folder, seeds in plan:
         if not quiet:
             rot = rotations[n]
             click.echo(f"{n} players: {seeds * rot:,} games ({seeds:,} seeds x {rot} seat rotation"
                        f"{'s' if rot > 1 else ''}) of {spec} -> {folder}", err=True)
-        run_experiment(n_players=n, seeds=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
-                       seat_rotation=seat_rotation, rules_path=rules_path, backend="loky", scheduler=None,
-                       chunk_size=None, quiet=quiet, rules=rules)
+        run_experiment(n, seeds, spec, seed, folder, seat_rotation, rules, execution)
         dirs.append(folder)
     for n, spec, folder, seeds in experts:
         if not quiet:
             click.echo(f"{n} players, strong play: {seeds:,} games of the {spec} in every seat -> {folder}", err=True)
-        run_experiment(n_players=n, seeds=seeds, spec=spec, seed=seed, jobs=jobs, out=folder,
-                       seat_rotation=False, rules_path=rules_path, backend="loky", scheduler=None,
-                       chunk_size=None, quiet=quiet, rules=rules)
+        run_experiment(n, seeds, spec, seed, folder, False, rules, execution)
     if ladder is not None:
         skill_work.play_ladder(ladder_dir, ladder, rules, jobs, quiet=quiet)
     path = analyse_work.write_report(dirs, report_dir, option="--report-dir", ladder_dir=ladder_dir,
@@ -188,7 +197,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
         the_plan = plan(list(params), kw["rules_path"], kw["overrides"])
     except RulesError as exc:
         raise UserError(str(exc)) from None
-    command = "evora " + " ".join(sys.argv[1:])
+    command = command_line()
     out = Path(kw["out"])
     try:
         runner.check_jobs(kw["jobs"])
@@ -213,7 +222,7 @@ def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=
         for folder, rules in arms:
             if not kw["quiet"]:
                 click.echo(f"{Path(folder).name}", err=True)
-            run_experiment(**{**kw, "out": folder}, rules=rules)
+            run_options_experiment(kw, rules, out=folder)
     keys = [k for k, _ in the_plan["params"]]
     try:
         # read here: the sweep's runs were written on this machine, and the workers that played

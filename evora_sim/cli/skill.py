@@ -47,8 +47,7 @@ from .group import check_out_arg, examples, jobs_option, min_effect_option, set_
 @click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://HOST:8786.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines or bars.")
 @min_effect_option
-def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
-          overrides=(), backend="loky", scheduler=None, quiet=False, explain_seeds=0, min_effect=1.0):
+def skill(**options):
     """Play the same seeds at every rung of a skill ladder (every seat filled by the rung's
     players), measure the rungs' strength in duels at the ladder's player count (the seats
     split between two rungs), and write a report whose Skill section says, finding by finding,
@@ -56,5 +55,4 @@ def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, re
     interrupted ladder."""
     from . import skill_work  # lazy: the runner, the ladder and the experiments, 2.5 s (measured); --help needs none
 
-    skill_work.skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
-                     overrides, backend, scheduler, quiet, explain_seeds, min_effect)
+    skill_work.skill(skill_work.SkillOptions(**options))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -29,11 +30,37 @@ from . import analyse_work
 from .group import UserError, check_backend, check_players_arg, load_rules_arg, playing
 
 
-def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, report_dir, rules_path,
-          overrides=(), backend="loky", scheduler=None, quiet=False, explain_seeds=0, min_effect=1.0):
+@dataclass(frozen=True)
+class SkillOptions:
+    """What ``evora skill`` was asked, option by option (the names of its options' parameters),
+    handed to the work as one value rather than sixteen positions."""
+
+    n_players: int
+    ladder_text: str | None
+    games: int | None
+    duel_games: int | None
+    budget: float
+    seed: int
+    jobs: int
+    out: str
+    report_dir: str
+    rules_path: str | None
+    overrides: tuple
+    backend: str
+    scheduler: str | None
+    quiet: bool
+    explain_seeds: int
+    min_effect: float
+
+
+def skill(options: SkillOptions):
     """The command ``evora skill``, its arguments checked before any game."""
-    rules = load_rules_arg(rules_path, overrides)
-    n = check_players_arg(n_players, rules)
+    games, duel_games, budget, seed, jobs, out = (options.games, options.duel_games, options.budget, options.seed,
+                                                  options.jobs, options.out)
+    backend, scheduler, quiet = options.backend, options.scheduler, options.quiet
+    explain_seeds, report_dir = options.explain_seeds, options.report_dir
+    rules = load_rules_arg(options.rules_path, options.overrides)
+    n = check_players_arg(options.n_players, rules)
     for value, option in ((games, "--games"), (duel_games, "--duel-games")):
         if value is not None and value < 1:
             raise UserError(f"{option} must be a positive whole number, got {value}")
@@ -42,14 +69,14 @@ def skill(n_players, ladder_text, games, duel_games, budget, seed, jobs, out, re
                         f"got {budget}")
     check_backend(backend, scheduler)
     analyse_work.check_report_dir(report_dir, "--report-dir")
-    rungs = parse_rungs(ladder_text, n)
+    rungs = parse_rungs(options.ladder_text, n)
     check_explain_seeds(explain_seeds, games)          # before any pilot when --games says the size
     plan = prepare_ladder(Path(out), n, rungs, seed, rules, games, duel_games, budget, jobs, quiet)
     check_explain_seeds(explain_seeds, plan.seeds)
     play_ladder(Path(out), plan, rules, jobs, backend, scheduler, quiet)
     if explain_seeds:
         explain_rungs(Path(out), plan, explain_seeds, jobs, backend, scheduler, quiet)
-    path = analyse_work.write_ladder_report(out, report_dir, option="--report-dir", min_effect=min_effect,
+    path = analyse_work.write_ladder_report(out, report_dir, option="--report-dir", min_effect=options.min_effect,
                                backend="dask" if backend == "dask" else "local", scheduler=scheduler)
     click.echo(f"report: {path / 'report.html'}")
 

@@ -179,18 +179,16 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw, 
         seat_compensation.check_budget(n, kw["budget"], iterations, final_seeds)
         field = field_names(fields[n], n)
         rungs = parse_rungs(confirm_at, n) if confirm_at is not None else []
-        doc = seat_compensation.compensation_doc(n, field, kw["budget"], iterations, confirm, kw["seed"], kw["rules_path"],
-                               kw["overrides"], final_seeds, rungs)
-        search.check_search_folder(Path(kw["out"]), doc)
+        plan = seat_compensation.Compensation(n, tuple(field), kw["budget"], iterations, confirm, kw["seed"],
+                                              kw["rules_path"], tuple(kw["overrides"]), final_seeds, tuple(rungs))
+        search.check_search_folder(Path(kw["out"]), plan.doc())
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None
     backend = backend_from(kw)
     command = "evora " + " ".join(sys.argv[1:])
     try:
-        result = seat_compensation.run_compensation(n, field, kw["budget"], kw["out"], iterations=iterations, confirm_seeds=confirm,
-                                  seed=kw["seed"], rules_path=kw["rules_path"], overrides=kw["overrides"],
-                                  backend=backend, command=command, notice=_notice(kw["quiet"]),
-                                  final_seeds=final_seeds, confirm_at=rungs)
+        result = seat_compensation.run_compensation(plan, kw["out"], backend=backend, command=command,
+                                                    notice=_notice(kw["quiet"]))
     except (RunError, StrategyError) as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:

@@ -21,7 +21,7 @@ from ..fsutil import own_path
 from ..manifest import RunError
 from ..progress import Locked, Relay, Sent, bar
 from ..rules import Rules
-from ..runner import MANIFEST, RunResult, read_manifest, simulate
+from ..runner import MANIFEST, Execution, RunResult, read_manifest, simulate
 
 
 @dataclass(frozen=True)
@@ -96,9 +96,9 @@ def _played(folder: str) -> int:
 def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, command: str,
           progress=None) -> FirstSeeds:
     run = simulate(arm.players, max(seeds, _played(arm.folder)), list(arm.strategies), seed=run_seed,
-                   out=arm.folder, jobs=1, seat_rotation=arm.seat_rotation, rules=arm.rules, chunk_size=chunk,
-                   quiet=True, command=command, backend=backend.backend, scheduler=backend.scheduler, extend=True,
-                   progress=progress)
+                   out=arm.folder, seat_rotation=arm.seat_rotation, rules=arm.rules, extend=True,
+                   execution=Execution(jobs=1, backend=backend.backend, scheduler=backend.scheduler, chunk_size=chunk,
+                                       quiet=True, command=command, progress=progress))
     return FirstSeeds(run, seeds)
 
 

@@ -44,8 +44,10 @@ with the compensation; ``--rules`` reads it).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -105,30 +107,47 @@ def check_budget(players: int, budget: int, iterations: int, final_seeds: int = 
                        "or more, or fewer --iterations")
 
 
-def compensation_doc(players: int, field: list[str], budget: int, iterations: int, confirm_seeds: int,
-                     seed: int, rules_path=None, overrides=(), final_seeds: int = 0, confirm_at=()) -> dict:
-    """The search file of a compensation: everything that decides its result (``final_seeds``
-    and ``confirm_at`` only when given, so folders made before they existed resume)."""
-    config = {"players": players, "field": list(field),
-              "base_rules_hash": base_rules(rules_path, overrides).hash, "rules_file": rules_path,
-              "set": list(overrides), "budget": budget, "iterations": iterations,
-              "confirm_seeds": confirm_seeds, "seed": seed}
-    if final_seeds:
-        config["final_seeds"] = final_seeds
-    if confirm_at:
-        config["confirm_at"] = list(confirm_at)
-    return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
+@dataclass(frozen=True)
+class Compensation:
+    """Everything that decides a compensation's result, which its search file records: the
+    ``players`` and their ``field`` (a strategy per seat), the base rules (the shipped ones with
+    ``rules_path`` and ``overrides``), the seeds (``budget`` over the ``iterations``, a final run
+    of ``final_seeds`` of its own, ``confirm_seeds`` fresh ones to confirm on), the search
+    ``seed``, and the rungs it is also confirmed at (``confirm_at``, weakest first)."""
+
+    players: int
+    field: tuple
+    budget: int
+    iterations: int = 4
+    confirm_seeds: int = 10_000
+    seed: int = 1
+    rules_path: str | None = None
+    overrides: tuple = ()
+    final_seeds: int = 0
+    confirm_at: tuple = ()
+
+    def doc(self) -> dict:
+        """The search file (``final_seeds`` and ``confirm_at`` only when given, so folders made
+        before they existed resume)."""
+        config = {"players": self.players, "field": list(self.field),
+                  "base_rules_hash": base_rules(self.rules_path, self.overrides).hash, "rules_file": self.rules_path,
+                  "set": list(self.overrides), "budget": self.budget, "iterations": self.iterations,
+                  "confirm_seeds": self.confirm_seeds, "seed": self.seed}
+        if self.final_seeds:
+            config["final_seeds"] = self.final_seeds
+        if self.confirm_at:
+            config["confirm_at"] = list(self.confirm_at)
+        return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
 
 
-def _estimate_at(out, name, current, seeds, run_seed, *, base, players, field, rules_path, overrides, backend,
-                 command, quiet=True):
+def _estimate_at(out, name, current, seeds, run_seed, *, plan: Compensation, base, backend, command, quiet=True):
     """Play ``current`` starting VP on ``seeds`` seeds into ``iterations/NAME`` and estimate the
     further offsets there; the estimate and the half-VP values it rounds to (smallest 0)."""
-    rules = _with_start(base, current, rules_path, overrides)
-    run = play_arms([Arm(str(out / "iterations" / name), players, tuple(field), rules)], seeds, run_seed,
+    rules = _with_start(base, current, plan.rules_path, plan.overrides)
+    run = play_arms([Arm(str(out / "iterations" / name), plan.players, tuple(plan.field), rules)], seeds, run_seed,
                     min(seeds, 5000), backend, command, quiet=quiet, root=out)[0]
-    games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
-                             rules.half_points(players))
+    games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), plan.players,
+                             rules.half_points(plan.players))
     return step(games, current, ALPHA)
 
 
@@ -139,28 +158,25 @@ def _history_row(it, stage, current, seeds, players, est, nxt) -> dict:
             **{f"total_seat{k}": relative[k] for k in range(players)}, "next_start_vp": start_vp_text(nxt)}
 
 
-def run_compensation(players: int, field: list[str], budget: int, out, *, iterations: int = 4,
-                     confirm_seeds: int = 10_000, seed: int = 1, rules_path=None, overrides=(),
-                     backend: Backend = Backend(), command: str = "", notice=None, final_seeds: int = 0,
-                     confirm_at=()) -> dict:
+def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), command: str = "", notice=None) -> dict:
     """Fit (the iterations, the final run), confirm at the fitting field against the base rules,
-    then, with ``confirm_at`` (rungs, weakest first), play the compensation at every rung on the
+    then, with ``plan.confirm_at`` (rungs, weakest first), play the compensation at every rung on the
     confirmation's fresh seeds (:mod:`.confirm`): where it holds."""
+    players, field, iterations, seed = plan.players, plan.field, plan.iterations, plan.seed
+    confirm_seeds, final_seeds, confirm_at = plan.confirm_seeds, plan.final_seeds, plan.confirm_at
     out = Path(out)
-    base = base_rules(rules_path, overrides)
-    check_budget(players, budget, iterations, final_seeds)
-    seeds = (budget - final_seeds * players) // (iterations * players)
+    base = base_rules(plan.rules_path, plan.overrides)
+    check_budget(players, plan.budget, iterations, final_seeds)
+    seeds = (plan.budget - final_seeds * players) // (iterations * players)
     start = list(base.data["players"]["start_vp"][:players])
-    doc = compensation_doc(players, field, budget, iterations, confirm_seeds, seed, rules_path, overrides, final_seeds,
-                           confirm_at)
+    doc = plan.doc()
     stages = seed_stages(seed, seeds, iterations, final_seeds, confirm_seeds)
     check_fresh([(s, k) for name, s, k in stages if name != "confirmation"], (derive_seed(seed, 2), confirm_seeds),
                 "the confirmation")
     open_folder(out, doc)
     current = np.array(start, dtype=float)
     history = []
-    at = partial(_estimate_at, out, base=base, players=players, field=field, rules_path=rules_path,
-                 overrides=overrides, backend=backend, command=command, quiet=notice is None)
+    at = partial(_estimate_at, out, plan=plan, base=base, backend=backend, command=command, quiet=notice is None)
     for it in range(iterations):
         est, nxt = at(f"i{it}", current, seeds, derive_seed(seed, 4, it))
         history.append(_history_row(it, "iterate", current, seeds, players, est, nxt))
@@ -188,7 +204,7 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
                       "change_from_base": final[k] - start[k]} for k in range(players)]
     if notice is not None:
         notice(f"confirming the base rules and start VP {start_vp_text(final)} on {confirm_seeds:,} fresh seeds")
-    comp_rules = _with_start(base, final, rules_path, overrides)
+    comp_rules = _with_start(base, final, plan.rules_path, plan.overrides)
     arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
             Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
     runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command,
@@ -209,12 +225,12 @@ def run_compensation(players: int, field: list[str], budget: int, out, *, iterat
         ladder = [(r, tuple(field) if _same_players(r, field) else rung_field(r, players)) for r in confirm_at]
         same = {(i, 0): arms[1].folder for i, r in enumerate(confirm_at) if _same_players(r, field)}
         rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
-                                 confirm_seeds, derive_seed(seed, 2), backend, command, notice is None, root=out,
+                                 (derive_seed(seed, 2), confirm_seeds), backend, command, notice is None, root=out,
                                  reuse=same)
         lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
                   *rung_lines(rungs, "compensated", players)]
-    summary = _write(out, doc, command, pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation,
-                     lines, comp_rules, final, players, final_seeds, rungs, seed_table(stages))
+    tables = Tables(pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation, rungs, seed_table(stages))
+    summary = _write(out, doc, command, tables, lines, comp_rules, final, players, final_seeds)
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
             "comparison": cmp, "lines": lines, "summary": summary, "rungs": rungs}
 
@@ -309,10 +325,22 @@ def _excluded(comp: pd.DataFrame) -> str:
     return ("seat " if len(seats) == 1 else "seats ") + ", ".join(seats)
 
 
-def _write(out, doc, command, history, estimates, confirmation, lines, rules, final, players, final_seeds,
-           rungs=None, seeds=None) -> Path:
+class Tables(NamedTuple):
+    """A compensation's tables, each written to the summary: its iterations (``history``), the
+    offsets estimated, the ``confirmation`` on fresh seeds, and, when there are any, the
+    ``rungs`` it was confirmed at and the ``seeds`` of each stage."""
+
+    history: pd.DataFrame
+    estimates: pd.DataFrame
+    confirmation: pd.DataFrame
+    rungs: pd.DataFrame | None = None
+    seeds: pd.DataFrame | None = None
+
+
+def _write(out, doc, command, tables: Tables, lines, rules, final, players, final_seeds) -> Path:
     """``out/summary``; the rules file says "equalise" only when the confirmation supports it, and
     where it holds when it was confirmed at rungs."""
+    history, estimates, confirmation, rungs, seeds = tables
     final_dir = Path(out) / "summary"
     confirmed = confirms(confirmation)
     with atomic_folder(final_dir, SUMMARY_KIND) as tmp:

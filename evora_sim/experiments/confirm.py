@@ -64,11 +64,12 @@ def seed_table(stages) -> pd.DataFrame:
                           "seeds": seeds} for name, run_seed, seeds in stages])
 
 
-def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], seeds: int, run_seed: int,
+def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], fresh: tuple[int, int],
                backend: Backend = Backend(), command: str = "", quiet: bool = True, *, root,
                alpha: float = 0.05, paired_with: str | None = None, reuse: dict | None = None) -> pd.DataFrame:
     """A rung is a spec (:func:`parse_rungs`) or a (label, strategy per seat) pair.
-    Play every arm (label, rules) at every rung on seeds ``0 .. seeds - 1`` of ``run_seed`` into
+    Play every arm (label, rules) at every rung on the ``fresh`` seeds ((run seed, seeds), as
+    :func:`check_fresh` takes them): seeds ``0 .. seeds - 1`` of the run seed, into
     ``out/rN/<arm number>``; the table of :func:`analysis.confirm.seat_rows` with ``rung`` and
     ``label`` on every row, seats' intervals simultaneous over the seats and
     rungs. ``paired_with``: an arm's label; each other arm's seat unfairness is then compared
@@ -77,6 +78,7 @@ def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], s
     ``reuse``: {(rung, arm number): run folder} already played with these players, rules, seeds
     and run seed (the fitting field's own confirmation), grown or read instead of played again."""
     out = Path(out)
+    run_seed, seeds = fresh
     rungs = [(r, rung_field(r, players)) if isinstance(r, str) else (r[0], tuple(r[1])) for r in rungs]
     plan = [(i, rung, j, label, rules) for i, rung in enumerate(rungs) for j, (label, rules) in enumerate(arms)]
     reuse = reuse or {}

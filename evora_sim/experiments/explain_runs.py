@@ -289,8 +289,8 @@ def confirm_best(plan: Plan, out: Path, fair: pd.DataFrame, backend: Backend, co
     if notice is not None:
         notice(f"confirming the best fix, {best['arm']}, on {plan.confirm_seeds:,} fresh seeds at "
                f"{1 + len(plan.confirm_at)} rung(s)")
-    table = confirm_at_rungs(out / "confirm", plan.players, [own, *plan.confirm_at], arms, plan.confirm_seeds, fresh[0],
-                       backend, command, root=out, paired_with=RUN_RULES)
+    table = confirm_at_rungs(out / "confirm", plan.players, [own, *plan.confirm_at], arms, fresh, backend, command,
+                             root=out, paired_with=RUN_RULES)
     fair.loc[fair["arm"] == best["arm"], "confirmed"] = "confirmed" if fix_holds(table, best["arm"]) else "not confirmed"
     return table, fair
 

@@ -48,7 +48,7 @@ from ..fields import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, DEFAULT_TEACHER  # noqa:
 from ..fsutil import check_folder_kind, is_leftover, own_path, write_bytes_atomic
 from ..manifest import MAX_CHUNKS, MAX_GAMES, RunError
 from ..rules import Rules, load_rules
-from ..runner import check_jobs, simulate
+from ..runner import Execution, check_jobs, simulate
 from ..tomlfile import read_toml
 from .arms import Backend
 
@@ -211,10 +211,10 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
 def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
     """The teacher's self-play games, actions recorded (``out/teacher``, resumable)."""
     return simulate(plan.players, plan.games, [plan.teacher] * plan.players, seed=plan.seed,
-                    out=own_path(out, f"teacher-{plan.players}p", error=RunError), extend=True, jobs=jobs,
-                    seat_rotation=False, rules=plan.rules,
-                    chunk_size=TEACHER_CHUNK, quiet=quiet, command=command,
-                    backend=backend.backend, scheduler=backend.scheduler, record_actions=True)
+                    out=own_path(out, f"teacher-{plan.players}p", error=RunError), extend=True,
+                    seat_rotation=False, rules=plan.rules, record_actions=True,
+                    execution=Execution(jobs=jobs, backend=backend.backend, scheduler=backend.scheduler,
+                                        chunk_size=TEACHER_CHUNK, quiet=quiet, command=command))
 
 
 def _rows_of(players: int, rules: Rules, start, items):
