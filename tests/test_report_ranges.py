@@ -21,7 +21,6 @@ SQUARE = re.compile(rf"(?<![\w.])({NUM}){UNIT} \[({NUM}){UNIT}, ({NUM}){UNIT}\]"
 SHARE = re.compile(rf"(?<![\w.])({NUM})% \(({NUM})(?:–| to )({NUM})\)")
 
 STALE = {
-    "p4_field_1m/report.md": "made before issue 50's number formatting; the 1M-game run is to be made again",
 }
 
 
