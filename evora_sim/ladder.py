@@ -28,7 +28,7 @@ from strategies.registry import parse_spec
 from .ladderplan import Plan, duel_games_per_seed, duel_plan, own_folder, rung_members
 from .manifest import RunError
 from .runner import Execution, check_folder, make_config, play_chunk, simulate
-from .warmup import compile_now
+from . import warmup  # compile_now through the module: a test that stands in for it reaches this caller too
 
 DEFAULT_BUDGET = 15.0        # minutes
 MIN_SEEDS = 40               # the fewest seeds a rung plays when sized by the budget
@@ -99,7 +99,7 @@ def pilot(players: int, rungs: list, rules, seed: int, on_step=None, deadline: f
     duel seed's cost follows from its two members': :func:`duel_seed_cost`), after one warm-up
     game that loads the compiled driver. Past ``deadline`` (a time of ``clock``) it stops with
     :class:`PilotOverrun`, so the pilot never takes more than its share of the budget."""
-    compile_now()                              # loads the compiled driver into this process
+    warmup.compile_now()                       # loads the compiled driver into this process
     members = _duel_timings(rungs, players)
     steps = [(f"r{i + 1}", r, f"rung {i + 1} of {len(rungs)}: {r}") for i, r in enumerate(rungs)]
     steps += [(m, m, f"duel player {j + 1} of {len(members)}: {m}") for j, m in enumerate(members)]
@@ -168,6 +168,14 @@ def _ladder_cost(costs: dict, rungs: list, players: int, cores: int) -> tuple[tu
     duel_cost = sum(sum(v) / len(v) for v in pairs.values())      # a pair's seeds are shared by its members
     need = (MIN_SEEDS * rung_cost + MIN_DUEL_SEEDS * duel_cost) / (cores * EFFICIENCY) + RESERVE
     return (rung_cost, duel_cost), need
+
+
+def smallest_ladder(costs: dict, rungs: list, players: int, cores: int, spent: float = 0.0) -> tuple[int, int, float]:
+    """``size_to_budget``'s answer for the smallest ladder (``MIN_SEEDS`` a rung, ``MIN_DUEL_SEEDS``
+    a duel pair): what the default budget plays when it is too short for the ladder, so that the
+    command's own example runs on any machine rather than stopping at a budget nobody gave."""
+    _, need = _ladder_cost(costs, rungs, players, cores)
+    return MIN_SEEDS, MIN_DUEL_SEEDS, need / 60 + spent
 
 
 def size_to_budget(costs: dict, rungs: list, players: int, minutes: float, cores: int,

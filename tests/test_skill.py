@@ -808,6 +808,32 @@ def test_a_budget_too_short_is_refused_before_any_game_with_the_smallest_that_wo
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_default_budget_plays_the_smallest_ladder_when_15_minutes_are_too_short(tmp_path, monkeypatch, capsys):
+    """`evora skill --players 4`, the command's own example, once stopped at a budget nobody
+    gave: its 4-player duels made the default ladder need about 17 minutes on 2 cores. Without
+    --budget the smallest ladder is played, and said; a budget the user gives is still refused."""
+    import click
+    import evora_sim.ladder as ladder
+    from evora_sim import warmup
+    from evora_sim.cli.skill_work import prepare_ladder
+    from evora_sim.rules import load_rules
+
+    rungs = ["random", "greedy(plan=action)"]
+    costs = {"r1": 30.0, "r2": 30.0, **{d.key: 30.0 for d in ladder.duel_plan(rungs, 2, 1)}}
+    monkeypatch.setattr(ladder, "pilot", lambda *a, **k: dict(costs))
+    monkeypatch.setattr(warmup, "compile_now", lambda *a, **k: None)
+    rules = load_rules()
+    plan = prepare_ladder(tmp_path / "o", 2, rungs, 1, rules, None, None, None, 1)
+    assert (plan.seeds, plan.duel_seeds) == (ladder.MIN_SEEDS, ladder.MIN_DUEL_SEEDS)
+    said = capsys.readouterr().err
+    assert "the default budget of 15 minutes is too short" in said and "40 seeds a rung" in said, said
+    _, need = ladder._ladder_cost(costs, rungs, 2, 1)
+    assert plan.budget_minutes >= need / 60
+    with pytest.raises(click.ClickException, match="--budget 15 minutes is too short"):
+        prepare_ladder(tmp_path / "p", 2, rungs, 1, rules, None, None, 15.0, 1, quiet=True)
+    assert not (tmp_path / "p").exists()
+
+
 def test_the_pilot_stops_at_its_deadline_and_times_each_duel_player_once():
     """The pilot is bounded: past its deadline (an injected clock: no sleeping) it stops with the
     steps it had timed. A duel pair's cost comes from its two players' own games at the ladder's

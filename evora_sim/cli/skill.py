@@ -16,7 +16,7 @@ from .group import check_out_arg, examples, jobs_option, min_effect_option, set_
 @click.option("--ladder", "ladder_text", default=None, metavar="SPEC;SPEC;...",
               help="The rungs, weakest first, ';' between them; a rung is one strategy for every seat or a "
                    "field A,B,... with one per seat. Default: random; greedy(plan=action); the main job's "
-                   "field; mcts(iterations=100); mcts(iterations=400).")
+                   "field; expert; mcts(iterations=100); mcts(iterations=400).")
 @click.option("--games", type=int, default=None, metavar="N",
               help="Games per rung (seeds: a mixed field plays each seed once per seat rotation). Default: "
                    "as many as --budget allows.")
@@ -26,9 +26,10 @@ from .group import check_out_arg, examples, jobs_option, min_effect_option, set_
                    "seats rotated: a seed is 2 games at 2 players, 4 at 4 ([A,A,B,B]), 6 at 3 ([A,A,B] and "
                    "[A,B,B]); rounded up to whole seeds. Default: as many as --budget allows (about --games, "
                    "at least 20 seeds, when --games is given).")
-@click.option("--budget", type=float, default=15.0, show_default=True, metavar="MINUTES",
+@click.option("--budget", type=float, default=None, metavar="MINUTES",
               help="Without --games: the wall time the ladder may take here, report included; a timed pilot "
-                   "of every rung sizes it.")
+                   "of every rung sizes it. Default: 15 minutes, or the smallest ladder (40 seeds a rung, 20 a "
+                   "duel pair) when that takes longer on this machine (it says so).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The run seed, shared by every rung.")
 @click.option("--explain-seeds", "explain_seeds", type=int, default=0, show_default=True, metavar="N",
               help="Also explain every rung (evora explain): its first N seeds replayed under each rule change "

@@ -39,7 +39,7 @@ class SkillOptions:
     ladder_text: str | None
     games: int | None
     duel_games: int | None
-    budget: float
+    budget: float | None               # None: ladder.DEFAULT_BUDGET, or the smallest ladder when that is longer
     seed: int
     jobs: int
     out: str
@@ -64,7 +64,7 @@ def skill(options: SkillOptions):
     for value, option in ((games, "--games"), (duel_games, "--duel-games")):
         if value is not None and value < 1:
             raise UserError(f"{option} must be a positive whole number, got {value}")
-    if not (math.isfinite(budget) and 0 < budget <= MAX_BUDGET):
+    if budget is not None and not (math.isfinite(budget) and 0 < budget <= MAX_BUDGET):
         raise UserError(f"--budget must be a number of minutes above 0 and at most {MAX_BUDGET:g} (a week), "
                         f"got {budget}")
     check_backend(backend, scheduler)
@@ -114,9 +114,12 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
     cores = check_jobs(jobs)
     expected = None
     costs = {}
+    given = budget is not None
     if games is None or duel_games is None:
         say = (lambda line: click.echo(line, err=True)) if not quiet else None
         floor = smallest_budget(players, rungs, cores)
+        if not given:                        # the default must run: at least the smallest ladder
+            budget = max(ladder.DEFAULT_BUDGET, float(math.ceil(floor)))
         if budget < floor:
             need = math.ceil(floor)
             raise UserError(f"--budget {budget:g} minutes is too short for this ladder on {cores} core"
@@ -137,7 +140,17 @@ def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, 
                             f"{took:.1f} minutes, more than its {PILOT_SHARE:.0%} of the budget, and had timed "
                             f"{exc.done} of its {exc.total} steps; give --budget {need} or more, or --games") from None
         spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
-        seeds, duel_seeds, expected = ladder.size_to_budget(costs, rungs, players, budget, cores, spent)
+        try:
+            seeds, duel_seeds, expected = ladder.size_to_budget(costs, rungs, players, budget, cores, spent)
+        except RunError:
+            if given:
+                raise
+            seeds, duel_seeds, expected = ladder.smallest_ladder(costs, rungs, players, cores, spent)
+            budget = math.ceil(expected)
+            if say:
+                say(f"the default budget of {ladder.DEFAULT_BUDGET:g} minutes is too short for this ladder on {cores} "
+                    f"core{'s' if cores > 1 else ''}: playing the smallest one ({seeds} seeds a rung, {duel_seeds} a "
+                    f"duel pair), about {budget} minutes; give --budget or --games for a larger ladder")
     seeds = games if games is not None else seeds
     duel_seeds = -(-duel_games // per_seed) if duel_games is not None else (
         duel_seeds if games is None else default_duel_seeds(seeds, players))
