@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import names
+from . import labels
 from .cardvalue_stats import NOT_EXERCISED
-from .confirm import fix_quote
+from .confirm_stats import fix_quote
 from .explain_stats import confirmed_fixes, fairer_fixes, seat_words, why_sentence
-from .names import card_title
+from .labels import card_title
 from .numbers import PP, p_cell, p_text_words, pp, ranged
 from .playstates import TIMING_COLUMNS, timing_clause
 from .stats import FEW_CARD_PLAYS, MIN_EFFECT
@@ -477,19 +477,19 @@ def strongest_lines(top: pd.DataFrame, counts, experiment: dict | None = None, f
 def run_header(runs, rules: dict) -> tuple[str, list[tuple[str, str]]]:
     """The title and the header's rows: what differs from the default rules, the board, and per
     player count the strategies (with their plans), the games and the seating."""
-    diffs = names.rules_differences(rules)
+    diffs = labels.rules_differences(rules)
     strategies = list(dict.fromkeys(s for r in runs for s in r.manifest["config"]["strategies"]))
-    title = f"Évora balance report: {names.variant_title(rules)}; {', '.join(map(names.short_strategy, strategies))}"
+    title = f"Évora balance report: {labels.variant_title(rules)}; {', '.join(map(labels.short_strategy, strategies))}"
     if diffs:
-        rules_text = "; ".join(f"{k} = {names.value_text(v)} (default {names.value_text(d)})" for k, d, v in diffs)
+        rules_text = "; ".join(f"{k} = {labels.value_text(v)} (default {labels.value_text(d)})" for k, d, v in diffs)
     else:
         rules_text = "the default rules, unchanged"
     rows = [("Rules", rules_text),
-            ("Board", RECONSTRUCTION if names.board_is_default(rules) else OWN_BOARD)]
+            ("Board", RECONSTRUCTION if labels.board_is_default(rules) else OWN_BOARD)]
     for r in sorted(runs, key=lambda r: r.manifest["config"]["players"]):
         cfg = r.manifest["config"]
         info = cfg.get("resolved_strategies", {})
-        field_ = ", ".join(names.strategy_title(s, info.get(s)) for s in cfg["strategies"])
+        field_ = ", ".join(labels.strategy_title(s, info.get(s)) for s in cfg["strategies"])
         rot = int(cfg["players"]) if cfg["seat_rotation"] else 1
         done = sum(min(cfg["games"], (int(k) + 1) * cfg["chunk_size"]) - int(k) * cfg["chunk_size"]
                    for k in r.done_chunks())

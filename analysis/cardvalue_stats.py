@@ -42,8 +42,8 @@ from scipy import stats
 
 from . import numbers
 from .fairness import compare_fairness
-from .names import card_title
-from .search import paired_rate_difference
+from .labels import card_title
+from .search_stats import paired_rate_difference
 from .stats import ALPHA, holm
 
 POWER = 0.8            # the power behind the smallest detectable change that a table reports

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import names
-from .names import CATEGORY_LABELS
+from . import labels
+from .labels import CATEGORY_LABELS
 from .numbers import PP, p_cell, ranged
 from .playstates import MIN_PLAYS
 
@@ -80,7 +80,7 @@ def fairness(tests: pd.DataFrame) -> pd.DataFrame:
 
 def strategies(strat: pd.DataFrame, info: dict) -> pd.DataFrame:
     return _frame([{
-        PLAYERS: int(r["n_players"]), "Strategy": names.strategy_title(r["strategy"], info.get(r["strategy"])),
+        PLAYERS: int(r["n_players"]), "Strategy": labels.strategy_title(r["strategy"], info.get(r["strategy"])),
         "Seat-games": f"{int(r['seat_games']):,}", "Win rate (95% range)": _rate(r),
         "Fair share": _pct(r["fair_share"]), "Mean score (VP)": _mean(r, "mean_score", "score_lo", "score_hi"),
     } for _, r in strat.iterrows()])

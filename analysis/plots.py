@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .names import CATEGORY_LABELS
-from .skill import UNKNOWN
+from .labels import CATEGORY_LABELS
+from .skill_stats import UNKNOWN
 
 # labels are text, never maths: a strategy named '$\undefinedmacro$' (a file path, a weight-set
 # name) must print as written, not go to the math-text parser (which would fail the report)

@@ -24,9 +24,9 @@ from . import cardvalue_stats as CV
 from . import display
 from .display import ASSOCIATION
 from . import explain_stats as X
-from . import game_picture, numbers, page, plots
+from . import game_picture, labels, numbers, page, plots
 from . import tables as T
-from .confirm import shown_confirmation
+from .confirm_stats import shown_confirmation
 from .playstates import TIMING_COLUMNS
 from .scan import scan
 from .sections import Section, Table
@@ -396,7 +396,7 @@ def space_section(d: ReportData) -> Section:
             "the seat; the tables record no VP per space), with the same bias: a seat's position "
             "decides which spaces it can reach and wants. The space_value.csv keeps each space's "
             "internal code.")
-    board_notice = brief.RECONSTRUCTION if brief.names.board_is_default(d.rules) else brief.OWN_BOARD
+    board_notice = brief.RECONSTRUCTION if labels.board_is_default(d.rules) else brief.OWN_BOARD
     return Section("Construction Site spaces", note,
                    [Table("space_value", spaces, display.exposure(spaces, "space"), folded=False)],
                    [("Construction Site spaces (win rate when used, adjusted)", "space_value",
@@ -479,7 +479,7 @@ def analyse(runs, n_boot: int = 1000, min_effect: float = MIN_EFFECT, backend: s
             explained: dict | None = None, expert_runs=None, sample=None) -> Report:
     """Every table and figure of the report, from one pass over the runs (:mod:`analysis.scan`;
     ``backend="dask"``: on the cluster at ``scheduler``): the brief, then each of ``SECTIONS``.
-    ``ladder`` (:class:`analysis.skill.Ladder`): a Skill section first, and the findings'
+    ``ladder`` (:class:`analysis.skill_stats.Ladder`): a Skill section first, and the findings'
     robustness to skill said first among the findings. ``card_value``: an ``evora card-value``
     result (:func:`analysis.cardvalue_stats.read_summary`), shown after the card table. ``expert_runs``:
     runs with the expert in every seat, whose seat figures the answer quotes beside the field's.

@@ -1,5 +1,5 @@
 """The report's Skill section: each headline figure at every rung of a skill ladder, the verdict
-per finding in words, and the rungs' ratings (the statistics: :mod:`analysis.skill`)."""
+per finding in words, and the rungs' ratings (the statistics: :mod:`analysis.skill_stats`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .confirm import fix_quote
+from .confirm_stats import fix_quote
 from .explain_stats import confirmed_fixes
 from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
-from .skill import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,
+from .skill_stats import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,
                     figure_table, rung_ratings, seat_correlations, verdicts)
 from .stats import ALPHA, FEW_SEEDS
 

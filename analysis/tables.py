@@ -21,7 +21,7 @@ from evora_sim.manifest import damaged_chunks, describe_damaged, forget_chunks
 from evora_sim.rules import load_rules
 from evora_sim.storage import RunResult, open_run
 
-from . import names
+from . import labels as names
 from .aggregate import (CARD_NAMES, CATEGORIES, HEIGHT_KEYS, MAJORITY_CATEGORIES, OUTCOMES,  # noqa: F401
                         TENSION_COLUMNS, CountStats, SeatBlock, UseRows, score_margin)
 from .explain_stats import parts_table

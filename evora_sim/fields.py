@@ -13,7 +13,7 @@ from __future__ import annotations
 # out: a weak seat-mate hands wins to the others and blurs seat effects.
 DEFAULT_FIELD = {2: "balanced,greedy", 3: "balanced,greedy,blocker", 4: "balanced,greedy,blocker,cards"}
 
-# evora train's defaults (evora_sim.experiments.train): here so that the command line shows them
+# evora train's defaults (evora_sim.experiments.train_runs): here so that the command line shows them
 # at start-up without loading the trainer (the players, the runner, SciPy: about 2 s)
 DEFAULT_TEACHER = "mcts(iterations=300)"
 DEFAULT_GAMES = {2: 240, 3: 120, 4: 90}        # the default fits 30 minutes on 2 cores (docs/commands/train.md)

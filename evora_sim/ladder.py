@@ -5,7 +5,7 @@ ladder's own player count.
 run folder (``OUT/r1``, ``OUT/r2``, ...) played with the same run seed, number of seeds and rules,
 so game ``i`` of every rung is dealt the same stacks (common random numbers) and the rungs differ
 only in their players. The duels (``OUT/duels/rI-rJ...``) place the rungs on one strength scale
-(:func:`analysis.skill.rung_ratings`). A duel is played at the ladder's player count, the seats
+(:func:`analysis.skill_stats.rung_ratings`). A duel is played at the ladder's player count, the seats
 shared between the two rungs (:func:`duel_fields`): a player's strength at 2 players says little
 of its strength at 4 (the expert looks a round ahead at 2 and plans one turn at 4), so a rung is
 rated as it plays in its own games.

@@ -1,6 +1,6 @@
 """A skill ladder's plan: its rungs, its duels, its sizes and seed, and the ``ladder.json`` that
 holds them; read by the ladder that plays it (:mod:`evora_sim.ladder`) and by the analysis that
-reports it (:mod:`analysis.skill`).
+reports it (:mod:`analysis.skill_stats`).
 
 Kept apart from the playing so that the statistics layer can read a ladder's folders without
 importing the runner (the layers are in ``.importlinter``; see docs/code.md).

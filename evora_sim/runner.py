@@ -54,7 +54,7 @@ from .runlock import LOCK_FILE, folder_lock
 from .seeds import game_seeds
 from .storage import (RunResult, TableTooLarge, misplaced,  # noqa: F401  (a run's results, read back: public here too)
                       open_run)
-from .tables import TABLES, batch_tables, concat_tables
+from .result_tables import TABLES, batch_tables, concat_tables
 from .warmup import ensure_compiled
 
 DEFAULT_CHUNK = 5_000

@@ -3,7 +3,7 @@ of the values, each as its own run folder under ``--out``, all on the same run s
 same game seeds (common random numbers: differences between combinations are paired by seed).
 
 ``--out`` holds ``sweep.json`` (the sweep's plan) and one run folder per combination; running the
-same command again resumes every unfinished run. The summary (analysis/sweep.py) goes to
+same command again resumes every unfinished run. The summary (analysis/sweep_stats.py) goes to
 ``--out/summary``.
 """
 from __future__ import annotations

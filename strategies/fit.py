@@ -40,7 +40,7 @@ def conditional_logit(X: np.ndarray, group: np.ndarray, target: np.ndarray, star
     row (the search player's visits, normalised here to sum to 1 in each group), or True for the
     one row picked; groups with nothing picked are left out. Pulled towards ``start`` by
     ``ridge`` (on the standardised scale)."""
-    # lazy: `evora strategies` reaches this module (through experiments.train), and scipy.optimize
+    # lazy: `evora strategies` reaches this module (through experiments.train_runs), and scipy.optimize
     # would add 0.9 s to its 3.5 s (measured)
     from scipy.optimize import minimize
 

@@ -14,7 +14,7 @@ from evora_sim import layout as L
 from evora_sim.runner import RunError, RunResult
 from evora_sim.storage import read_chunk
 
-from analysis import names
+from analysis import labels as names
 from analysis.fairness import seat_fairness
 from analysis.playstates import PLAY_STATES, PlayStates
 from analysis.scan import AnalysisError

@@ -92,7 +92,7 @@ def test_a_fix_is_quoted_only_when_significantly_fairer_and_confirmed_on_fresh_s
     assert b.fix.startswith("What would fix it? No fix is confirmed, among balanced, greedy: the fairest of the rule "
                             "changes replayed on the same seeds, arm 1 (k1=v), was not found fairer on fresh seeds")
     # confirmed on fresh seeds: quoted with the confirmation's players, seeds and intervals
-    from analysis.confirm import seat_rows
+    from analysis.confirm_stats import seat_rows
 
     even = np.tile([1.0, 1.0], (300, 1))
     conf = pd.DataFrame(seat_rows("the run's rules", even, 2, rung=0, label="the run's players (balanced, greedy)")

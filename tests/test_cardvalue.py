@@ -311,7 +311,7 @@ def test_a_run_from_before_the_new_keys_reads_as_the_default_rules():
     import copy
     from types import SimpleNamespace
 
-    from analysis.names import rules_differences
+    from analysis.labels import rules_differences
     from analysis.scan import Scan
     from evora_sim.rules import load_rules
 

@@ -87,7 +87,7 @@ def test_rules_lists_every_key_with_its_value_and_what_it_allows():
 def test_rules_says_what_every_key_means_in_the_rulebooks_words():
     """Issue 44: `evora rules` gave each key's range, not what it means. Every key (board spaces
     by their pattern) has a meaning under it, quoting the rulebook where the rulebook says it."""
-    from evora_sim.cli.rules import meaning_pattern, meanings
+    from evora_sim.cli.rules_list import meaning_pattern, meanings
     from evora_sim.rules import rule_keys
 
     words = meanings()
@@ -103,7 +103,7 @@ def test_rules_gives_the_rulebooks_own_tie_break():
     """Issue 50, item 8: `evora rules` said the rulebook is silent on a tie for the most VP. It
     is not: fewer parts left, then the later seat, as the engine's order of the seats has it
     (``ranking.order_key``); no meaning calls the rulebook silent."""
-    from evora_sim.cli.rules import meanings
+    from evora_sim.cli.rules_list import meanings
     from evora_sim.ranking import order_key
 
     text = ok(CliRunner().invoke(main, ["rules", "--grep", "end.tie_break"]))

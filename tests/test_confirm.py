@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analysis.confirm import holds_from, rung_lines, seat_rows, verdict
+from analysis.confirm_stats import holds_from, rung_lines, seat_rows, verdict
 from analysis.fairness import compare_fairness
 from evora_sim.cli import main
 from evora_sim.experiments.compensation import summary_lines

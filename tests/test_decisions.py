@@ -1180,8 +1180,8 @@ def _standings(pos, start_vp):
     """Who is ahead in ``pos`` under ``start_vp``, as every reader of the order sees it: the
     final scoring, the result tables' ranks, the seat compensation's re-scoring, the search
     player's win reward, and the standing the strategies read (``api.score_now``)."""
-    from analysis.compensation import winners
-    from evora_sim.tables import ranks
+    from analysis.compensation_stats import winners
+    from evora_sim.result_tables import ranks
     from strategies.mcts import L_SCORE, R_WIN, WIDTH, seat_rewards
 
     rules = load_rules(overrides=[f"players.start_vp={start_vp}"])

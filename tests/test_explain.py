@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from analysis import explain_stats as X
 from analysis.scan import scan
-from analysis.skill import rung_figures
+from analysis.skill_stats import rung_figures
 from analysis.tables import why
 from evora_sim import api
 from evora_sim import layout as L
@@ -28,7 +28,7 @@ from evora_sim.ranking import DECIDED_BY
 from evora_sim.recorded import PLAY_STATES
 from evora_sim.rules import load_rules
 from evora_sim.runner import Execution, open_run, simulate
-from evora_sim.tables import batch_tables, decided_by, ranks
+from evora_sim.result_tables import batch_tables, decided_by, ranks
 from explain_sim import toy_run
 
 RULES = load_rules()

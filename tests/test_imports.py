@@ -183,3 +183,25 @@ def test_imports_sit_at_the_top_unless_a_measured_cost_says_why():
     assert found and len(found) < MAX_LAZY, [f"{m}:{n}" for m, n, _ in found]
     unsaid = [f"{m}:{n}" for m, n, text in found if "lazy" not in text or "measured" not in text]
     assert not unsaid, f"imports inside functions without their measured cost beside them: {unsaid}"
+
+
+def shared_names(root: Path = ROOT) -> dict[str, list[str]]:
+    """Module file names (``__init__`` aside) held by more than one module of ours, and where:
+    ``explain.py`` three times once meant a reader had to ask which one a traceback named."""
+    where: dict[str, list[str]] = {}
+    for pkg in PACKAGES + ("scripts",):
+        for f in sorted((root / pkg).rglob("*.py")):
+            if f.name != "__init__.py":
+                where.setdefault(f.name, []).append(f.relative_to(root).as_posix())
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
+def test_no_two_modules_share_a_name():
+    assert shared_names() == {}
+
+
+def test_the_name_check_sees_a_clash(tmp_path):
+    for pkg in ("evora_sim", "analysis"):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "tables.py").write_text("")
+    assert shared_names(tmp_path) == {"tables.py": ["evora_sim/tables.py", "analysis/tables.py"]}

@@ -14,7 +14,7 @@ from evora_sim.batch import play_batch, play_game
 from evora_sim.metrics import standings
 from evora_sim.rules import load_rules
 from evora_sim.storage import _seat_ranges
-from evora_sim.tables import batch_tables
+from evora_sim.result_tables import batch_tables
 
 RULES = load_rules()
 VARIANT = load_rules(overrides=("players.start_vp=0,1.5,2,3", "end.tie_break=shared"))

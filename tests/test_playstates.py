@@ -21,7 +21,7 @@ from evora_sim.batch import play_batch
 from evora_sim.recorded import PLAY_STATES
 from evora_sim.rules import load_rules
 from evora_sim.runner import Execution, simulate
-from evora_sim.tables import batch_tables
+from evora_sim.result_tables import batch_tables
 
 from analysis import scan as S
 from analysis.playstates import EXACT_PLAYS, timing_clause

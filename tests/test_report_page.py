@@ -85,14 +85,14 @@ def test_an_unrotated_mixed_field_gets_no_seat_finding(tmp_path):
 def test_the_readme_board_example_validates_runs_and_is_reported_as_the_rules_board(tmp_path):
     from pathlib import Path
 
-    from analysis import names
+    from analysis import labels
     from evora_sim.rules import load_rules
 
     example = Path(__file__).resolve().parents[1] / "docs" / "examples" / "board.toml"
     page = (example.parents[1] / "commands" / "rules.md").read_text(encoding="utf-8")   # where the README sends a designer
     assert "examples/board.toml" in page and "[[board.spaces]]" in page
     rules = load_rules(example)
-    assert len(rules.data["board"]["spaces"]) == 16 and not names.board_is_default(rules.data)
+    assert len(rules.data["board"]["spaces"]) == 16 and not labels.board_is_default(rules.data)
     res = CliRunner().invoke(main, ["replay", "-n", "2", "--seed", "3", "--strategies", "greedy(plan=action),random",
                                     "--rules", str(example)])
     assert res.exit_code == 0 and "Final scoring" in res.output
@@ -143,7 +143,7 @@ def test_the_first_screen_names_card_findings_as_associations_and_quotes_an_expe
     # association is quoted beside one only from enough plays, and a card the experiment does not
     # find (or never exercised) is not among them
     line = brief.strongest_lines(_strongest_rows(), [4], experiment, {4: sorted(field)}, cards)[0]
-    from analysis.names import card_title
+    from analysis.labels import card_title
 
     centurion = card_title("cent_any")
     assert line.startswith(f"4 players: {centurion}: holding one more from the start changes the holder's win rate "

@@ -296,7 +296,7 @@ def test_another_search_in_the_same_folder_is_refused(tmp_path):
 # intervals cover at their nominal rate (simulation)
 # ---------------------------------------------------------------------------------------------
 def test_paired_win_rate_interval_covers_at_and_away_from_no_effect():
-    from analysis.search import paired_rate_difference
+    from analysis.search_stats import paired_rate_difference
 
     rng = np.random.default_rng(3)
     for effect in (0.0, 0.08):
@@ -311,7 +311,7 @@ def test_paired_win_rate_interval_covers_at_and_away_from_no_effect():
 
 
 def _synthetic(rng, seeds, shift, per=3):
-    from analysis.compensation import Games
+    from analysis.compensation_stats import Games
 
     n = len(shift)
     common = rng.normal(0, 5, size=(seeds, 1, 1))                 # a seed's games are alike
@@ -322,7 +322,7 @@ def _synthetic(rng, seeds, shift, per=3):
 
 @pytest.mark.parametrize("shift", [(0, 0, 0), (3, 0)], ids=["fair seats", "seat 0 ahead"])
 def test_compensation_intervals_cover(shift):
-    from analysis.compensation import estimate
+    from analysis.compensation_stats import estimate
 
     rng = np.random.default_rng(11)
     truth = np.zeros(len(shift)) if not any(shift) else estimate(_synthetic(rng, 100_000, shift)).offsets
@@ -339,7 +339,7 @@ def test_compensation_plays_the_half_vp_values_its_exact_rescoring_finds_closest
     """The starting VP played are multiples of 0.5 next to the estimate (V2's half point): at
     them re-scoring is exact (no game is a coin flip), and none of the neighbouring values
     re-scores closer to 1/n."""
-    from analysis.compensation import estimate, expected_wins, playable_vp, seed_rates
+    from analysis.compensation_stats import estimate, expected_wins, playable_vp, seed_rates
 
     games = _synthetic(np.random.default_rng(5), 20_000, (0, 2.5))   # seat 1 ahead by about 2.5 VP
     est = estimate(games)
@@ -369,7 +369,7 @@ def test_compensation_final_run_picks_the_half_vp_point_and_its_interval_covers_
     larger run of fresh seeds at them estimates again and picks the half-VP values. Its games did
     not choose what it plays, so its interval covers the true offset at the nominal rate; and it
     picks the point that a huge sample finds closest to 1/n far more often than the iteration."""
-    from analysis.compensation import estimate, playable_vp, step
+    from analysis.compensation_stats import estimate, playable_vp, step
 
     shift = (0, 2.5)                                          # seat 0 ahead by about 2.5 VP
     rng = np.random.default_rng(17)
@@ -393,7 +393,7 @@ def test_compensation_final_run_through_the_command(tmp_path):
     """--final-seeds N: the budget's rest split over the iterations, the final run on N seeds of
     a run seed no iteration nor the confirmation uses, and the starting VP played chosen from
     its games alone."""
-    from analysis.compensation import games_from_seats, step
+    from analysis.compensation_stats import games_from_seats, step
     from evora_sim.runner import read_manifest
 
     out = tmp_path / "c"

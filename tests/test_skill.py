@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analysis.skill import half_width_se, ratings_from_wins, trend, verdict_words
+from analysis.skill_stats import half_width_se, ratings_from_wins, trend, verdict_words
 from analysis.stats import ALPHA, wilson
 from scipy import stats
 from cli_results import ok, one_error_line
@@ -47,7 +47,7 @@ def test_trend_test_finds_a_rate_that_climbs_with_skill():
 
 
 def test_heterogeneity_test_keeps_its_level_and_sees_a_rise_and_fall():
-    from analysis.skill import heterogeneity
+    from analysis.skill_stats import heterogeneity
 
     rng = np.random.default_rng(14)
     sims = 3000
@@ -64,7 +64,7 @@ def test_the_tests_take_the_rungs_correlation_into_account():
     """Rungs whose errors share a part (the same deals): the trend and heterogeneity tests given
     that correlation keep their level where the same tests treating the rungs as independent
     are too timid (a shared error cancels from a contrast)."""
-    from analysis.skill import heterogeneity
+    from analysis.skill_stats import heterogeneity
 
     rng = np.random.default_rng(15)
     sims, k, rho, se = 4000, 5, 0.6, 0.01
@@ -131,7 +131,7 @@ def test_each_verdict():
 def test_every_verdict_word_is_listed_for_the_findings_count():
     """The Findings section counts verdicts in VERDICTS' order: a verdict missing from it would
     not be counted."""
-    from analysis.skill import TOWARD, VERDICTS
+    from analysis.skill_stats import TOWARD, VERDICTS
 
     for null in TOWARD.values():
         for verb in ("rises", "falls"):
@@ -157,14 +157,14 @@ def test_equivalence_test_and_chained_holm():
 
 
 # ---------------------------------------------------------------------------------------------
-# the verdicts calibrated on simulated ladders (analysis.skill.judge runs thousands at once)
+# the verdicts calibrated on simulated ladders (analysis.skill_stats.judge runs thousands at once)
 # ---------------------------------------------------------------------------------------------
 ITEMS, SE_ITEM_AT_4000 = 16, 0.01
 QUIET_WORDS = ("no effect at any rung", "no difference found between rungs")
 
 
 def _simulate(rng, last, seeds, sims, players=4, shared=0.0):
-    """``sims`` simulated ladders, the arrays :func:`analysis.skill.judge` takes, with the
+    """``sims`` simulated ladders, the arrays :func:`analysis.skill_stats.judge` takes, with the
     figures a real ladder's report has (tests/test_explain.py: every seat's why parts): each
     seat's win rate (one game a seed, the last seat winning ``last[rung]``, the others sharing
     the rest; Wilson intervals, score tests Holm-corrected over the seats, and the rungs'
@@ -230,7 +230,7 @@ def _simulate(rng, last, seeds, sims, players=4, shared=0.0):
 
 
 def _judge(ladders, min_effect=0.01, **change):
-    from analysis.skill import judge
+    from analysis.skill_stats import judge
 
     a = {**ladders, **change}
     return judge(a["value"], a["se"], a["p"], a["null"], a["kind"], a["corr"], min_effect)
@@ -401,7 +401,7 @@ def test_a_planted_trend_is_found_at_the_power_its_test_has():
 def test_verdicts_of_a_table_are_judge_on_its_arrays():
     """The report's path (a figure table, one row per figure and rung) gives what judge gives on
     the same ladder."""
-    from analysis.skill import verdicts
+    from analysis.skill_stats import verdicts
 
     ladders = _simulate(np.random.default_rng(51), [0.25, 0.28, 0.30, 0.30, 0.30], 20_000, 1)
     got = _judge(ladders, 0.02)
@@ -552,7 +552,7 @@ def test_skill_writes_a_report_with_the_skill_section(small_ladder):
 def test_a_3_player_ladder_rates_its_rungs_in_3_player_games(small_ladder):
     """Each pair of rungs plays two 3-player runs of the same seeds, [A,A,B] and [A,B,B], seats
     rotated; the ratings count each seed's 6 games, won by one rung or the other."""
-    from analysis.skill import duel_wins, open_ladder
+    from analysis.skill_stats import duel_wins, open_ladder
 
     base, args = small_ladder
     for tail, field in (("-1", ["random", "random", "greedy(plan=action)"]),
@@ -681,7 +681,7 @@ PLANTED = ("supply.white_stones=1", "white_stone.vp=40", "board.spaces.2.action=
 
 
 def _seat0_verdict(tmp_path, overrides, name):
-    from analysis.skill import Ladder, check_ladder, figure_table, seat_correlations, verdicts
+    from analysis.skill_stats import Ladder, check_ladder, figure_table, seat_correlations, verdicts
     from analysis.tables import open_runs
     from evora_sim.rules import load_rules
     from evora_sim.runner import Execution, simulate
@@ -874,7 +874,7 @@ def test_the_pilot_stops_at_its_deadline_and_times_each_duel_player_once():
 
 
 def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant_and_confirmed():
-    from analysis.confirm import seat_rows
+    from analysis.confirm_stats import seat_rows
     from analysis.skill_report import fixes_line
 
     def rung(i, comp_sig):
@@ -911,7 +911,7 @@ def test_the_fixes_sentence_names_a_fix_only_when_its_change_is_significant_and_
 # ---------------------------------------------------------------------------------------------
 def _ladder_ratings(out, players, rungs, games, duel_games):
     """A ladder played into ``out`` (rungs and duels, no report) and its rungs' ratings."""
-    from analysis.skill import open_ladder, rung_ratings
+    from analysis.skill_stats import open_ladder, rung_ratings
     from evora_sim.cli.skill_work import play_ladder, prepare_ladder
     from evora_sim.rules import load_rules
 
@@ -960,7 +960,7 @@ def test_a_2_player_ladder_keeps_its_duels_and_their_counts(tmp_path):
     version. The plan (its text) as that version wrote it; each duel one 2-player run of the
     plan's field, seats rotated; each seed's two games counted as the earlier version counted
     them, winner's rung over loser's rung (an oracle written apart from ``duel_wins``)."""
-    from analysis.skill import duel_wins
+    from analysis.skill_stats import duel_wins
     from evora_sim.rules import load_rules
 
     rungs = ["random", "greedy(plan=action)", "balanced,greedy"]

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from evora_sim.cli import main
-from evora_sim.experiments.train import _read_trained, plan_training, previous_weights, write_weights
+from evora_sim.experiments.train_runs import _read_trained, plan_training, previous_weights, write_weights
 from evora_sim.rules import load_rules
 from evora_sim.runner import RunError
 from strategies.registry import parse_spec
@@ -134,7 +134,7 @@ def test_the_start_is_the_folders_weights_then_the_built_in_expert_then_cardheig
 def test_the_planner_is_never_asked_for_more_turns_than_its_buffers_hold(monkeypatch):
     """Compiled code checks no bounds: asking the planner for more than its TOP_MAX best turns
     wrote past its buffers (a crash, or worse, silent damage). Now it is refused before any row."""
-    from evora_sim.experiments import train
+    from evora_sim.experiments import train_runs as train
     from strategies.imitation import check_want
     from strategies.planner import TOP_MAX
 
@@ -149,7 +149,7 @@ def test_the_check_duels_the_player_the_weights_would_replace_in_the_target_rule
     written, though it lost to the built-in expert in that variant. The check now duels the player
     DIR/expert.toml would replace: the folder's weights, else the built-in expert, as it plays."""
     from evora_sim import duel as D
-    from evora_sim.experiments.train import check_candidate
+    from evora_sim.experiments.train_runs import check_candidate
 
     seen = {}
 
@@ -181,7 +181,7 @@ def test_new_weights_are_written_only_when_they_beat_that_player_significantly(t
     """The decision on the check's interval: above the fair share writes expert.toml; anything
     else leaves the folder's weights as they were, writes candidate.toml and says so plainly."""
     from evora_sim.duel import DuelResult, DuelRow
-    from evora_sim.experiments import train as T
+    from evora_sim.experiments import train_runs as T
 
     class Fit:
         turns, agreement = 100, 0.5

@@ -64,7 +64,7 @@ def test_i51_train_never_writes_through_a_link_planted_for_its_teacher_run(tmp_p
 def test_i51_train_never_writes_through_a_link_planted_for_its_duel(tmp_path):
     """The duel's folder is named after the candidate's weights; a link there is refused before
     any duel game."""
-    from evora_sim.experiments.train import check_candidate, duel_folder, plan_training
+    from evora_sim.experiments.train_runs import check_candidate, duel_folder, plan_training
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -139,7 +139,7 @@ def test_i51_train_sizes_are_refused_before_any_teacher_game(tmp_path, cli, args
 
 
 def test_i51_a_training_refused_once_started_leaves_no_empty_folder(tmp_path, cli, monkeypatch):
-    from evora_sim.experiments import train as T
+    from evora_sim.experiments import train_runs as T
 
     def refused(*args, **kw):
         raise RunError("refused for the test")
@@ -154,7 +154,7 @@ def test_i51_a_training_refused_once_started_leaves_no_empty_folder(tmp_path, cl
 # what the tool writes is escaped for where it goes
 # ---------------------------------------------------------------------------------------------
 def test_i51_a_control_character_in_the_command_leaves_the_weight_file_valid_toml(tmp_path):
-    from evora_sim.experiments.train import _read_trained, write_weights
+    from evora_sim.experiments.train_runs import _read_trained, write_weights
 
     plan = type("P", (), {"players": 2, "rules": load_rules()})()
     made_by = "evora train --out 'a\x01b\x7fc\rd\\e\"f\udcff' \t end"

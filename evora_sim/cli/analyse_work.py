@@ -14,7 +14,7 @@ import pandas as pd
 from analysis.cardvalue_stats import read_summary as read_card_value
 from analysis.explain_stats import read_summary as read_explain
 from analysis.report import REPORT_KIND, build_report
-from analysis.skill import check_ladder, open_ladder
+from analysis.skill_stats import check_ladder, open_ladder
 from analysis.tables import AnalysisError, open_runs, runs_by_count
 from analysis.variants import compare as compare_runs
 from analysis.variants import compare_lines, compare_plot, game_datas

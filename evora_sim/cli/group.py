@@ -84,7 +84,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "explain": ("explain", "explain", "Why RUN's seats win what they win, and what would fix it."),
     "replay": ("play", "replay", "Play one seeded game and print it turn by turn."),
     "report": ("analyse", "report", "Write the balance report of run folders."),
-    "rules": ("rules", "list_rules", "List every rules key, its value and what it allows."),
+    "rules": ("rules_list", "list_rules", "List every rules key, its value and what it allows."),
     "run": ("runs", "run", "The main job: 2, 3 and 4 players seat-rotated, then the report."),
     "score": ("play", "score", "Final scoring of the position in FILE.json."),
     "simulate": ("runs", "simulate", "Play many seeded games in parallel into Parquet tables."),

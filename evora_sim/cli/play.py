@@ -113,7 +113,7 @@ def expert_lines(width: int = 100) -> list[str]:
     from the player)."""
     from strategies import learned, registry  # lazy: the players, 0.2 s (measured)
 
-    from ..experiments.train import made_by_counts  # lazy: the trainer, 0.8 s (measured)
+    from ..experiments.train_runs import made_by_counts  # lazy: the trainer, 0.8 s (measured)
 
     weights = learned.shipped_expert(StrategyError)
     replies, by_reach = dict(weights.replies), {}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from analysis.sweep import SUMMARY_KIND, summary, summary_lines, write_summary
+from analysis.sweep_stats import SUMMARY_KIND, summary, summary_lines, write_summary
 from analysis.tables import AnalysisError
 from analysis.untilsure import describe
 from strategies.errors import StrategyError

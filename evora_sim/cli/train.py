@@ -1,6 +1,6 @@
 """``evora train``: fit the expert's evaluation to the search player's turns, for these rules.
 Every argument is checked before anything is played; the recipe is
-:mod:`evora_sim.experiments.train`."""
+:mod:`evora_sim.experiments.train_runs`."""
 from __future__ import annotations
 
 import shlex
@@ -55,7 +55,7 @@ def train(players, games, teacher, start, replies, duel_games, seed, rules_file,
     player they would replace (DIR/expert.toml's, else the built-in expert) in these rules on
     fresh seeds. Writes DIR/expert.toml (use it as --strategies DIR/expert.toml:expert) only when
     they win significantly more than a fair share; else DIR/candidate.toml."""
-    from ..experiments.train import plan_training, run_training  # lazy: 0.8 s (measured); not for --help
+    from ..experiments.train_runs import plan_training, run_training  # lazy: 0.8 s (measured); not for --help
     from .tuning_work import backend_from, interrupted  # lazy: the experiments, 2.5 s (measured)
 
     rules = load_rules_arg(rules_file, overrides)

@@ -11,7 +11,7 @@ then compared paired.
 - :mod:`.tune` (``evora tune strategy``), :mod:`.balance` (``evora balance``) and
   :mod:`.compensation` (``evora balance --compensation``): recipes over it.
 
-The statistics they report live in :mod:`analysis` (:mod:`analysis.search`,
-:mod:`analysis.compensation`, :mod:`analysis.fairness`); data flows experiments -> run folders ->
+The statistics they report live in :mod:`analysis` (:mod:`analysis.search_stats`,
+:mod:`analysis.compensation_stats`, :mod:`analysis.fairness`); data flows experiments -> run folders ->
 analysis.
 """

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from analysis.fairness import change_words
-from analysis.search import balance_measures, balance_objective, fairness_confirmation, games_of
+from analysis.search_stats import balance_measures, balance_objective, fairness_confirmation, games_of
 from strategies.registry import parse_spec, resolved, split_specs
 
 from ..layout import END_NAMES

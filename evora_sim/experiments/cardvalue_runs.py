@@ -30,10 +30,10 @@ from analysis.cardvalue_stats import (NOT_EXERCISED, card_value_figure, given_by
                                 given_table, removal_table, shown_by_strategy, shown_fairness, shown_given)
 from analysis.markdown import md as md_text
 from analysis.markdown import md_command, md_fenced
-from analysis.names import card_title
+from analysis.labels import card_title
 from analysis.plots import save
 from analysis.scan import scan
-from analysis.search import seat_wins, strategy_wins
+from analysis.search_stats import seat_wins, strategy_wins
 
 from .. import layout as L
 from ..fsutil import atomic_folder

@@ -2,7 +2,7 @@
 the seats' win rates at one player count, the first fix a designer tries for a first-player edge.
 
 Each iteration plays the current rules (first: the base rules) on its own seeds and estimates by
-re-scoring its games the offsets that would equalise the seats (:mod:`analysis.compensation`,
+re-scoring its games the offsets that would equalise the seats (:mod:`analysis.compensation_stats`,
 with an interval per seat); the next iteration plays those offsets, rounded to half VP (a half is
 V2's half point, which breaks ties only: as Go's komi, it is finer than a whole VP and leaves no
 ties between the seats it separates), so that any change of play they cause is measured too. It
@@ -31,7 +31,7 @@ that confirmation says whether the seats are equal.
 last seat is ahead at 2 players, among experts the first), so a compensation fitted on one field
 can be wrong for another. With rungs, the compensated rules are also played by each rung's
 players on the confirmation's fresh seeds (:mod:`.confirm`), and the summary says from which
-rung up every seat's interval contains the fair share (:mod:`analysis.confirm`). Every stage's
+rung up every seat's interval contains the fair share (:mod:`analysis.confirm_stats`). Every stage's
 seeds are declared before any game (``summary/seeds.csv``) and the confirmation's are checked to
 share no game seed with the fitting's.
 
@@ -53,8 +53,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.compensation import games_from_seats, step
-from analysis.confirm import per_seed_wins, rung_lines, seat_rows, verdict
+from analysis.compensation_stats import games_from_seats, step
+from analysis.confirm_stats import per_seed_wins, rung_lines, seat_rows, verdict
 from analysis.fairness import change_words, compare_fairness
 from analysis.markdown import md as md_text
 from analysis.markdown import md_command, md_fenced
@@ -376,7 +376,7 @@ def _write(out, doc, command, tables: Tables, lines, rules, final, players, fina
         md = ["## Seat compensation", "", md_command(command), "",
               f"![compensation]({png.name})", "", *(md_text(x) for x in lines), "",
               f"Estimates re-score {'the final run' if final_seeds else 'the last iteration'}'s games "
-              "(analysis/compensation.py: exact at every "
+              "(analysis/compensation_stats.py: exact at every "
               "half VP, a value between two half VP a coin flip between them; sandwich interval with seeds "
               "as the units). The starting VP played are the half-VP values next to the estimate whose "
               "re-scored win rates are closest to 1/n. Only the confirmation on fresh seeds is a result.", "",

@@ -1,5 +1,5 @@
 """A fix played on fresh seeds at a ladder of rungs (``evora balance --compensation --confirm-at``,
-``evora explain``'s confirmation): the statistics are :mod:`analysis.confirm`.
+``evora explain``'s confirmation): the statistics are :mod:`analysis.confirm_stats`.
 
 A rung is written as in ``evora skill --ladder`` (one strategy for every seat, or a field
 ``A,B,...`` with one per seat), the rungs weakest first, so a designer can paste the ladder a
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.confirm import per_seed_wins, seat_rows
+from analysis.confirm_stats import per_seed_wins, seat_rows
 from analysis.fairness import compare_fairness
 from analysis.stats import holm
 from strategies.registry import split_specs
@@ -70,7 +70,7 @@ def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], f
     """A rung is a spec (:func:`parse_rungs`) or a (label, strategy per seat) pair.
     Play every arm (label, rules) at every rung on the ``fresh`` seeds ((run seed, seeds), as
     :func:`check_fresh` takes them): seeds ``0 .. seeds - 1`` of the run seed, into
-    ``out/rN/<arm number>``; the table of :func:`analysis.confirm.seat_rows` with ``rung`` and
+    ``out/rN/<arm number>``; the table of :func:`analysis.confirm_stats.seat_rows` with ``rung`` and
     ``label`` on every row, seats' intervals simultaneous over the seats and
     rungs. ``paired_with``: an arm's label; each other arm's seat unfairness is then compared
     with it at each rung on the same seeds (``analysis.fairness.compare_fairness``, paired; the

@@ -7,7 +7,7 @@ Reads the run folder RUN (an ordinary ``evora simulate`` run) and plays, as arms
 - ``arms/<key>=<value>/``: every value of every mechanism switch (docs/RULES.md V3-V5) other than
   the run's own: how the game ends once triggered, the tie-break after VP, the setup order;
 - ``arms/compensation/``: the starting VP per seat (V1, V2) that re-scoring the run's games says
-  would equalise the seats (:func:`analysis.compensation.step`), estimated on the run's seeds past
+  would equalise the seats (:func:`analysis.compensation_stats.step`), estimated on the run's seeds past
   the replayed ones where it has more (so the arm is not judged on the games that chose it);
 - ``baseline/``: only for a run played before the game loop recorded where games are decided
   (its games are replayed to get those facts, and paired with the arms instead of the run's);
@@ -36,8 +36,8 @@ import pandas as pd
 
 from analysis import explain_stats as X
 from analysis.brief import strongest, strongest_lines
-from analysis.compensation import games_from_seats, step
-from analysis.confirm import fix_holds, fix_quote, rung_lines
+from analysis.compensation_stats import games_from_seats, step
+from analysis.confirm_stats import fix_holds, fix_quote, rung_lines
 from analysis.markdown import md as md_text
 from analysis.markdown import md_command, md_fenced
 from analysis.numbers import ranged

@@ -37,7 +37,7 @@ from optuna.samplers import TPESampler
 from optuna.trial import TrialState, create_trial
 
 from analysis.plots import save
-from analysis.search import candidates_table, report_section, search_figure
+from analysis.search_stats import candidates_table, report_section, search_figure
 
 from ..fsutil import atomic_folder, check_folder_kind, check_output_folder, write_bytes_atomic
 from ..manifest import RunError, read_plan, write_json_atomic

@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from analysis.search import candidate_wins, games_of, rate_confirmation, win_rate
+from analysis.search_stats import candidate_wins, games_of, rate_confirmation, win_rate
 from analysis.stats import p_exact
 from strategies.builtin import BUILTINS, NAMES
 from strategies.compiled import FEATURES

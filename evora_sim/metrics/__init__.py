@@ -4,7 +4,7 @@ A metric is one module here that declares its slots in the loop's tracking array
 (:func:`slots.slots`), its compiled hooks (``start``, ``end_triggered``, ``turn_begins``,
 ``card_played``, ``record``: the ones it needs) and its table columns (``GAMES``, ``SEATS``,
 ``CARDS``: :class:`slots.Column`). This module is the one list of them: the game loop
-(:mod:`evora_sim.gameloop`) calls the hooks below, the tables (:mod:`evora_sim.tables`) and the
+(:mod:`evora_sim.gameloop`) calls the hooks below, the tables (:mod:`evora_sim.result_tables`) and the
 checks on reading (:mod:`evora_sim.storage`) read the columns. A new metric is its module, its
 lines here, and its test (docs/code.md, "a recorded metric").
 

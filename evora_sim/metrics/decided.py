@@ -1,4 +1,4 @@
-"""Where the game was decided (analysis.explain): who triggered the end in which turn, who would
+"""Where the game was decided (analysis.explain_stats): who triggered the end in which turn, who would
 have won had the game ended right then, every seat's total then, and the leader before each
 seat's turn after the trigger.
 

@@ -8,7 +8,7 @@ from importlib.resources import files
 
 import click
 
-from analysis.names import value_text
+from analysis.labels import value_text
 
 from ..rules import allowed, flatten, load_rules, rule_keys
 from .group import examples, load_rules_arg, set_option
