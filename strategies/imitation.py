@@ -130,4 +130,5 @@ def new_buffers():
                       np.zeros(MAX_ALTERNATIVES, dtype=np.uint64))
 
 
-__all__ = ["turn_rows", "new_buffers", "new_rows", "TurnRows", "ReplayWork", "check_want", "CHOSEN", "OTHER", "UNLISTED", "MAX_ALTERNATIVES"]
+__all__ = ["turn_rows", "new_buffers", "new_rows", "TurnRows", "ReplayWork", "check_want", "CHOSEN", "OTHER",
+           "UNLISTED", "MAX_ALTERNATIVES"]

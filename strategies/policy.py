@@ -16,7 +16,9 @@ from .compiled import KIND_HEURISTIC, KIND_PLANNER, heuristic, new_work
 from .planner import forget_plan, new_cache_generation, new_plan_work, plan_choose
 
 
-PLANNER_WORK = 4    # compiled.new_work's buffers come first (two states, the legal actions, the memo), then the planner's
+# a policy's work: compiled.new_work's buffers (two states, the legal actions, the memo), then the
+# planner's ``PlanWork`` at this index
+PLANNER_WORK = 4
 
 
 def new_policy_work():
