@@ -771,28 +771,28 @@ def adopt_plan(s, line, m, plan, meta):
 
 
 @njit(cache=True, _nrt=False)
-def _arrival_value(s, R, W, p, y, rs, t, legal2, work):
+def _arrival_value(s, R, W, p, y, rs, scratch, scratch_legal, work):
     """The best turn of seat ``p``'s setup worker once it has moved to space ``y``: the worker
     placed on ``y`` and the option (draw or site action) chosen there. Placing a worker on
     ``x`` and moving it on to ``y`` leaves this same position, whatever ``x`` was."""
-    E.copy_core(s, t)
-    E.apply_action(t, R, np.int64(A_SPACE + y))
+    E.copy_core(s, scratch)
+    E.apply_action(scratch, R, np.int64(A_SPACE + y))
     b = PLAYERS + p * PSTRIDE
     k_worker = 0
     for k in range(2):
-        if t[b + P_WPOS + k] == y:
+        if scratch[b + P_WPOS + k] == y:
             k_worker = k
-    t[G_CUR] = p                              # as if the player had just moved it there
-    t[G_MOVED] = k_worker
-    t[G_PHASE] = PH_MAIN
-    t[G_CARD_SPACE] = y
-    t[G_CARD_PLAYED] = 0
-    n = E.legal_actions(t, R, legal2)
-    return search_turn(t, R, W, p, legal2, n, rs, work.search, work.meta, work.top)
+    scratch[G_CUR] = p                        # as if the player had just moved it there
+    scratch[G_MOVED] = k_worker
+    scratch[G_PHASE] = PH_MAIN
+    scratch[G_CARD_SPACE] = y
+    scratch[G_CARD_PLAYED] = 0
+    n = E.legal_actions(scratch, R, scratch_legal)
+    return search_turn(scratch, R, W, p, scratch_legal, n, rs, work.search, work.meta, work.top)
 
 
 @njit(cache=True, _nrt=False)
-def _placement_values(s, R, W, legal, n, rs, t, legal2, work, out):
+def _placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, out):
     """Each setup placement's value (into ``out``): the best turn the placed worker could make
     from there, as if the player moved it next (the other seats' placements still to come are
     not foreseen). A destination's value is searched once for all the placements that reach it."""
@@ -802,26 +802,27 @@ def _placement_values(s, R, W, legal, n, rs, t, legal2, work, out):
     for x in range(MAXS):
         arrival[x] = np.nan
     for i in range(n):
-        E.copy_core(s, t)
-        E.apply_action(t, R, np.int64(legal[i]))
-        nd = E.destinations(t, np.int64(legal[i] - A_SPACE), dest, 0)
+        E.copy_core(s, scratch)
+        E.apply_action(scratch, R, np.int64(legal[i]))
+        nd = E.destinations(scratch, np.int64(legal[i] - A_SPACE), dest, 0)
         best = -np.inf
         for j in range(nd):
             y = dest[j] - A_SPACE
             if np.isnan(arrival[y]):
-                arrival[y] = _arrival_value(s, R, W, p, y, rs, t, legal2, work)
+                arrival[y] = _arrival_value(s, R, W, p, y, rs, scratch, scratch_legal, work)
             best = max(best, arrival[y])
         out[i] = best
 
 
 @njit(cache=True, _nrt=False)
-def plan_choose(s, R, W, legal, n, rs, t, legal2, work):
-    """The turn planner's action at a decision of the player to move (``t`` and ``legal2``:
-    scratch for the setup's placements; ``work``: the planner's ``PlanWork``)."""
+def plan_choose(s, R, W, legal, n, rs, scratch, scratch_legal, work):
+    """The turn planner's action at a decision of the player to move (``scratch`` and
+    ``scratch_legal``: a state and a legal list for the setup's placements to work in; ``work``:
+    the planner's ``PlanWork``)."""
     if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
         work.meta[M_LEN] = 0
         values = work.search.node_values[DEPTH + 2]   # one value per placement
-        _placement_values(s, R, W, legal, n, rs, t, legal2, work, values)
+        _placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, values)
         best_v = -np.inf
         nb = 0
         choice = legal[0]
