@@ -15,17 +15,40 @@ Positions are the game's own, replayed from its recorded actions (``runner.simul
 the planner on the real position, which never reads the order below the stacks' tops (P10),
 and the features never do either.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from evora_sim import engine as E
 from evora_sim.layout import G_CUR, G_NTURNS, G_PHASE, N_ACTIONS, PH_SETUP, PH_TERMINAL, STATE_SIZE
 
-from .features import features_into
+from .features import NL, features_into
 from .planner import L_ACT, M_NTOP, M_WANT, TOP_MAX, advance_seen, core_hash, search_turn, turn_over
 
 CHOSEN, OTHER, UNLISTED = 1, 0, 2      # a row's label: the teacher's turn, another, the teacher's not listed
 MAX_ALTERNATIVES = TOP_MAX             # the planner keeps at most this many turns (its buffers' size)
+
+
+class TurnRows(NamedTuple):
+    """Where ``turn_rows`` writes its rows, a row a listed turn."""
+    features: np.ndarray     # the end position's features (``features_into``)
+    groups: np.ndarray       # the teacher's turn it belongs to (its number among those listed)
+    labels: np.ndarray       # ``CHOSEN``, ``OTHER`` or ``UNLISTED``
+
+
+class ReplayWork(NamedTuple):
+    """The scratch arrays of ``turn_rows`` beside the planner's (``planner.PlanWork``)."""
+    state: np.ndarray        # the game replayed
+    end: np.ndarray          # where a listed turn ends
+    legal: np.ndarray        # the game's legal actions
+    legal2: np.ndarray       # those of a listed turn played on
+    hashes: np.ndarray       # the listed turns' end keys (``core_hash``)
+
+
+def new_rows(size: int) -> TurnRows:
+    """Room for ``size`` rows of ``turn_rows``."""
+    return TurnRows(np.zeros((size, NL)), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64))
 
 
 def check_want(want: int) -> int:
@@ -37,16 +60,19 @@ def check_want(want: int) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def turn_rows(R, n, seed, log, W, want, feats, group, label, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top,
-              rs, state, end, legal, legal2, hashes):
+def turn_rows(R, n, seed, log, W, want, out, planner, rs, scratch):
     """Replay the game of ``seed`` from its actions ``log``; at the first decision of each turn
     that offers a choice, list the ``want`` best turns of the seat under ``W`` (its row) and
     write each one's end position's features (``features_into``) as a row of ``feats`` in
     ``group`` g (the turn's number among those listed), labelled ``OTHER``; when the turn has
     been played, the row of the position it reached is labelled ``CHOSEN``, or, when the
     planner did not list it (the teacher planned again after a draw showed a new card), it is
-    added as ``UNLISTED``. Returns (rows written, groups). The buffers come from the caller."""
-    lines, values, lengths, keys = top
+    added as ``UNLISTED``. Returns (rows written, groups). The buffers come from the caller:
+    ``out`` (``new_rows``), the planner's ``PlanWork`` and this replay's (``new_buffers``)."""
+    feats, group, label = out
+    state, end, legal, legal2, hashes = scratch
+    meta, top = planner.meta, planner.top
+    lines, lengths = top.lines, top.lengths
     E.init_game(state, R, n, seed)
     k = E.legal_actions(state, R, legal)
     rows = 0
@@ -61,7 +87,7 @@ def turn_rows(R, n, seed, log, W, want, feats, group, label, ps, pl, bk, bv, lin
             listed_turn = turn
             p = state[G_CUR]
             meta[M_WANT] = want
-            search_turn(state, R, W, p, legal, k, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+            search_turn(state, R, W, p, legal, k, rs, planner.search, meta, top)
             meta[M_WANT] = 0
             g += 1
             first = rows
@@ -99,9 +125,10 @@ def turn_rows(R, n, seed, log, W, want, feats, group, label, ps, pl, bk, bv, lin
 
 def new_buffers():
     """The scratch arrays of ``turn_rows`` beside the planner's (``planner.new_plan_work``)."""
-    return (np.zeros(STATE_SIZE, dtype=np.int32), np.zeros(STATE_SIZE, dtype=np.int32),
-            np.zeros(N_ACTIONS, dtype=np.int32), np.zeros(N_ACTIONS, dtype=np.int32),
-            np.zeros(MAX_ALTERNATIVES, dtype=np.uint64))
+    return ReplayWork(np.zeros(STATE_SIZE, dtype=np.int32), np.zeros(STATE_SIZE, dtype=np.int32),
+                      np.zeros(N_ACTIONS, dtype=np.int32), np.zeros(N_ACTIONS, dtype=np.int32),
+                      np.zeros(MAX_ALTERNATIVES, dtype=np.uint64))
 
 
-__all__ = ["turn_rows", "new_buffers", "check_want", "CHOSEN", "OTHER", "UNLISTED", "MAX_ALTERNATIVES"]
+__all__ = ["turn_rows", "new_buffers", "new_rows", "TurnRows", "ReplayWork", "check_want", "CHOSEN", "OTHER",
+           "UNLISTED", "MAX_ALTERNATIVES"]

@@ -43,6 +43,8 @@ Setup placements have no turn of their own to plan: a placement is valued by the
 placed worker could then make, planned as if the player moved it next (the other seats'
 placements, still to come, are not foreseen).
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -105,33 +107,85 @@ _ALIKE = np.array([NGROUPS[q] > 1 and PATTERNS[q, 0, 0] == PATTERNS[q, 1, 0]
                    and PATTERNS[q, 0, 1] == PATTERNS[q, 1, 1] for q in range(len(NGROUPS))])
 
 
+class Transpositions(NamedTuple):
+    """The transposition table: positions reached by the alike groups of a build, by their key
+    (``core_hash``), each slot valid only in the search that stored it (``M_STAMP``)."""
+    keys: np.ndarray         # uint64 a slot: the position's key
+    values: np.ndarray       # float64 a slot: its value
+    stamps: np.ndarray       # int64 a slot: the search that stored it
+
+
+class TurnSearch(NamedTuple):
+    """One turn search's buffers, a row a depth of the search (one decision of the turn)."""
+    states: np.ndarray       # the position at each depth
+    legals: np.ndarray       # its legal actions
+    nodes: np.ndarray        # its bookkeeping (int64, columns ``B_*``); a spare row: the setup's destinations
+    node_values: np.ndarray  # its best value and signature memo (float64, ``V_*``); two spare rows: the setup's values
+    lines: np.ndarray        # the best line found from each depth (decisions of ``L_*`` entries)
+    node_keys: np.ndarray    # each depth's key (transposable nodes)
+    transpositions: Transpositions
+
+
+class TopTurns(NamedTuple):
+    """Where a search asked for its best turns (``M_WANT``) keeps them, a row a turn."""
+    lines: np.ndarray        # its decisions (``L_*`` entries)
+    values: np.ndarray       # its value
+    lengths: np.ndarray      # its number of decisions
+    keys: np.ndarray         # the key of the position it ends in
+
+
+class PlanCache(NamedTuple):
+    """Plans by the visible position they were made at (``M_CACHE``), a slot a position."""
+    keys: np.ndarray         # the position's key (``visible_hash``)
+    generations: np.ndarray  # the generation the plan was stored under
+    lengths: np.ndarray      # the plan's number of decisions
+    lines: np.ndarray        # its decisions (``L_*`` entries)
+
+
+class ReplyWork(NamedTuple):
+    """The look-ahead's states and legal list (``_plan_with_replies``)."""
+    sampled: np.ndarray      # the position, with a sample of the unseen order
+    end: np.ndarray          # where a candidate turn and the replies to it lead
+    legal: np.ndarray        # the legal actions there
+
+
+class PlanWork(NamedTuple):
+    """Everything the turn planner works in, allocated once per batch and handed on as one value
+    (the compiled functions read the fields by name; numba passes a named tuple of arrays as
+    cheaply as the arrays one by one)."""
+    search: TurnSearch
+    plan: np.ndarray         # the plan being followed (``L_*`` entries)
+    meta: np.ndarray         # the search stamp, the stack tops, the plan's key, the counters (``M_*``)
+    top: TopTurns
+    cache: PlanCache
+    replies: ReplyWork
+
+
 def new_reply_work():
     """The look-ahead's states (the sampled position, a candidate's end) and legal list."""
-    return (np.zeros(STATE_SIZE, dtype=np.int32), np.zeros(STATE_SIZE, dtype=np.int32),
-            np.zeros(N_ACTIONS, dtype=np.int32))
+    return ReplyWork(np.zeros(STATE_SIZE, dtype=np.int32), np.zeros(STATE_SIZE, dtype=np.int32),
+                     np.zeros(N_ACTIONS, dtype=np.int32))
+
+
+def new_turn_search():
+    """A turn search's buffers: a state and a legal-action list per depth, per-depth
+    bookkeeping and lines, and the transposition table."""
+    return TurnSearch(np.zeros((DEPTH + 1, STATE_SIZE), dtype=np.int32),
+                      np.zeros((DEPTH + 1, N_ACTIONS), dtype=np.int32),
+                      np.zeros((DEPTH + 2, NB), dtype=np.int64),       # + a row for the setup's destinations
+                      np.zeros((DEPTH + 3, NV), dtype=np.float64),     # + two rows for the setup's values
+                      np.zeros((DEPTH + 1, DEPTH + 1, 3), dtype=np.int64),
+                      np.zeros(DEPTH + 1, dtype=np.uint64),
+                      Transpositions(np.zeros(TT_SIZE, dtype=np.uint64), np.zeros(TT_SIZE, dtype=np.float64),
+                                     np.zeros(TT_SIZE, dtype=np.int64)))
 
 
 def new_plan_work():
-    """The planner's buffers, allocated once per batch: a state and a legal-action list per
-    depth, per-depth bookkeeping and lines, the transposition table, the plan and counters,
-    and the best turns of a search that asks for them."""
-    return (np.zeros((DEPTH + 1, STATE_SIZE), dtype=np.int32),
-            np.zeros((DEPTH + 1, N_ACTIONS), dtype=np.int32),
-            np.zeros((DEPTH + 2, NB), dtype=np.int64),       # + a row for the setup's destinations
-            np.zeros((DEPTH + 3, NV), dtype=np.float64),     # + two rows for the setup's values
-            np.zeros((DEPTH + 1, DEPTH + 1, 3), dtype=np.int64),
-            np.zeros(DEPTH + 1, dtype=np.uint64),            # each depth's key (transposable nodes)
-            np.zeros(TT_SIZE, dtype=np.uint64),
-            np.zeros(TT_SIZE, dtype=np.float64),
-            np.zeros(TT_SIZE, dtype=np.int64),                # the search stamp of each slot
-            np.zeros((DEPTH + 1, 3), dtype=np.int64),         # the plan being followed
-            np.zeros(NMETA, dtype=np.int64),
-            new_top_turns(),
-            new_plan_cache(),
-            new_reply_work())
-
-
-PLAN_META = 10       # where ``new_plan_work`` keeps the meta array
+    """The planner's buffers, allocated once per batch: the turn search's, the plan and
+    counters, the best turns of a search that asks for them, the plan cache and the
+    look-ahead's."""
+    return PlanWork(new_turn_search(), np.zeros((DEPTH + 1, 3), dtype=np.int64), np.zeros(NMETA, dtype=np.int64),
+                    new_top_turns(), new_plan_cache(), new_reply_work())
 
 
 def new_plan_cache():
@@ -141,16 +195,16 @@ def new_plan_cache():
     card hands the next seat the same position), and the plan made there is the same each time:
     the planner never reads the order below the tops, so a plan depends on what is visible."""
     size = 1 << CACHE_BITS
-    return (np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
-            np.zeros((size, DEPTH + 1, 3), dtype=np.int64))
+    return PlanCache(np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=np.int64),
+                     np.zeros(size, dtype=np.int64), np.zeros((size, DEPTH + 1, 3), dtype=np.int64))
 
 
 def new_top_turns():
     """Where a search asked for its best turns (``M_WANT``) keeps them: each turn's line of
     decisions (action, legal actions, their checksum), its value, its length and the key of the
     position it ends in."""
-    return (np.zeros((TOP_MAX, DEPTH + 1, 3), dtype=np.int64), np.zeros(TOP_MAX, dtype=np.float64),
-            np.zeros(TOP_MAX, dtype=np.int64), np.zeros(TOP_MAX, dtype=np.uint64))
+    return TopTurns(np.zeros((TOP_MAX, DEPTH + 1, 3), dtype=np.int64), np.zeros(TOP_MAX, dtype=np.float64),
+                    np.zeros(TOP_MAX, dtype=np.int64), np.zeros(TOP_MAX, dtype=np.uint64))
 
 
 @njit(cache=True, _nrt=False)
@@ -215,20 +269,20 @@ def _slot(h):
 
 
 @njit(cache=True, inline="always")
-def tt_find(key, stamp, meta, h):
-    """The slot holding ``h`` in the current search, or -1."""
+def tt_find(table, meta, h):
+    """The slot of ``table`` holding ``h`` in the current search, or -1."""
     i = _slot(h)
-    if key[i] == h and stamp[i] == meta[M_STAMP]:
+    if table.keys[i] == h and table.stamps[i] == meta[M_STAMP]:
         return i
     return -1
 
 
 @njit(cache=True, inline="always")
-def tt_store(key, val, stamp, meta, h, v):
+def tt_store(table, meta, h, v):
     i = _slot(h)
-    key[i] = h
-    val[i] = v
-    stamp[i] = meta[M_STAMP]
+    table.keys[i] = h
+    table.values[i] = v
+    table.stamps[i] = meta[M_STAMP]
 
 
 @njit(cache=True, inline="always")
@@ -326,7 +380,7 @@ def in_any_order(s, R):
 
 
 @njit(cache=True, inline="always")
-def searched_column(ps, bk, d):
+def searched_column(search, d):
     """The column of the open build's previous group if this search chose it, at decision
     ``d - 1``; else -1. Orders of alike groups are searched in increasing column order only
     among the groups the search itself places: a search that starts in the middle of a build
@@ -334,9 +388,9 @@ def searched_column(ps, bk, d):
     them could prune every column left."""
     if d == 0:
         return -1
-    s, q = ps[d], ps[d - 1]
+    s, q = search.states[d], search.states[d - 1]
     f = FRAMES + (s[G_SP] - 1) * FW
-    a = bk[d, B_ACT]
+    a = search.nodes[d, B_ACT]
     if (q[G_SP] != s[G_SP] or q[f] != F_BUILD or q[f + 1] != s[f + 1] or q[f + 2] != s[f + 2] - 1
             or not A_COLUMN <= a < A_SKIP):
         return -1
@@ -352,59 +406,64 @@ def checksum(legal, n):
 
 
 @njit(cache=True, inline="always")
-def _offer(rs, bk, bv, line, d, a, v, tail):
+def _offer(rs, search, d, a, v, tail):
     """Child ``a`` of node ``d`` is worth ``v``: keep the best, uniform among equal bests, and
     its line (``a``, then depth ``d + 1``'s line when ``tail``)."""
-    if v > bv[d, V_BEST]:
-        bv[d, V_BEST] = v
-        bk[d, B_NBEST] = 1
-    elif v == bv[d, V_BEST]:
-        bk[d, B_NBEST] += 1
-        if randbelow(rs, bk[d, B_NBEST]) != 0:
+    nodes, values, lines = search.nodes, search.node_values, search.lines
+    if v > values[d, V_BEST]:
+        values[d, V_BEST] = v
+        nodes[d, B_NBEST] = 1
+    elif v == values[d, V_BEST]:
+        nodes[d, B_NBEST] += 1
+        if randbelow(rs, nodes[d, B_NBEST]) != 0:
             return
     else:
         return
-    bk[d, B_BEST] = a
-    line[d, d, L_ACT] = a
-    line[d, d, L_N] = bk[d, B_N]
-    line[d, d, L_CHECK] = bk[d, B_CHECK]
+    nodes[d, B_BEST] = a
+    lines[d, d, L_ACT] = a
+    lines[d, d, L_N] = nodes[d, B_N]
+    lines[d, d, L_CHECK] = nodes[d, B_CHECK]
     end = d + 1
     if tail:
-        end = bk[d + 1, B_PVLEN]
+        end = nodes[d + 1, B_PVLEN]
         for j in range(d + 1, end):
             for k in range(3):
-                line[d, j, k] = line[d + 1, j, k]
-    bk[d, B_PVLEN] = end
+                lines[d, j, k] = lines[d + 1, j, k]
+    nodes[d, B_PVLEN] = end
 
 
 @njit(cache=True, inline="always")
-def _open(bk, bv, pl, d, n, a, sig):
-    bk[d, B_N] = n
-    bk[d, B_NEXT] = 0
-    bk[d, B_NBEST] = 0
-    bk[d, B_NSIG] = 0
-    bk[d, B_ACT] = a
-    bk[d, B_SIG] = sig
-    bk[d, B_BEST] = -1
-    bk[d, B_CHECK] = checksum(pl[d], n)
-    bk[d, B_PVLEN] = d
-    bk[d, B_STORE] = 0
-    bk[d, B_CANON] = -1
-    bv[d, V_BEST] = -np.inf
+def _open(search, d, n, a, sig):
+    """Node ``d`` opens with the ``n`` legal actions in its row of ``search.legals``, reached by
+    action ``a`` of signature ``sig``."""
+    nodes, values = search.nodes, search.node_values
+    nodes[d, B_N] = n
+    nodes[d, B_NEXT] = 0
+    nodes[d, B_NBEST] = 0
+    nodes[d, B_NSIG] = 0
+    nodes[d, B_ACT] = a
+    nodes[d, B_SIG] = sig
+    nodes[d, B_BEST] = -1
+    nodes[d, B_CHECK] = checksum(search.legals[d], n)
+    nodes[d, B_PVLEN] = d
+    nodes[d, B_STORE] = 0
+    nodes[d, B_CANON] = -1
+    values[d, V_BEST] = -np.inf
 
 
 @njit(cache=True, inline="always")
-def _remember(bk, bv, d, sig, v):
+def _remember(search, d, sig, v):
     """Record the value of a child with column signature ``sig`` (its equals are skipped)."""
-    if sig >= 0 and bk[d, B_NSIG] < MAXC:
-        j = bk[d, B_NSIG]
-        bv[d, V_SIGS + j] = sig
-        bv[d, V_SIGV + j] = v
-        bk[d, B_NSIG] = j + 1
+    nodes, values = search.nodes, search.node_values
+    if sig >= 0 and nodes[d, B_NSIG] < MAXC:
+        j = nodes[d, B_NSIG]
+        values[d, V_SIGS + j] = sig
+        values[d, V_SIGV + j] = v
+        nodes[d, B_NSIG] = j + 1
 
 
 @njit(cache=True, _nrt=False)
-def _keep_top(top, meta, bk, d, a, v, end):
+def _keep_top(top, meta, nodes, d, a, v, end):
     """Keep the turn ending at position ``end`` among the ``M_WANT`` best so far: the decisions
     that led to depth ``d``, then ``a`` (-1: the turn stops at ``d``, every choice there
     pruned). Orders that meet only at the end of the turn (a card played before or after the
@@ -423,14 +482,14 @@ def _keep_top(top, meta, bk, d, a, v, end):
     if slot == m:
         meta[M_NTOP] = m + 1
     for j in range(d):
-        lines[slot, j, L_ACT] = bk[j + 1, B_ACT]
-        lines[slot, j, L_N] = bk[j, B_N]
-        lines[slot, j, L_CHECK] = bk[j, B_CHECK]
+        lines[slot, j, L_ACT] = nodes[j + 1, B_ACT]
+        lines[slot, j, L_N] = nodes[j, B_N]
+        lines[slot, j, L_CHECK] = nodes[j, B_CHECK]
     length = d
     if a >= 0:
         lines[slot, d, L_ACT] = a
-        lines[slot, d, L_N] = bk[d, B_N]
-        lines[slot, d, L_CHECK] = bk[d, B_CHECK]
+        lines[slot, d, L_N] = nodes[d, B_N]
+        lines[slot, d, L_CHECK] = nodes[d, B_CHECK]
         length = d + 1
     values[slot] = v
     lengths[slot] = length
@@ -447,97 +506,99 @@ def _worst(values, m):
 
 
 @njit(cache=True, _nrt=False)
-def search_turn(root, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
+def search_turn(root, R, W, p, legal, n, rs, search, meta, top):
     """Value seat ``p``'s decision ``root`` (``n`` legal actions in ``legal``) by the best
-    end-of-turn evaluation each action leads to; ``line[0]`` then holds the best line of
+    end-of-turn evaluation each action leads to; ``search.lines[0]`` then holds the best line of
     decisions. Returns the root's value."""
     for t in range(NTYPES):
         meta[M_TOPS + t] = root[STACK_TOP + t]
-    return search_seen(root, R, W, p, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+    return search_seen(root, R, W, p, p, legal, n, rs, search, meta, top)
 
 
 @njit(cache=True, _nrt=False)
-def search_seen(root, R, W, p, me, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
+def search_seen(root, R, W, p, me, legal, n, rs, search, meta, top):
     """``search_turn`` for seat ``p`` valuing positions with the weights of row ``me``, knowing
     only the stack tops in ``meta`` (those of an earlier decision: a reply foreseen after a turn
     that drew must not use the card the draw exposed, P10)."""
+    states, legals, nodes, node_values = search.states, search.legals, search.nodes, search.node_values
+    node_keys, table = search.node_keys, search.transpositions
     meta[M_STAMP] += 1
     meta[M_SEARCHES] += 1
-    E.copy_core(root, ps[0])
+    E.copy_core(root, states[0])
     for i in range(n):
-        pl[0, i] = legal[i]
-    _open(bk, bv, pl, 0, n, -1, -1)
-    bk[0, B_DREW] = 0           # a search that starts after the draw: the plays are real options
+        legals[0, i] = legal[i]
+    _open(search, 0, n, -1, -1)
+    nodes[0, B_DREW] = 0        # a search that starts after the draw: the plays are real options
     meta[M_NTOP] = 0
     meta[M_NODES] += 1
     d = 0
     while True:
-        if bk[d, B_NEXT] < bk[d, B_N]:
-            a = np.int64(pl[d, bk[d, B_NEXT]])
-            bk[d, B_NEXT] += 1
-            s = ps[d]
-            if unseen_card(s, a, meta) or redundant(s, a, bk[d, B_DREW]):
+        if nodes[d, B_NEXT] < nodes[d, B_N]:
+            a = np.int64(legals[d, nodes[d, B_NEXT]])
+            nodes[d, B_NEXT] += 1
+            s = states[d]
+            if unseen_card(s, a, meta) or redundant(s, a, nodes[d, B_DREW]):
                 continue
             alike = transposable(s)
             if alike and A_COLUMN <= a < A_SKIP:
-                if bk[d, B_CANON] < 0:
-                    bk[d, B_CANON] = in_any_order(s, R)
-                if bk[d, B_CANON] == 1 and a - A_COLUMN < searched_column(ps, bk, d):
+                if nodes[d, B_CANON] < 0:
+                    nodes[d, B_CANON] = in_any_order(s, R)
+                if nodes[d, B_CANON] == 1 and a - A_COLUMN < searched_column(search, d):
                     continue                      # the same columns in increasing order
             sig = plan_signature(s, a)
-            if sig >= 0 and memo_find(bv[d], V_SIGS, bk[d, B_NSIG], sig) >= 0:
+            if sig >= 0 and memo_find(node_values[d], V_SIGS, nodes[d, B_NSIG], sig) >= 0:
                 continue                          # an equal column was searched: same value
-            c = ps[d + 1]
+            c = states[d + 1]
             E.copy_core(s, c)
-            k = advance_seen(c, R, p, E.step(c, R, a, pl[d + 1]), pl[d + 1], meta)
-            store = alike and bk[d, B_CANON] != 1     # orders that may meet: key them
+            k = advance_seen(c, R, p, E.step(c, R, a, legals[d + 1]), legals[d + 1], meta)
+            store = alike and nodes[d, B_CANON] != 1     # orders that may meet: key them
             h = np.uint64(0)
             if store:
                 h = core_hash(c)
-                i = tt_find(key, stamp, meta, h)
+                i = tt_find(table, meta, h)
                 if i >= 0:                        # reached before in another order
                     meta[M_HITS] += 1
-                    _remember(bk, bv, d, sig, val[i])
-                    _offer(rs, bk, bv, line, d, a, val[i], False)
+                    _remember(search, d, sig, table.values[i])
+                    _offer(rs, search, d, a, table.values[i], False)
                     continue
             if turn_over(c, p) or d + 1 == DEPTH:
                 meta[M_LEAVES] += 1
                 if meta[M_COUNT] and not store:
                     hc = core_hash(c)
-                    if tt_find(key, stamp, meta, hc) < 0:
+                    if tt_find(table, meta, hc) < 0:
                         meta[M_DISTINCT] += 1
-                        tt_store(key, val, stamp, meta, hc, 0.0)
+                        tt_store(table, meta, hc, 0.0)
                 elif store:
                     meta[M_DISTINCT] += meta[M_COUNT]
                 v = evaluate_here(c, R, p, W, me)
                 if store:
-                    tt_store(key, val, stamp, meta, h, v)
+                    tt_store(table, meta, h, v)
                 if meta[M_WANT] > 0:
-                    _keep_top(top, meta, bk, d, a, v, c)
-                _remember(bk, bv, d, sig, v)
-                _offer(rs, bk, bv, line, d, a, v, False)
+                    _keep_top(top, meta, nodes, d, a, v, c)
+                _remember(search, d, sig, v)
+                _offer(rs, search, d, a, v, False)
             else:
                 meta[M_NODES] += 1
                 d += 1
-                _open(bk, bv, pl, d, k, a, sig)
-                bk[d, B_STORE] = store
-                bk[d, B_DREW] = bk[d - 1, B_DREW] or a == A_DRAW
-                hk[d] = h
+                _open(search, d, k, a, sig)
+                nodes[d, B_STORE] = store
+                nodes[d, B_DREW] = nodes[d - 1, B_DREW] or a == A_DRAW
+                node_keys[d] = h
         else:
-            v = bv[d, V_BEST]
-            if bk[d, B_BEST] < 0:                 # every choice pruned (a build's column order)
-                v = evaluate(ps[d], R, p, W, me)
+            v = node_values[d, V_BEST]
+            if nodes[d, B_BEST] < 0:              # every choice pruned (a build's column order)
+                v = evaluate(states[d], R, p, W, me)
                 if meta[M_WANT] > 0:
-                    _keep_top(top, meta, bk, d, -1, v, ps[d])
-            if bk[d, B_STORE]:
-                tt_store(key, val, stamp, meta, hk[d], v)
+                    _keep_top(top, meta, nodes, d, -1, v, states[d])
+            if nodes[d, B_STORE]:
+                tt_store(table, meta, node_keys[d], v)
             if d == 0:
                 return v
-            a = bk[d, B_ACT]
-            sig = bk[d, B_SIG]
+            a = nodes[d, B_ACT]
+            sig = nodes[d, B_SIG]
             d -= 1
-            _remember(bk, bv, d, sig, v)
-            _offer(rs, bk, bv, line, d, a, v, True)
+            _remember(search, d, sig, v)
+            _offer(rs, search, d, a, v, True)
 
 
 @njit(cache=True, inline="always")
@@ -564,28 +625,27 @@ def planned_action(s, legal, n, plan, meta):
 
 
 @njit(cache=True, _nrt=False)
-def plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw):
+def plan_turn(s, R, W, legal, n, rs, work):
     """Make the best line of the rest of the turn from decision ``s`` the plan: searched, or
     with the cache on (``M_CACHE``) the plan made before at this visible position."""
-    ckey, cgen, clen, clines = cache
+    cache, meta, search = work.cache, work.meta, work.search
     h = np.uint64(0)
     if meta[M_CACHE] > 0:
         h = visible_hash(s)
         i = _cache_slot(h)
-        if ckey[i] == h and cgen[i] == meta[M_CACHE]:
+        if cache.keys[i] == h and cache.generations[i] == meta[M_CACHE]:
             meta[M_CACHE_HITS] += 1
-            adopt_plan(s, clines[i], clen[i], plan, meta)
+            adopt_plan(s, cache.lines[i], cache.lengths[i], work.plan, meta)
             return
     p = s[G_CUR]
     replies = np.int64(W[p, REPLIES])
     if replies > 0:
-        _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top,
-                           replies, rw)
+        _plan_with_replies(s, R, W, p, legal, n, rs, work, replies)
         return
-    search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
-    adopt_plan(s, line[0], bk[0, B_PVLEN], plan, meta)
+    search_turn(s, R, W, p, legal, n, rs, search, meta, work.top)
+    adopt_plan(s, search.lines[0], search.nodes[0, B_PVLEN], work.plan, meta)
     if meta[M_CACHE] > 0:
-        _store_plan(cache, meta, h, line[0], bk[0, B_PVLEN])
+        _store_plan(cache, meta, h, search.lines[0], search.nodes[0, B_PVLEN])
 
 
 @njit(cache=True, _nrt=False)
@@ -597,16 +657,16 @@ def _replay(c, R, p, line, m, legal, meta):
 
 
 @njit(cache=True, _nrt=False)
-def _play_best_turn(c, R, W, q, me, legal, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
+def _play_best_turn(c, R, W, q, me, legal, rs, work):
     """Play seat ``q``'s best turn at ``c`` as this seat (weights row ``me``) foresees it."""
     k = E.legal_actions(c, R, legal)
-    search_seen(c, R, W, q, me, legal, k, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
-    _replay(c, R, q, line[0], bk[0, B_PVLEN], legal, meta)
+    search = work.search
+    search_seen(c, R, W, q, me, legal, k, rs, search, work.meta, work.top)
+    _replay(c, R, q, search.lines[0], search.nodes[0, B_PVLEN], legal, work.meta)
 
 
 @njit(cache=True, _nrt=False)
-def _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top,
-                       replies, rw):
+def _plan_with_replies(s, R, W, p, legal, n, rs, work, replies):
     """A round ahead: the seat's ``replies`` best turns under its value, each played on until its
     own next turn has been played too (every other seat's best reply in turn, then its own best
     next turn, each searched with this seat's weights: it does not know the others'), and
@@ -624,10 +684,11 @@ def _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, 
     turns lifted the 2-player expert from about 70% to about 90% against ``cardheights`` and
     from about 27% to about 50% against ``mcts(iterations=100)``; it costs 4 to 12 times the
     time (docs/history/expert.md has the figures)."""
-    base, end, legal3 = rw
-    lines, values, lengths, _ = top
+    base, end, legal3 = work.replies
+    lines, values, lengths, _ = work.top
+    meta = work.meta
     meta[M_WANT] = min(replies, TOP_MAX)
-    search_turn(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+    search_turn(s, R, W, p, legal, n, rs, work.search, meta, work.top)
     meta[M_WANT] = 0
     m = meta[M_NTOP]
     players = s[G_NPLAYERS]
@@ -642,10 +703,9 @@ def _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, 
         for _ in range(players - 1):                # the others' replies, in turn
             if end[G_PHASE] == PH_TERMINAL or end[G_CUR] == p:
                 break
-            _play_best_turn(end, R, W, end[G_CUR], p, legal3, rs, ps, pl, bk, bv, line, hk, key, val, stamp,
-                            meta, top)
+            _play_best_turn(end, R, W, end[G_CUR], p, legal3, rs, work)
         if end[G_PHASE] != PH_TERMINAL and end[G_CUR] == p:     # then its own next turn
-            _play_best_turn(end, R, W, p, p, legal3, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+            _play_best_turn(end, R, W, p, p, legal3, rs, work)
         u = evaluate(end, R, p, W, p)
         other = -np.inf
         for q in range(players):
@@ -656,7 +716,7 @@ def _plan_with_replies(s, R, W, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, 
             best = j
             best_u = u
             best_v = values[j]
-    adopt_plan(s, lines[best], lengths[best], plan, meta)
+    adopt_plan(s, lines[best], lengths[best], work.plan, meta)
 
 
 @njit(cache=True, inline="always")
@@ -668,23 +728,24 @@ def _cache_slot(h):
 
 @njit(cache=True, inline="always")
 def _store_plan(cache, meta, h, line, m):
-    ckey, cgen, clen, clines = cache
     i = _cache_slot(h)
     for j in range(m):
         for k in range(3):
-            clines[i, j, k] = line[j, k]
-    ckey[i] = h
-    cgen[i] = meta[M_CACHE]
-    clen[i] = m
+            cache.lines[i, j, k] = line[j, k]
+    cache.keys[i] = h
+    cache.generations[i] = meta[M_CACHE]
+    cache.lengths[i] = m
 
 
 @njit(cache=True, _nrt=False)
-def cache_best_line(s, line, bk, cache, meta):
-    """With the cache on, keep the best line a search from ``s`` just found (``line[0]``) as
-    the plan at ``s``'s visible position: a search that asked for its best turns (a search
-    player's new node) has searched exactly what a rollout's planner would search there."""
-    if meta[M_CACHE] > 0:
-        _store_plan(cache, meta, visible_hash(s), line[0], bk[0, B_PVLEN])
+def cache_best_line(s, work):
+    """With the cache on, keep the best line a search from ``s`` just found
+    (``work.search.lines[0]``) as the plan at ``s``'s visible position: a search that asked for
+    its best turns (a search player's new node) has searched exactly what a rollout's planner
+    would search there."""
+    if work.meta[M_CACHE] > 0:
+        search = work.search
+        _store_plan(work.cache, work.meta, visible_hash(s), search.lines[0], search.nodes[0, B_PVLEN])
 
 
 @njit(cache=True, inline="always")
@@ -710,60 +771,58 @@ def adopt_plan(s, line, m, plan, meta):
 
 
 @njit(cache=True, _nrt=False)
-def _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top):
+def _arrival_value(s, R, W, p, y, rs, scratch, scratch_legal, work):
     """The best turn of seat ``p``'s setup worker once it has moved to space ``y``: the worker
     placed on ``y`` and the option (draw or site action) chosen there. Placing a worker on
     ``x`` and moving it on to ``y`` leaves this same position, whatever ``x`` was."""
-    E.copy_core(s, t)
-    E.apply_action(t, R, np.int64(A_SPACE + y))
+    E.copy_core(s, scratch)
+    E.apply_action(scratch, R, np.int64(A_SPACE + y))
     b = PLAYERS + p * PSTRIDE
     k_worker = 0
     for k in range(2):
-        if t[b + P_WPOS + k] == y:
+        if scratch[b + P_WPOS + k] == y:
             k_worker = k
-    t[G_CUR] = p                              # as if the player had just moved it there
-    t[G_MOVED] = k_worker
-    t[G_PHASE] = PH_MAIN
-    t[G_CARD_SPACE] = y
-    t[G_CARD_PLAYED] = 0
-    n = E.legal_actions(t, R, legal2)
-    return search_turn(t, R, W, p, legal2, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+    scratch[G_CUR] = p                        # as if the player had just moved it there
+    scratch[G_MOVED] = k_worker
+    scratch[G_PHASE] = PH_MAIN
+    scratch[G_CARD_SPACE] = y
+    scratch[G_CARD_PLAYED] = 0
+    n = E.legal_actions(scratch, R, scratch_legal)
+    return search_turn(scratch, R, W, p, scratch_legal, n, rs, work.search, work.meta, work.top)
 
 
 @njit(cache=True, _nrt=False)
-def _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta,
-                      top, out):
+def _placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, out):
     """Each setup placement's value (into ``out``): the best turn the placed worker could make
     from there, as if the player moved it next (the other seats' placements still to come are
     not foreseen). A destination's value is searched once for all the placements that reach it."""
     p = s[G_CUR]
-    arrival = bv[DEPTH + 1]                   # per space: the value of arriving there
-    dest = bk[DEPTH + 1]
+    arrival = work.search.node_values[DEPTH + 1]      # per space: the value of arriving there
+    dest = work.search.nodes[DEPTH + 1]
     for x in range(MAXS):
         arrival[x] = np.nan
     for i in range(n):
-        E.copy_core(s, t)
-        E.apply_action(t, R, np.int64(legal[i]))
-        nd = E.destinations(t, np.int64(legal[i] - A_SPACE), dest, 0)
+        E.copy_core(s, scratch)
+        E.apply_action(scratch, R, np.int64(legal[i]))
+        nd = E.destinations(scratch, np.int64(legal[i] - A_SPACE), dest, 0)
         best = -np.inf
         for j in range(nd):
             y = dest[j] - A_SPACE
             if np.isnan(arrival[y]):
-                arrival[y] = _arrival_value(s, R, W, p, y, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val,
-                                            stamp, meta, top)
+                arrival[y] = _arrival_value(s, R, W, p, y, rs, scratch, scratch_legal, work)
             best = max(best, arrival[y])
         out[i] = best
 
 
 @njit(cache=True, _nrt=False)
-def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top,
-                cache, rw):
-    """The turn planner's action at a decision of the player to move."""
+def plan_choose(s, R, W, legal, n, rs, scratch, scratch_legal, work):
+    """The turn planner's action at a decision of the player to move (``scratch`` and
+    ``scratch_legal``: a state and a legal list for the setup's placements to work in; ``work``:
+    the planner's ``PlanWork``)."""
     if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
-        meta[M_LEN] = 0
-        values = bv[DEPTH + 2]                # one value per placement
-        _placement_values(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key, val, stamp, meta,
-                          top, values)
+        work.meta[M_LEN] = 0
+        values = work.search.node_values[DEPTH + 2]   # one value per placement
+        _placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, values)
         best_v = -np.inf
         nb = 0
         choice = legal[0]
@@ -777,8 +836,8 @@ def plan_choose(s, R, W, legal, n, rs, t, legal2, ps, pl, bk, bv, line, hk, key,
                 if randbelow(rs, nb) == 0:
                     choice = legal[i]
         return np.int64(choice)
-    a = planned_action(s, legal, n, plan, meta)
+    a = planned_action(s, legal, n, work.plan, work.meta)
     if a < 0:
-        plan_turn(s, R, W, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw)
-        a = planned_action(s, legal, n, plan, meta)
+        plan_turn(s, R, W, legal, n, rs, work)
+        a = planned_action(s, legal, n, work.plan, work.meta)
     return np.int64(a)

@@ -56,7 +56,7 @@ from .planner import (
     DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, TOP_MAX, adopt_plan, new_top_turns, planned_action,
     cache_best_line, search_turn, visible_hash,
 )
-from .policy import forget_plans, new_rollout_cache, policy_choose
+from .policy import PLANNER_WORK, forget_plans, new_rollout_cache, policy_choose
 from .unseen import determinize
 
 
@@ -197,8 +197,8 @@ def turn_choose(s, R, W, p, legal, n, rs, work, turn_work):
         if evisits[root, i] > evisits[root, best] or (
                 evisits[root, i] == evisits[root, best] and evalue[root, i] > evalue[root, best]):
             best = i
-    _note_turns(why, whyn, s, p, m, top[0], evisits[root], evalue[root])
-    adopt_plan(s, top[0][best], top[2][best], plan, meta)
+    _note_turns(why, whyn, s, p, m, top.lines, evisits[root], evalue[root])
+    adopt_plan(s, top.lines[best], top.lengths[best], plan, meta)
     a = planned_action(s, legal, n, plan, meta)
     return np.int64(a if a >= 0 else legal[randbelow(rs, n)])
 
@@ -215,11 +215,12 @@ def _candidates(s, R, RW, p, legal, n, rs, want, st, rwork, top):
 @njit(cache=True, inline="always")
 def _best_turns(st, R, RW, p, legal, n, rs, want, rwork, top):
     """The planner's ``want`` best distinct turns from ``st`` into ``top``."""
-    t, t2, legal2, memo, ps, pl, bk, bv, line, hk, key, val, stamp, rplan, rmeta, _, cache, _rw = rwork
+    planner = rwork[PLANNER_WORK]
+    rmeta = planner.meta
     rmeta[M_WANT] = want
-    search_turn(st, R, RW, p, legal, n, rs, ps, pl, bk, bv, line, hk, key, val, stamp, rmeta, top)
+    search_turn(st, R, RW, p, legal, n, rs, planner.search, rmeta, top)
     rmeta[M_WANT] = 0
-    cache_best_line(st, line, bk, cache, rmeta)          # a rollout from here plays it, unsearched
+    cache_best_line(st, planner)                         # a rollout from here plays it, unsearched
     return rmeta[M_NTOP]
 
 

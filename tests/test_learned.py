@@ -265,12 +265,10 @@ def test_the_rows_of_a_planner_s_own_games_rank_its_own_turns_first():
     found = total = 0
     for seed in (409, 410, 411):
         _, log = play_game(RULES, 2, seed, [ch, ch])
-        feats = np.zeros((4000, NL))
-        group = np.zeros(4000, dtype=np.int64)
-        label = np.zeros(4000, dtype=np.int64)
-        work = new_plan_work()
-        rows, groups = I.turn_rows(RULES.packed, 2, seed, log, W, 32, feats, group, label, *work[:9], work[10],
-                                   work[11], new_stream(seed), *I.new_buffers())
+        out = I.new_rows(4000)
+        feats, group, label = out
+        rows, groups = I.turn_rows(RULES.packed, 2, seed, log, W, 32, out, new_plan_work(), new_stream(seed),
+                                   I.new_buffers())
         value = feats[:rows] @ np.asarray(ch.learned_for(2))[:NL]
         for g in range(groups):
             mine = group[:rows] == g

@@ -24,7 +24,7 @@ from strategies.builtin import BUILTINS
 from strategies.compiled import KIND_PLANNER, evaluate
 from strategies.decide import choose
 from strategies.policy import new_policy_work as new_buffers
-from strategies.policy import plan_meta
+from strategies.policy import PLANNER_WORK, plan_meta
 from strategies.registry import parse_spec, seat_arrays
 from helpers import reorder_hidden, to_move
 from script_modules import load_script
@@ -78,11 +78,10 @@ def brute_force(state: api.State, W: np.ndarray, tops, budget: list) -> float:
 
 
 def planner_value(state: api.State, W: np.ndarray, seed: int = 1) -> float:
-    buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _, _ = buf
+    work = P.new_plan_work()
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     return P.search_turn(state.arr.copy(), RULES.packed, W, to_move(state.arr), legal, len(legal),
-                         new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+                         new_stream(seed), work.search, work.meta, work.top)
 
 
 def decision_states(players: int, seed: int, spec: str, every: int = 7):
@@ -147,7 +146,7 @@ def test_a_search_that_starts_in_the_middle_of_a_build_takes_a_column():
             buf = new_buffers()
             legal = np.array(api.legal_actions(state), dtype=np.int32)
             a = P.plan_choose(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), buf[0], buf[2],
-                              *buf[4:])
+                              buf[4])
             assert a in legal
             checked += 1
     assert checked >= 5
@@ -155,12 +154,12 @@ def test_a_search_that_starts_in_the_middle_of_a_build_takes_a_column():
 
 def _best_turns(state: api.State, W: np.ndarray, want: int, seed: int = 1):
     """The planner's ``want`` best turns from ``state``: (value, line of actions) pairs."""
-    buf = new_buffers()
-    _, _, _, _, ps, pl, bk, bv, line, hk, key, val, stamp, _, meta, top, _, _ = buf
+    work = P.new_plan_work()
+    meta, top = work.meta, work.top
     legal = np.array(api.legal_actions(state), dtype=np.int32)
     meta[P.M_WANT] = want
     best = P.search_turn(state.arr.copy(), RULES.packed, W, to_move(state.arr), legal, len(legal),
-                         new_stream(seed), ps, pl, bk, bv, line, hk, key, val, stamp, meta, top)
+                         new_stream(seed), work.search, meta, top)
     lines, values, lengths, _ = top
     kept = [(float(values[i]), [int(a) for a in lines[i, :lengths[i], P.L_ACT]]) for i in range(meta[P.M_NTOP])]
     return best, kept
@@ -256,12 +255,11 @@ def test_no_peeking_below_the_top_cards(players, seed, spec):
         differed += bool((other.arr != state.arr).any())
         choices = []
         for s in (state, other):
-            buf = new_buffers()
-            t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = buf
+            t, _, legal2, _, work = new_buffers()
             legal = np.array(api.legal_actions(s), dtype=np.int32)
-            a = P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(7), t, legal2, ps, pl,
-                              bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw)
-            choices.append((int(a), line[0, :bk[0, P.B_PVLEN], 0].tolist()))
+            a = P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(7), t, legal2, work)
+            search = work.search
+            choices.append((int(a), search.lines[0, :search.nodes[0, P.B_PVLEN], 0].tolist()))
         assert choices[0] == choices[1], f"round {state.get(L.G_ROUND)}: {choices[0]} != {choices[1]}"
     assert differed >= 10
 
@@ -277,8 +275,8 @@ def _decide(kinds, W, arr, legal, n, rs, work):
     search count and last searched value then."""
     p = to_move(arr)
     a = int(choose(kinds[p], W, p, arr.copy(), RULES.packed, legal[:n].copy(), n, rs, work))
-    bv = work[0][7]                                   # policy work: t, t2, legal2, memo, ps, pl, bk, bv, ...
-    return a, int(plan_meta(work[0])[P.M_SEARCHES]), float(bv[0, P.V_BEST])
+    planner = work[0][PLANNER_WORK]                   # policy work: t, t2, legal2, memo, the planner's
+    return a, int(plan_meta(work[0])[P.M_SEARCHES]), float(planner.search.node_values[0, P.V_BEST])
 
 
 def test_no_planner_peeks_below_the_top_cards_at_any_decision():
@@ -354,11 +352,10 @@ def test_turn_planners_place_their_workers_where_the_best_turn_is():
     spread = 0.0
     for a in log[:players]:
         legal = np.array(api.legal_actions(state), dtype=np.int32)
-        buf = new_buffers()
-        t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, _, _ = buf
+        t, _, legal2, _, work = new_buffers()
         values = np.zeros(L.MAXS + 1)
-        P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, ps,
-                            pl, bk, bv, line, hk, key, val, stamp, meta, top, values)
+        P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, work,
+                            values)
         chosen = values[list(legal).index(int(a))]
         assert chosen == values[:len(legal)].max()
         spread = max(spread, chosen - values[:len(legal)].min())
@@ -410,15 +407,14 @@ def test_the_plan_cache_gives_the_plan_searched_at_the_same_visible_position():
     W = weights(spec, players)
     rng = np.random.default_rng(seed)
     states = [s for s in decision_states(players, seed, spec, every=5) if s.get(L.G_PHASE) == L.PH_MOVE]
-    buf = new_buffers()
-    t, _, legal2, _, ps, pl, bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw = buf
+    t, _, legal2, _, work = new_buffers()
+    plan, meta = work.plan, work.meta
     P.new_cache_generation(meta)
 
     def choose(s, stream=7):
         legal = np.array(api.legal_actions(s), dtype=np.int32)
         P.forget_plan(meta)
-        P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(stream), t, legal2, ps, pl,
-                      bk, bv, line, hk, key, val, stamp, plan, meta, top, cache, rw)
+        P.plan_choose(s.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(stream), t, legal2, work)
         return plan[:meta[P.M_LEN], 0].tolist()
 
     reordered = 0

@@ -39,7 +39,7 @@ from strategies.builtin import PLANS, Strategy
 from strategies.errors import StrategyError
 from strategies.features import NL
 from strategies.fit import conditional_logit
-from strategies.imitation import OTHER, check_want, new_buffers, turn_rows
+from strategies.imitation import OTHER, check_want, new_buffers, new_rows, turn_rows
 from strategies.learned import LearnedWeights, check_table, from_hand, to_table
 from strategies.planner import new_plan_work
 from strategies.registry import EXPERT_NAME, learned_strategy, parse_spec, resolved, seat_arrays, shipped_expert
@@ -222,17 +222,14 @@ def _rows_of(players: int, rules: Rules, start, items):
     want = check_want(WANT)
     _, W = seat_arrays([start] * players)
     work = new_plan_work()
-    ps, pl, bk, bv, line, hk, key, val, stamp, _plan, meta, top, _cache, _rw = work
-    bufs = new_buffers()
-    feats = np.zeros((MAX_ROWS_PER_GAME, NL))
-    group = np.zeros(MAX_ROWS_PER_GAME, dtype=np.int64)
-    label = np.zeros(MAX_ROWS_PER_GAME, dtype=np.int64)
+    scratch = new_buffers()
+    out = new_rows(MAX_ROWS_PER_GAME)
+    feats, group, label = out
     out_x, out_g, out_l = [], [], []
     offset = 0
     for seed, actions in items:
         rows, groups = turn_rows(rules.packed, players, int(seed), np.asarray(actions, dtype=np.int64), W, want,
-                                 feats, group, label, ps, pl, bk, bv, line, hk, key, val, stamp, meta, top,
-                                 new_stream(int(seed)), *bufs)
+                                 out, work, new_stream(int(seed)), scratch)
         out_x.append(feats[:rows].copy())
         out_g.append(group[:rows] + offset)
         out_l.append(label[:rows].copy())
