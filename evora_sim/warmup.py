@@ -5,19 +5,44 @@ the search player, chosen at run time by the seats' kinds). numba compiles it on
 caches it (``evora_sim.NUMBA_CACHE``), which takes minutes on a cold cache: without a word a
 progress bar would sit at 0% all that time, and every worker process would compile it again at
 once. So a command that plays games first asks :func:`compiled` whether the cache holds it; if
-not, it says so (:data:`NOTICE`) and compiles it here, in one process, before the bar starts and
-before any worker loads it from the cache.
+not, it says so (:data:`NOTICE`) and compiles it here, before the bar starts and before any
+worker loads it from the cache.
+
+numba compiles a function and every function it calls one after the other, in one process, so a
+cold compile kept one core busy and the other idle for minutes. A called function compiled
+with ``cache=True`` is saved on its own, and a caller compiled later loads it from the cache
+instead of compiling it again. So on a cold cache :func:`compile_now` splits the work in two:
+a second process compiles the turn planner as the search player's rollouts call it
+(:data:`PLANNER_PART`, about half of the whole compile), this one meanwhile compiles the
+engine's step and the search player's random playout (:data:`ENGINE_PART`), and the batch
+driver is compiled last, finding both parts in the cache. Each part is compiled for exactly the
+argument types the driver passes it (``part_signatures``; ``tests/test_warmup.py`` checks them
+against a cache the driver filled): a part compiled for other types would only be compiled again.
 """
 from __future__ import annotations
 
-import numpy as np
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
+from numba import typeof, types
+
+from strategies.mcts import plan_choose_seat, random_playout
+from strategies.policy import new_policy_work
+
+from . import engine as E
 from .batch import compiled_batch, play_batch
 from .rules import load_rules
 
 COMPILE_MINUTES = "3 to 5"      # measured 2026-12-05: 3 min 25 s at a load of 6 on the 2-core machine
 NOTICE = (f"compiling the engine and players (first run only, about {COMPILE_MINUTES} minutes on a 2-core "
           "machine; later runs load it from the cache)")
+
+# the functions each process compiles ahead of the driver (see the module's docstring)
+PLANNER_PART = ("plan_choose_seat",)
+ENGINE_PART = ("take_action", "random_playout")
 
 
 def compiled() -> bool | None:
@@ -42,4 +67,58 @@ def ensure_compiled(notice=None) -> bool:
 
 
 def compile_now() -> None:
+    """Load the batch driver, compiling it first if the cache lacks it (in two processes when
+    two cores are free to do it)."""
+    helper = _start_planner_part() if compiled() is False and _cores() > 1 else None
+    try:
+        compile_part(ENGINE_PART)
+        if helper is not None:
+            helper.wait()
+    finally:
+        if helper is not None and helper.poll() is None:      # stopped here: the helper's work is void
+            helper.kill()
+            helper.wait()
     play_batch(load_rules(), 2, np.array([1], dtype=np.int64), ["random", "random"])
+
+
+def part_signatures() -> dict:
+    """Each ahead-compiled function and the argument types the batch driver calls it with: the
+    state, the rules (read-only), the legal actions and the random stream are the driver's
+    own arrays; ``k`` (legal actions) and the horizon are int64, the seat and turn int32."""
+    state, legal, stream = types.int32[::1], types.int32[::1], types.uint64[::1]
+    rules = typeof(load_rules().packed)
+    return {
+        "plan_choose_seat": (plan_choose_seat, (types.float64[:, ::1], state, rules, legal, types.int64, stream,
+                                                typeof(new_policy_work()))),
+        "take_action": (E.take_action, (state, rules, types.int64, legal, types.boolean)),
+        "random_playout": (random_playout, (state, rules, legal, types.int64, stream, types.int64, types.int32)),
+    }
+
+
+def compile_part(names) -> None:
+    """Compile (or load from the cache) the functions ``names`` of :func:`part_signatures`."""
+    signatures = part_signatures()
+    for name in names:
+        function, signature = signatures[name]
+        function.compile(signature)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                 # not on Linux
+        return os.cpu_count() or 1
+
+
+def _start_planner_part():
+    """A process compiling :data:`PLANNER_PART` into the cache from this very copy of the code
+    (its folder first on the path), or None if one cannot be started (then this process compiles
+    it all, as before)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    code = f"from evora_sim.warmup import compile_part; compile_part({PLANNER_PART!r})"
+    try:
+        return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None

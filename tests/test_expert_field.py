@@ -7,6 +7,7 @@ from click.testing import CliRunner
 
 from evora_sim.cli import main
 from evora_sim.ladderplan import default_ladder
+from evora_sim.manifest import read_manifest
 from evora_sim.runner import simulate
 
 from cli_results import one_error_line
@@ -58,6 +59,18 @@ def test_evora_run_refuses_a_negative_expert_field(cli, tmp_path):
                                       "--report-dir", str(tmp_path / "r")]))
     assert "--expert-games must be 0 (none) or a positive whole number, got -1" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_evora_run_plays_the_expert_fields_in_several_chunks_a_core_and_resumes_an_older_folder(cli, tmp_path):
+    """The 2-player expert field takes minutes: in the default chunks of 5,000 seeds one core
+    played the long chunk alone while the other stood idle. Its chunks are now a duel's (several
+    a core); a folder made before, in other chunks, resumes with its own instead of clashing."""
+    simulate(3, 4, "expert", seed=1, out=tmp_path / "o" / "expert" / "p3")      # the default chunk: 4 seeds
+    res = cli.invoke(main, ["run", "--games", "4", "--jobs", "1", "--out", str(tmp_path / "o"),
+                            "--report-dir", str(tmp_path / "r"), "-q"])
+    assert res.exit_code == 0, res.output
+    chunks = {n: read_manifest(tmp_path / "o" / "expert" / f"p{n}")["config"]["chunk_size"] for n in (2, 3, 4)}
+    assert chunks == {2: 1, 3: 4, 4: 1}, chunks
 
 
 def test_the_default_ladder_holds_the_expert_between_the_planners_and_the_search_player():

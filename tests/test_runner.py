@@ -628,6 +628,21 @@ def test_progress_lines_come_at_the_interval_of_the_clock_given():
     assert printed[1].startswith("evora: 50 of 100 games"), printed
 
 
+def test_the_parts_compiled_ahead_are_compiled_for_the_types_the_driver_passes():
+    """A cold compile builds the turn planner in a second process and the engine's step here,
+    ahead of the batch driver, which then loads them from the cache. That saves time only if each
+    part is compiled for exactly the argument types the driver calls it with: otherwise the
+    driver compiles it again. Whoever filled the cache (the split compile, or the driver alone),
+    each part's cache index must hold one entry, for the types ``part_signatures`` gives."""
+    from evora_sim import warmup
+
+    warmup.compile_now()
+    for name, (function, signature) in warmup.part_signatures().items():
+        index = function._cache._cache_file._load_index()
+        assert [key[0] for key in index] == [signature], (name, list(index))
+    assert set(warmup.PLANNER_PART) | set(warmup.ENGINE_PART) == set(warmup.part_signatures())
+
+
 def test_a_cold_compile_is_announced_before_the_bar(tmp_path, monkeypatch):
     """Issue 44: a cold first run showed a bar stuck at 0% for minutes while numba compiled. The
     compile is now said first and done before the bar starts (the cache is faked cold)."""
