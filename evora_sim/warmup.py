@@ -16,7 +16,7 @@ a second process compiles the turn planner as the search player's rollouts call 
 (:data:`PLANNER_PART`, about half of the whole compile), this one meanwhile compiles the
 engine's step and the search player's random playout (:data:`ENGINE_PART`), and the batch
 driver is compiled last, finding both parts in the cache. Each part is compiled for exactly the
-argument types the driver passes it (``part_signatures``; ``tests/test_warmup.py`` checks them
+argument types the driver passes it (``part_signatures``; ``tests/test_runner.py`` checks them
 against a cache the driver filled): a part compiled for other types would only be compiled again.
 """
 from __future__ import annotations
