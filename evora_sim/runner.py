@@ -55,7 +55,7 @@ from .seeds import game_seeds
 from .storage import (RunResult, TableTooLarge, misplaced,  # noqa: F401  (a run's results, read back: public here too)
                       open_run)
 from .result_tables import TABLES, batch_tables, concat_tables
-from .warmup import ensure_compiled
+from .warmup import cores, ensure_compiled  # cores: tests stand in for runner.cores
 
 DEFAULT_CHUNK = 5_000
 
@@ -488,13 +488,6 @@ def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | 
 MAX_JOBS = 1024
 
 
-def cores() -> int:
-    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
-    may set below the machine's count)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):        # no affinity on this platform
-        return os.cpu_count() or 1
 
 
 def check_jobs(jobs) -> int:

@@ -69,7 +69,7 @@ def ensure_compiled(notice=None) -> bool:
 def compile_now() -> None:
     """Load the batch driver, compiling it first if the cache lacks it (in two processes when
     two cores are free to do it)."""
-    helper = _start_planner_part() if compiled() is False and _cores() > 1 else None
+    helper = _start_planner_part() if compiled() is False and cores() > 1 else None
     try:
         compile_part(ENGINE_PART)
         if helper is not None:
@@ -103,10 +103,12 @@ def compile_part(names) -> None:
         function.compile(signature)
 
 
-def _cores() -> int:
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
+    may set below the machine's count). Here, below the runner, so that the compile can ask too."""
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                 # not on Linux
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):        # no affinity on this platform
         return os.cpu_count() or 1
 
 
