@@ -266,10 +266,14 @@ def victory_margin(margins: dict):
 
 
 def save(fig, folder: Path, name: str) -> Path:
+    """The SVG carries no date and its clip-path ids are salted by the figure's name (matplotlib
+    draws them at random otherwise), so a report made again from the same games is the same
+    files byte for byte: a changed figure then shows in a plain diff (issue 52)."""
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / f"{name}.png"
     fig.savefig(png, dpi=110, bbox_inches="tight")
-    fig.savefig(folder / f"{name}.svg", bbox_inches="tight")
+    with matplotlib.rc_context({"svg.hashsalt": f"evora-sim:{name}"}):
+        fig.savefig(folder / f"{name}.svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     return png
 

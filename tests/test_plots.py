@@ -128,3 +128,18 @@ def test_card_value_figure_names_an_unexercised_tile_and_never_draws_it_at_zero(
             assert not np.isfinite(x[near]).any(), "the unexercised tile was drawn"
     assert len(_xlims(fig)) == 1
     assert overlapping_texts(fig) == []
+
+
+def test_a_figure_saved_twice_is_the_same_files_byte_for_byte(tmp_path):
+    """A report made again from the same games must diff clean (issue 52): matplotlib writes a
+    date into each SVG and draws its clip-path ids at random unless told otherwise."""
+    import matplotlib.pyplot as plt
+
+    written = []
+    for folder in ("a", "b"):
+        fig, ax = plt.subplots()
+        ax.bar(["first", "last"], [0.4, 0.6])           # bars are clipped: the SVG gets clip-path ids
+        plots.save(fig, tmp_path / folder, "seats")
+        written.append([(tmp_path / folder / f"seats.{ext}").read_bytes() for ext in ("png", "svg")])
+    assert b"clip-path" in written[0][1] and b"<dc:date>" not in written[0][1]
+    assert written[0] == written[1]
