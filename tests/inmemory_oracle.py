@@ -14,7 +14,7 @@ from evora_sim import layout as L
 from evora_sim.runner import RunError, RunResult
 from evora_sim.storage import read_chunk
 
-from analysis import labels as names
+from analysis import labels
 from analysis.fairness import seat_fairness
 from analysis.playstates import PLAY_STATES, PlayStates
 from analysis.scan import AnalysisError
@@ -490,7 +490,7 @@ def card_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     the win rate when played, adjusted for strategy and seat (see :func:`exposure_table`)."""
     t = exposure_table(data.seats, data.matrix("cards", "plays"), CARD_NAMES, data.matrix("cards", "vp"),
                        data.matrix("cards", "temple_uses"), "card", min_effect)
-    t.insert(2, "name", t["card"].map(names.card_title))     # the rulebook's words; the code stays
+    t.insert(2, "name", t["card"].map(labels.card_title))     # the rulebook's words; the code stays
     timing = card_timing(data)
     if not timing.empty:
         t = t.merge(timing.drop(columns="plays"), on=["n_players", "card"], how="left")
@@ -512,10 +512,10 @@ def space_labels(rules: dict) -> list[str]:
 def space_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """The same as :func:`card_value` for each Construction Site space (its action carried out
     by the seat at least once); the tables record no VP per space."""
-    labels = space_labels(data.rules())
-    t = exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None,
+    spaces = space_labels(data.rules())
+    t = exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(spaces)], spaces, None, None,
                        "space", min_effect)
-    titles = dict(zip(labels, names.space_titles(data.rules())))
+    titles = dict(zip(spaces, labels.space_titles(data.rules())))
     t.insert(2, "name", t["space"].map(titles))
     return t
 
