@@ -390,7 +390,7 @@ def test_i43_07_the_compiled_driver_refuses_an_illegal_action_loudly(tmp_path, m
     with pytest.raises(StrategyError, match="'nan-planner': weight vp=nan is not a finite number"):
         play_batch(rules, 2, seeds, [_nan_planner(), "random"])
     # ... and were one to get past that check, the driver itself still refuses its illegal action
-    monkeypatch.setattr(registry, "_checked", lambda strategy: strategy)
+    monkeypatch.setattr(registry, "checked_strategy", lambda strategy: strategy)
     with pytest.raises(StrategyError, match=r"'nan-planner' \(seat 0\) chose action -1, which is not legal, "
                                             r"at decision \d+ of the game with seed 1"):
         play_batch(rules, 2, seeds, [_nan_planner(), "random"])
