@@ -452,8 +452,8 @@ def test_i43_13_jobs_are_capped_at_the_cores(run, cli, monkeypatch):
 
     assert R.check_jobs(1024) == R.cores() == R.check_jobs(-1) and R.check_jobs(1) == 1
     seen = []
-    real = R._run_local
-    monkeypatch.setattr(R, "_run_local", lambda config, rules, out, todo, jobs, *a, **k:
+    real = R.run_local
+    monkeypatch.setattr(R, "run_local", lambda config, rules, out, todo, jobs, *a, **k:
                         (seen.append(jobs), real(config, rules, out, todo, 1, *a, **k)))
     (run / "games" / "chunk-000001.parquet").unlink()          # one chunk to play again
     ok(cli.invoke(main, sim_args(run) + ["--jobs", "1024"]))              # the last --jobs counts
