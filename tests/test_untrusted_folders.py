@@ -463,7 +463,7 @@ def test_i43_13_jobs_are_capped_at_the_cores(run, cli, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # 14. a Dask cluster with every worker gone: a clear stop, finished chunks kept, resumable
 # ---------------------------------------------------------------------------------------------
-class _Future:
+class StandInFuture:
     """A stand-in for a dask Future: done at once (its result computed here) or never."""
 
     def __init__(self, key, fn, args, done):
@@ -481,7 +481,7 @@ class _Future:
         pass
 
 
-class _ClusterLosingItsWorkers:
+class ClusterLosingItsWorkers:
     """A client whose cluster plays the first ``finish`` chunks, then has no worker left."""
 
     def __init__(self, finish: int):
@@ -492,7 +492,7 @@ class _ClusterLosingItsWorkers:
 
     def submit(self, fn, *args, key, pure):
         self.submitted += 1
-        return _Future(key, fn, args, done=self.submitted <= self.finish)
+        return StandInFuture(key, fn, args, done=self.submitted <= self.finish)
 
     def cancel(self, futures):
         self.cancelled += futures
@@ -504,7 +504,7 @@ class _ClusterLosingItsWorkers:
 def test_i43_14_dask_without_workers_stops_keeps_chunks_and_resumes(made, tmp_path, cli, monkeypatch):
     from evora_sim import runner as R
 
-    client = _ClusterLosingItsWorkers(finish=1)
+    client = ClusterLosingItsWorkers(finish=1)
     monkeypatch.setattr(R, "connect_scheduler", lambda address, timeout="10s": client)
     monkeypatch.setenv(R.NO_WORKERS_ENV, "0")
     out = tmp_path / "run"

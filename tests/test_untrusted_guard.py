@@ -341,12 +341,12 @@ class _FetchNeverArrives:
 def test_i51_dask_losing_its_workers_while_a_chunk_is_fetched_ends_and_keeps_what_finished(made, tmp_path, cli,
                                                                                            monkeypatch):
     from evora_sim import runner as R
-    from test_untrusted_folders import _ClusterLosingItsWorkers, _Future
+    from test_untrusted_folders import ClusterLosingItsWorkers, StandInFuture
 
-    class Cluster(_ClusterLosingItsWorkers):
+    class Cluster(ClusterLosingItsWorkers):
         def submit(self, fn, *args, key, pure):
             self.submitted += 1
-            return _Future(key, fn, args, done=True) if self.submitted <= self.finish else _FetchNeverArrives(key)
+            return StandInFuture(key, fn, args, done=True) if self.submitted <= self.finish else _FetchNeverArrives(key)
 
     client = Cluster(finish=1)
     monkeypatch.setattr(R, "connect_scheduler", lambda address, timeout="10s": client)
