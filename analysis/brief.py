@@ -283,7 +283,7 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
                 details.append(few)
             details.append(f"{BOTS} {int(bots.row(seat)['games']):,} games per seat; seeds are the independent units.")
             why_text = _why(why, n, seat)
-        out.append(Answer(n, lead, details, why=why_text, fix=_fix(explained, n)))
+        out.append(Answer(n, lead, details, why=why_text, fix=fix_sentence(explained, n)))
     return out
 
 
@@ -315,12 +315,13 @@ def _why(why: dict | None, n: int, seat: int, among: str | None = None) -> str:
             "again (the same command) for the decomposition.")
 
 
-def _fix(explained: dict | None, n: int) -> str:
+def fix_sentence(explained: dict | None, n: int) -> str:
     """The best fix of an ``evora explain`` result for this player count, quoted only when it was
     confirmed: significantly fairer on the replayed seeds (paired, Holm over the changes) and again
     on fresh seeds among the run's players, quoted with that confirmation (where, how many seeds,
     the intervals); else that none is confirmed or none is fairer; or how to measure the fixes.
-    A fix ranked first on the seeds that ranked it looks better than it is (winner's curse)."""
+    A fix ranked first on the seeds that ranked it looks better than it is (winner's curse).
+    Public: a test gives it explain results a real run cannot be made to hold."""
     if explained is None or int(explained["about"]["players"]) != n:
         return ("What would fix it? evora explain RUN --out DIR replays the run's seeds under every rule change "
                 "and ranks them; evora report --explain DIR shows them here.")

@@ -148,10 +148,12 @@ def _total(x: np.ndarray, counts=None):
     return x.sum(axis=0) if counts is None else counts @ x
 
 
-def _deviations(wins, games=None, counts=None) -> tuple[np.ndarray, np.ndarray, int]:
+def seat_deviations(wins, games=None, counts=None) -> tuple[np.ndarray, np.ndarray, int]:
     """Per-seed deviation vectors (win counts minus the fair share of the seed's games, over the
     mean games per seed: their mean is exactly the observed deviation of the win rates), their
-    coordinates on the sum-0 basis, and the number of games. ``counts``: seeds per row."""
+    coordinates on the sum-0 basis, and the number of games. ``counts``: seeds per row. Public,
+    with :func:`u_statistic_variance`: the tests' every-seed oracle of :func:`compare_fairness`
+    is built of the same pieces, so that it checks the distinct-row form alone."""
     w = np.asarray(wins, dtype=float)
     if w.ndim != 2 or w.shape[1] < 2:
         raise ValueError(f"win counts must have shape (seeds, seats >= 2), got {w.shape}")
@@ -204,7 +206,7 @@ def distinct_rows(*parts) -> tuple[np.ndarray, np.ndarray]:
     return (codes[:, None] // base ** np.arange(cols, dtype=np.int64)) % base, counts
 
 
-def _u_variance(g: np.ndarray, metric: np.ndarray, counts=None):
+def u_statistic_variance(g: np.ndarray, metric: np.ndarray, counts=None):
     """Variance of the U-statistic mean_{i != j} g_i' M g_j over independent rows g_i with mean
     mu and covariance Sigma: 4 mu'M Sigma M mu / C + 2 tr((M Sigma)^2) / (C (C - 1)). The second,
     degenerate term is all that is left when mu = 0 (both runs fair), where a variance from the
@@ -449,7 +451,7 @@ def _fairness(wins, games, counts, alpha: float) -> dict:
         trace = np.trace(cov, axis1=1, axis2=2)
         # the U-statistic over pairs of distinct seeds (module): |mean|^2 less its variance
         ms = (np.einsum("ri,ri->r", ebar, ebar) - trace / c) / n
-        var_ms = _u_variance(coords, np.eye(k), runs) / scale ** 4 / n ** 2
+        var_ms = u_statistic_variance(coords, np.eye(k), runs) / scale ** 4 / n ** 2
     ms = np.where(c >= 2, ms, np.nan)
     enough = c > k + 1
     safe = np.where(enough[:, None, None], cov, np.eye(k))
@@ -516,8 +518,8 @@ def compare_fairness(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> Fair
     else:
         (rows_a, counts_a), (rows_b, counts_b) = distinct_rows(wins_a), distinct_rows(wins_b)
     fa, fb = seat_fairness(rows_a, alpha=alpha, counts=counts_a), seat_fairness(rows_b, alpha=alpha, counts=counts_b)
-    _, ea, _ = _deviations(rows_a, counts=counts_a)
-    _, eb, _ = _deviations(rows_b, counts=counts_b)
+    _, ea, _ = seat_deviations(rows_a, counts=counts_a)
+    _, eb, _ = seat_deviations(rows_b, counts=counts_b)
     n = ea.shape[1] + 1
     nan = float("nan")
     diff = (fb.mean_square - fa.mean_square)
@@ -526,11 +528,11 @@ def compare_fairness(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> Fair
     if paired:
         c, k = seeds_a, ea.shape[1]
         metric = np.diag(np.r_[np.ones(k), -np.ones(k)])          # b.b' - a.a'
-        var = _u_variance(np.hstack([eb, ea]), metric, counts_a) / n ** 2
+        var = u_statistic_variance(np.hstack([eb, ea]), metric, counts_a) / n ** 2
         df = c - 1
     else:
-        va = _u_variance(ea, np.eye(ea.shape[1]), counts_a) / n ** 2
-        vb = _u_variance(eb, np.eye(eb.shape[1]), counts_b) / n ** 2
+        va = u_statistic_variance(ea, np.eye(ea.shape[1]), counts_a) / n ** 2
+        vb = u_statistic_variance(eb, np.eye(eb.shape[1]), counts_b) / n ** 2
         var = va + vb
         c = seeds_a + seeds_b
         # Welch-Satterthwaite degrees of freedom

@@ -395,8 +395,9 @@ def _bt_newton(games, won, tol: float, max_iter: int = 100):
     return theta, converged
 
 
-def _bt_mm(games, won, tol: float, max_iter: int) -> np.ndarray:
-    """Hunter's MM algorithm for one matrix: slow, but it needs no connected comparisons."""
+def bradley_terry_mm(games, won, tol: float, max_iter: int) -> np.ndarray:
+    """Hunter's MM algorithm for one matrix: slow, but it needs no connected comparisons. Public:
+    a test counts the matrices that fall back to it (only the ones Newton cannot decide)."""
     p = np.ones(len(won))
     for _ in range(max_iter):
         denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
@@ -430,7 +431,7 @@ def bradley_terry_many(wins, tol: float = 1e-10, max_iter: int = 10_000) -> np.n
     games, won = _bt_corrected(w)
     theta, converged = _bt_newton(games, won, tol)
     for b in np.flatnonzero(~converged):
-        theta[b] = _bt_mm(games[b], won[b], tol, max_iter)
+        theta[b] = bradley_terry_mm(games[b], won[b], tol, max_iter)
     return theta - theta.mean(axis=1, keepdims=True)
 
 

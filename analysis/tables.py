@@ -21,7 +21,7 @@ from evora_sim.manifest import damaged_chunks, describe_damaged, forget_chunks
 from evora_sim.rules import load_rules
 from evora_sim.storage import RunResult, open_run
 
-from . import labels as names
+from . import labels
 from .aggregate import (CARD_NAMES, CATEGORIES, HEIGHT_KEYS, MAJORITY_CATEGORIES, OUTCOMES,  # noqa: F401
                         TENSION_COLUMNS, CountStats, SeatBlock, UseRows, score_margin)
 from .explain_stats import parts_table
@@ -368,7 +368,7 @@ def card_value(data: Scan, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     the effect; the win rate of seats that played it at least once vs. seats that did not, and
     the win rate when played, adjusted for strategy and seat (see :func:`exposure_table`)."""
     t = exposure_table(data, "cards", CARD_NAMES, "card", min_effect)
-    t.insert(2, "name", t["card"].map(names.card_title))     # the rulebook's words; the code stays
+    t.insert(2, "name", t["card"].map(labels.card_title))     # the rulebook's words; the code stays
     timing = card_timing(data)
     if not timing.empty:
         t = t.merge(timing.drop(columns="plays"), on=["n_players", "card"], how="left")
@@ -401,9 +401,9 @@ def space_labels(rules: dict) -> list[str]:
 def space_value(data: Scan, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """The same as :func:`card_value` for each Construction Site space (its action carried out
     by the seat at least once); the tables record no VP per space."""
-    labels = space_labels(data.rules())
-    t = exposure_table(data, "spaces", labels, "space", min_effect)
-    titles = dict(zip(labels, names.space_titles(data.rules())))
+    spaces = space_labels(data.rules())
+    t = exposure_table(data, "spaces", spaces, "space", min_effect)
+    titles = dict(zip(spaces, labels.space_titles(data.rules())))
     t.insert(2, "name", t["space"].map(titles))
     return t
 

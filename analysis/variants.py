@@ -124,8 +124,10 @@ def _cluster_sums(num, den, cluster, n_clusters):
             np.bincount(cluster, weights=den, minlength=n_clusters))
 
 
-def _linearised(num, den, cluster, n_clusters):
-    """Ratio of sums and its per-cluster linearised values (mean 0); (ratio, z per cluster)."""
+def linearised_ratio(num, den, cluster, n_clusters):
+    """Ratio of sums and its per-cluster linearised values (mean 0); (ratio, z per cluster).
+    Public, with :func:`ratio_with_se` and :func:`difference_row`: the tests' per-game oracle of
+    :func:`compare` is built of the same pieces, so that it checks how the games are summed."""
     nc, dc = _cluster_sums(num, den, cluster, n_clusters)
     ratio = nc.sum() / dc.sum()
     return ratio, (nc - ratio * dc) / dc.mean()
@@ -135,19 +137,20 @@ def _t(df, alpha: float = ALPHA) -> float:
     return float(stats.t.ppf(1 - alpha / 2, df)) if df >= 1 else float("nan")
 
 
-def _ratio_se(num, den, cluster) -> tuple[float, float, int]:
-    """Ratio of sums, its cluster-robust standard error and the number of clusters."""
+def ratio_with_se(num, den, cluster) -> tuple[float, float, int]:
+    """Ratio of sums, its cluster-robust standard error and the number of clusters (the one
+    definition, shared with the tests' oracle of :func:`compare`)."""
     c = int(cluster.max()) + 1 if len(cluster) else 0
     if c == 0:
         return float("nan"), float("nan"), 0
-    r, z = _linearised(num, den, cluster, c)
+    r, z = linearised_ratio(num, den, cluster, c)
     se = float(z.std(ddof=1) / np.sqrt(c)) if c >= 2 else float("nan")
     return float(r), se, c
 
 
 def ratio_ci(num, den, cluster, alpha: float = ALPHA) -> tuple[float, float, float]:
     """Ratio of sums with its cluster-robust 1 - alpha interval; (value, lo, hi)."""
-    r, se, c = _ratio_se(num, den, cluster)
+    r, se, c = ratio_with_se(num, den, cluster)
     half = _t(c - 1, alpha) * se
     return r, r - half, r + half
 
@@ -190,7 +193,9 @@ def pairing(a: GameData, b: GameData) -> tuple[np.ndarray, np.ndarray] | None:
     return ia, ib
 
 
-def _row(name, kind, a, b, d, se, df, method, alpha) -> dict:
+def difference_row(name, kind, a, b, d, se, df, method, alpha) -> dict:
+    """A row of :func:`compare`'s table: B - A with its t interval and p on ``df`` degrees of
+    freedom (one place for the row's columns, which the tests' oracle of ``compare`` shares)."""
     half = _t(df, alpha) * se
     p = float(2 * stats.t.sf(abs(d / se), df)) if se > 0 and df >= 1 else float("nan")
     return {"metric": name, "kind": kind, "a": a, "b": b, "diff": d, "lo": d - half, "hi": d + half,
@@ -222,17 +227,17 @@ def compare(run_a: RunResult | GameData, run_b: RunResult | GameData, alpha: flo
             continue
         (na, da, kind), (nb, db, _) = a.metrics[name], b.metrics[name]
         if pair is not None:
-            ra, za = _linearised(na, da, a.cluster, c)
-            rb, zb = _linearised(nb, db, b.cluster, c)
+            ra, za = linearised_ratio(na, da, a.cluster, c)
+            rb, zb = linearised_ratio(nb, db, b.cluster, c)
             se = (zb - za).std(ddof=1) / np.sqrt(c) if c > 1 else float("nan")
-            rows.append(_row(name, kind, ra, rb, rb - ra, se, c - 1,
-                             "paired by seed (t on per-seed differences)", alpha))
+            rows.append(difference_row(name, kind, ra, rb, rb - ra, se, c - 1,
+                                       "paired by seed (t on per-seed differences)", alpha))
         else:
-            (ra, sa, ca), (rb, sb, cb) = _ratio_se(na, da, a.cluster), _ratio_se(nb, db, b.cluster)
+            (ra, sa, ca), (rb, sb, cb) = ratio_with_se(na, da, a.cluster), ratio_with_se(nb, db, b.cluster)
             se = float(np.hypot(sa, sb))
             df = se ** 4 / (sa ** 4 / (ca - 1) + sb ** 4 / (cb - 1)) if se > 0 else float("nan")
-            rows.append(_row(name, kind, ra, rb, rb - ra, se, df,
-                             "independent runs (cluster-robust, Welch t)", alpha))
+            rows.append(difference_row(name, kind, ra, rb, rb - ra, se, df,
+                                       "independent runs (cluster-robust, Welch t)", alpha))
     fc = compare_fairness(a.seed_wins(), b.seed_wins(), paired=pair is not None, alpha=alpha)
     rows.insert(a.n_players, {"metric": UNFAIRNESS, "kind": "unfairness", "a": fc.a.rms, "b": fc.b.rms,
                               "diff": fc.diff, "lo": fc.lo, "hi": fc.hi, "p": fc.p,

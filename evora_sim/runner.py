@@ -310,9 +310,10 @@ def missing_chunks(manifest: dict, out: Path) -> list[int]:
 # ---------------------------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------------------------
-def _run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None, on_games=None):
+def run_local(config, rules, out, todo, jobs, on_done, decision_timeout=None, on_games=None):
     """Play ``todo``'s chunks here (``jobs`` 1) or in loky's processes; ``on_games(k, n)``, if
-    given, hears of the games as they are played (from the workers through a Relay)."""
+    given, hears of the games as they are played (from the workers through a Relay). Public: the
+    seam at which a test sees how many processes the command asked for."""
     if jobs == 1:
         for k in todo:
             on_done(*play_and_write(config, rules, str(out), k, decision_timeout=decision_timeout,
@@ -620,8 +621,8 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
                     _run_dask(config, rules, out, todo, client, on_done, decision_timeout)
                 else:
                     live = progress is not None or not quiet
-                    _run_local(config, rules, out, todo, jobs, on_done, decision_timeout,
-                               counted.games if live else None)
+                    run_local(config, rules, out, todo, jobs, on_done, decision_timeout,
+                              counted.games if live else None)
             except OSError as exc:
                 raise RunFailed(f"the run stopped: {exc}; the finished chunks are kept in {out}: run the "
                                 "same command again to play only the missing ones") from exc

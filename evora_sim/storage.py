@@ -136,10 +136,11 @@ def identity_problem(data, config: dict, block: Block, table: str) -> str | None
     return None
 
 
-def _seat_ranges(n: int) -> dict:
+def seat_ranges(n: int) -> dict:
     """(table, column) -> the smallest and largest value a game of ``n`` players can write there
     (``tables.batch_tables``: a seat 0..n-1, -1 where there is none; the recorded metrics'
-    columns as they declare them, :class:`evora_sim.metrics.slots.Column`)."""
+    columns as they declare them, :class:`evora_sim.metrics.slots.Column`). Public: the one list
+    of what reading checks, which a test holds every declared seat column against."""
     out = {("games", "n_players"): (n, n), ("games", "winner_seat"): (0, n - 1),
            ("seats", "seat"): (0, n - 1), ("seats", "rank"): (1, n),
            ("cards", "seat"): (0, n - 1), ("spaces", "seat"): (0, n - 1)}
@@ -161,7 +162,7 @@ def value_problem(data, config: dict, table: str) -> str | None:
     can produce (a seat outside 0..n-1, a name outside its list), or None. Checksums can be
     rewritten with the file, so what is read back is checked as well as where it came from: a
     value the game cannot produce would otherwise move games between causes without a word."""
-    for (t, col), (lo, hi) in _seat_ranges(int(config["players"])).items():
+    for (t, col), (lo, hi) in seat_ranges(int(config["players"])).items():
         if t != table or col not in data.column_names or not len(data):
             continue
         found = pc.min_max(data[col]).as_py()
@@ -215,7 +216,7 @@ def _checked_columns(f: Path, table: str) -> list[str]:
     """The columns of ``table`` whose values :func:`value_problem` checks that file ``f`` holds
     (a run of an older version may lack some); [] when its footer cannot be read (the read
     itself then says why)."""
-    checked = {c for t, c in (*_seat_ranges(2), *_names()) if t == table}
+    checked = {c for t, c in (*seat_ranges(2), *_names()) if t == table}
     try:
         return [c for c in pq.read_schema(f).names if c in checked]
     except Exception:                # missing or damaged: _read names it

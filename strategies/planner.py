@@ -792,10 +792,12 @@ def _arrival_value(s, R, W, p, y, rs, scratch, scratch_legal, work):
 
 
 @njit(cache=True, _nrt=False)
-def _placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, out):
+def placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, out):
     """Each setup placement's value (into ``out``): the best turn the placed worker could make
     from there, as if the player moved it next (the other seats' placements still to come are
-    not foreseen). A destination's value is searched once for all the placements that reach it."""
+    not foreseen). A destination's value is searched once for all the placements that reach it.
+    Public: the valuation :func:`plan_choose` takes its best from, which a test reads to check the
+    placement taken is one of the best."""
     p = s[G_CUR]
     arrival = work.search.node_values[DEPTH + 1]      # per space: the value of arriving there
     dest = work.search.nodes[DEPTH + 1]
@@ -822,7 +824,7 @@ def plan_choose(s, R, W, legal, n, rs, scratch, scratch_legal, work):
     if s[G_PHASE] == PH_SETUP and s[G_SP] == 0:
         work.meta[M_LEN] = 0
         values = work.search.node_values[DEPTH + 2]   # one value per placement
-        _placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, values)
+        placement_values(s, R, W, legal, n, rs, scratch, scratch_legal, work, values)
         best_v = -np.inf
         nb = 0
         choice = legal[0]

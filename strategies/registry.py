@@ -487,7 +487,7 @@ def as_strategy(item):
     """A strategy from a Strategy or CustomStrategy, a built-in id, or a spec string (a
     built-in name, ``balanced(column=2)``, ``FILE.toml:NAME``, ``FILE.py:NAME``)."""
     if isinstance(item, Strategy):
-        return _checked(item)
+        return checked_strategy(item)
     if isinstance(item, CustomStrategy):
         return item
     if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
@@ -504,12 +504,13 @@ def as_strategy(item):
 _CHECKED: set = set()          # strategies known to be what their description says
 
 
-def _checked(strategy: Strategy) -> Strategy:
+def checked_strategy(strategy: Strategy) -> Strategy:
     """``strategy``, once it is known to hold what a spec could give it. The Python API takes
     Strategy objects, and one built by hand may hold values no spec allows (a search's candidate
     turns beyond the planner's buffer crashed the interpreter): it is rebuilt from its
     description (``resolved`` then ``from_resolved``: every value through the same checks as a
-    spec's) and must match what compiled code reads of it. Once per strategy."""
+    spec's) and must match what compiled code reads of it. Once per strategy. Public: the first
+    of two guards, which a test sets aside to show the compiled driver's own refusal behind it."""
     try:
         if strategy in _CHECKED:
             return strategy

@@ -14,7 +14,7 @@ from evora_sim import layout as L
 from evora_sim.runner import RunError, RunResult
 from evora_sim.storage import read_chunk
 
-from analysis import labels as names
+from analysis import labels
 from analysis.fairness import seat_fairness
 from analysis.playstates import PLAY_STATES, PlayStates
 from analysis.scan import AnalysisError
@@ -187,7 +187,9 @@ def per_game(seats: pd.DataFrame, column: str, n: int) -> np.ndarray:
     return seats[column].to_numpy().reshape(-1, n)
 
 
-def _by_n(seats: pd.DataFrame):
+def by_player_count(seats: pd.DataFrame):
+    """(n, the seat rows of games of n players) for each player count: the grouping every table
+    here and its streamed counterpart (tests/test_streaming.py) are compared on."""
     for n, grp in seats.groupby("n_players", observed=True, sort=True):
         yield int(n), grp
 
@@ -231,7 +233,7 @@ def seat_advantage(seats: pd.DataFrame, min_effect: float = MIN_EFFECT) -> tuple
     Second table, per player count: the seat unfairness (root mean square seat deviation) with
     its interval and the test of "all seats fair" (:func:`analysis.fairness.seat_fairness`)."""
     rows, tests = [], []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         fair = 1.0 / n
         margin = score_margin(grp, n)
         frame = pd.DataFrame({"seat": grp["seat"].to_numpy(), "win": grp["win"].to_numpy(),
@@ -321,7 +323,7 @@ def matchups(seats: pd.DataFrame) -> pd.DataFrame:
     in which it finished ahead of the other. Wilson intervals; exact binomial test against 50%,
     Holm-corrected over the pairs of a player count."""
     rows = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         names, w = _pair_counts(grp, n, 1)
         w = w[0]
         S = len(names)
@@ -355,7 +357,7 @@ def ratings(seats: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFr
     higher rated finishes ahead 64% of the time). 95% intervals from a bootstrap over seeds
     (games of one seed stay together)."""
     rows = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         names, gw = _pair_counts(grp, n, min(BOOT_GROUPS, grp["cluster"].nunique()))
         if len(names) < 2:
             continue
@@ -391,7 +393,7 @@ def exposure_table(seats: pd.DataFrame, counts: np.ndarray, labels: list[str], v
     independent seeds is independent of the other sums, so the variance estimates stay
     unbiased, with CLUSTER_GROUPS - 1 degrees of freedom, at a fraction of the cost."""
     rows = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         idx = grp.index.to_numpy()
         sl = slice(idx[0], idx[-1] + 1) if len(idx) and idx[-1] - idx[0] + 1 == len(idx) else idx
         cnt = counts[sl]
@@ -463,7 +465,7 @@ def card_timing(data: Dataset) -> pd.DataFrame:
     game = seats[["run", "game_id"]].merge(data.games[["run", "game_id", "rounds", "turns"]], on=["run", "game_id"],
                                            how="left")
     frames = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         idx = grp.index.to_numpy()
         _, seed = np.unique(grp["cluster"].to_numpy(), return_inverse=True)
         group = seed % CLUSTER_GROUPS
@@ -490,7 +492,7 @@ def card_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     the win rate when played, adjusted for strategy and seat (see :func:`exposure_table`)."""
     t = exposure_table(data.seats, data.matrix("cards", "plays"), CARD_NAMES, data.matrix("cards", "vp"),
                        data.matrix("cards", "temple_uses"), "card", min_effect)
-    t.insert(2, "name", t["card"].map(names.card_title))     # the rulebook's words; the code stays
+    t.insert(2, "name", t["card"].map(labels.card_title))     # the rulebook's words; the code stays
     timing = card_timing(data)
     if not timing.empty:
         t = t.merge(timing.drop(columns="plays"), on=["n_players", "card"], how="left")
@@ -512,10 +514,10 @@ def space_labels(rules: dict) -> list[str]:
 def space_value(data: Dataset, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """The same as :func:`card_value` for each Construction Site space (its action carried out
     by the seat at least once); the tables record no VP per space."""
-    labels = space_labels(data.rules())
-    t = exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(labels)], labels, None, None,
+    spaces = space_labels(data.rules())
+    t = exposure_table(data.seats, data.matrix("spaces", "uses")[:, :len(spaces)], spaces, None, None,
                        "space", min_effect)
-    titles = dict(zip(labels, names.space_titles(data.rules())))
+    titles = dict(zip(spaces, labels.space_titles(data.rules())))
     t.insert(2, "name", t["space"].map(titles))
     return t
 
@@ -552,7 +554,7 @@ def vp_by_category(seats: pd.DataFrame) -> pd.DataFrame:
     by strategy, per player count: mean with 95% interval, sd, quartiles, 90th percentile and
     the share of seat-games that scored anything in it."""
     rows = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         for by in ("seat", "strategy"):
             codes, names = _group_codes(grp, by)
             for cat in CATEGORIES + ["score"]:
@@ -574,7 +576,7 @@ def vp_by_category(seats: pd.DataFrame) -> pd.DataFrame:
 def score_distribution(seats: pd.DataFrame) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Final score distribution per player count and seat: (score axis, counts[seat, score])."""
     out = {}
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         out[n] = _counts(grp["seat"].to_numpy().astype(np.int64), n, grp["score"].to_numpy())
     return out
 
@@ -585,7 +587,7 @@ def majority_outcomes(data: Dataset) -> pd.DataFrame:
     (the majority was held by white or nobody had the parts: the tables cannot tell these two
     apart), with Wilson intervals."""
     rows = []
-    for n, grp in _by_n(data.seats):
+    for n, grp in by_player_count(data.seats):
         rules = data.rules(n)
         for cat, key in HEIGHT_KEYS.items():
             full = rules["height_majority"][key]
@@ -614,7 +616,7 @@ def columns_held(data: Dataset) -> pd.DataFrame:
     and by strategy per player count: mean with interval and the shares holding 0, 1, 2, 3 and
     4 or more; plus, per game, the share of the Temple's columns held by anyone."""
     rows = []
-    for n, grp in _by_n(data.seats):
+    for n, grp in by_player_count(data.seats):
         rules = data.rules(n)
         per_col = rules["majority"]["column_vp"]
         if per_col <= 0:           # nothing to read a column's holder off
@@ -651,7 +653,7 @@ def majority_share(seats: pd.DataFrame) -> pd.DataFrame:
     majority VP / sum of scores) and as the mean of each seat's own share (seats with a positive
     score) with its interval."""
     rows = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         maj = grp[MAJORITY_CATEGORIES].to_numpy().sum(axis=1, dtype=np.int64)
         score = grp["score"].to_numpy().astype(np.int64)
         groups = [("all seats", np.ones(len(grp), bool)), ("winners", grp["win"].to_numpy())]
@@ -676,7 +678,7 @@ def victory_margin(seats: pd.DataFrame) -> pd.DataFrame:
     its mean, interval and quantiles, and the shares of games decided by the tie-break (margin
     0: the engine's D18 tie-break picked the winner) and by 5 VP or less."""
     rows = []
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         win = per_game(grp, "win", n)
         margin = score_margin(grp, n).reshape(-1, n)[win]
         g = len(margin)
@@ -697,7 +699,7 @@ def victory_margin(seats: pd.DataFrame) -> pd.DataFrame:
 def victory_margins(seats: pd.DataFrame) -> dict[int, np.ndarray]:
     """The margin of victory of every game, per player count (for the histogram)."""
     out = {}
-    for n, grp in _by_n(seats):
+    for n, grp in by_player_count(seats):
         out[n] = score_margin(grp, n).reshape(-1, n)[per_game(grp, "win", n)]
     return out
 
@@ -780,7 +782,7 @@ def tension(data: Dataset) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 from analysis.fairness import compare_fairness  # noqa: E402
 from analysis.stats import negligible  # noqa: E402
-from analysis.variants import (UNFAIRNESS, _linearised, _ratio_se, _row, ratio_ci,  # noqa: E402
+from analysis.variants import (UNFAIRNESS, linearised_ratio, ratio_with_se, difference_row, ratio_ci,  # noqa: E402
                                setup_differences)
 from analysis import numbers  # noqa: E402
 
@@ -900,17 +902,17 @@ def compare(run_a: RunResult, run_b: RunResult, alpha: float = ALPHA,
             continue
         (na, da, kind), (nb, db, _) = a.metrics[name], b.metrics[name]
         if pair is not None:
-            ra, za = _linearised(na, da, a.cluster, c)
-            rb, zb = _linearised(nb, db, b.cluster, c)
+            ra, za = linearised_ratio(na, da, a.cluster, c)
+            rb, zb = linearised_ratio(nb, db, b.cluster, c)
             se = (zb - za).std(ddof=1) / np.sqrt(c) if c > 1 else float("nan")
-            rows.append(_row(name, kind, ra, rb, rb - ra, se, c - 1,
-                             "paired by seed (t on per-seed differences)", alpha))
+            rows.append(difference_row(name, kind, ra, rb, rb - ra, se, c - 1,
+                                       "paired by seed (t on per-seed differences)", alpha))
         else:
-            (ra, sa, ca), (rb, sb, cb) = _ratio_se(na, da, a.cluster), _ratio_se(nb, db, b.cluster)
+            (ra, sa, ca), (rb, sb, cb) = ratio_with_se(na, da, a.cluster), ratio_with_se(nb, db, b.cluster)
             se = float(np.hypot(sa, sb))
             df = se ** 4 / (sa ** 4 / (ca - 1) + sb ** 4 / (cb - 1)) if se > 0 else float("nan")
-            rows.append(_row(name, kind, ra, rb, rb - ra, se, df,
-                             "independent runs (cluster-robust, Welch t)", alpha))
+            rows.append(difference_row(name, kind, ra, rb, rb - ra, se, df,
+                                       "independent runs (cluster-robust, Welch t)", alpha))
     fc = compare_fairness(a.seed_wins(), b.seed_wins(), paired=pair is not None, alpha=alpha)
     rows.insert(a.n_players, {"metric": UNFAIRNESS, "kind": "unfairness", "a": fc.a.rms, "b": fc.b.rms,
                               "diff": fc.diff, "lo": fc.lo, "hi": fc.hi, "p": fc.p,
@@ -931,15 +933,15 @@ def compare(run_a: RunResult, run_b: RunResult, alpha: float = ALPHA,
 # ---------------------------------------------------------------------------------------------
 from scipy import stats  # noqa: E402
 
-from analysis.fairness import FairnessComparison, _deviations, _u_variance, seat_fairness as _seat_fairness  # noqa: E402
+from analysis.fairness import FairnessComparison, seat_deviations, u_statistic_variance, seat_fairness as _seat_fairness  # noqa: E402
 
 
 def compare_fairness_every_seed(wins_a, wins_b, paired: bool, alpha: float = ALPHA) -> FairnessComparison:
     """:func:`analysis.fairness.compare_fairness` as it was before it worked on distinct rows:
     on float copies of every seed's row (the oracle of its distinct-row form)."""
     fa, fb = _seat_fairness(wins_a, alpha=alpha), _seat_fairness(wins_b, alpha=alpha)
-    _, ea, _ = _deviations(wins_a)
-    _, eb, _ = _deviations(wins_b)
+    _, ea, _ = seat_deviations(wins_a)
+    _, eb, _ = seat_deviations(wins_b)
     n = ea.shape[1] + 1
     if paired and len(ea) != len(eb):
         raise ValueError("paired comparison: both runs need the same seeds, row for row")
@@ -950,11 +952,11 @@ def compare_fairness_every_seed(wins_a, wins_b, paired: bool, alpha: float = ALP
     if paired:
         c, k = ea.shape
         metric = np.diag(np.r_[np.ones(k), -np.ones(k)])          # b.b' - a.a'
-        var = _u_variance(np.hstack([eb, ea]), metric) / n ** 2
+        var = u_statistic_variance(np.hstack([eb, ea]), metric) / n ** 2
         df = c - 1
     else:
-        va = _u_variance(ea, np.eye(ea.shape[1])) / n ** 2
-        vb = _u_variance(eb, np.eye(eb.shape[1])) / n ** 2
+        va = u_statistic_variance(ea, np.eye(ea.shape[1])) / n ** 2
+        vb = u_statistic_variance(eb, np.eye(eb.shape[1])) / n ** 2
         var = va + vb
         c = len(ea) + len(eb)
         # Welch-Satterthwaite degrees of freedom

@@ -119,8 +119,8 @@ def test_bootstraps_batched_fit_equals_one_fit_per_replicate(k, monkeypatch):
     wins[3, 1, :] = wins[3, :, 1] = 0           # never played: Newton's step is singular
     one_by_one = np.array([S.bradley_terry(w, tol=1e-8, max_iter=300) for w in wins])
     alone = []
-    mm = S._bt_mm
-    monkeypatch.setattr(S, "_bt_mm", lambda *a: alone.append(1) or mm(*a))
+    mm = S.bradley_terry_mm
+    monkeypatch.setattr(S, "bradley_terry_mm", lambda *a: alone.append(1) or mm(*a))
     together = S.bradley_terry_many(wins, tol=1e-8, max_iter=300)
     np.testing.assert_array_equal(together, one_by_one)
     assert len(alone) == 1

@@ -141,7 +141,7 @@ def test_removal_table_holm_over_every_strategy_and_card():
     assert list(fair.columns[:3]) == ["card", "unfairness_with", "unfairness_without"]
 
 
-def test_a_card_that_changed_no_game_is_not_exercised_and_not_among_holms_tests():
+def test_a_card_that_changed_no_game_is_not_exercised_and_not_among_holms_tests(tmp_path):
     """A card whose given copy changed no game (an instant tile never taken) has no estimate:
     not '+0.00 (+0.00 to +0.00), p 1', but 'not exercised: no game differed', and the other
     cards' p-values are corrected over the cards that were exercised only. Likewise a card
@@ -168,13 +168,18 @@ def test_a_card_that_changed_no_game_is_not_exercised_and_not_among_holms_tests(
     strat, _ = removal_table({"tile": (w, w)}, {"tile": (np.eye(N)[w[:, 0]] * N, np.eye(N)[w[:, 0]] * N)},
                              ["s0", "s1", "s2", "s3"], N)
     assert (shown_by_strategy(strat).iloc[0, 1:] == NOT_EXERCISED).all()
-    # a table written before: the tile read back without its estimate, Holm counted again
-    from analysis.cardvalue_stats import _marked
+    # a folder written before: the tile read back without its estimate, Holm counted again
+    import json
+
+    from analysis.cardvalue_stats import SUMMARY_FILES, read_summary
 
     old = table.drop(columns="exercised")
     old.loc[old["card"] == "tile", ["change", "lo", "hi", "p"]] = [0.0, 0.0, 0.0, 1.0]
     old["p_holm"] = np.minimum(1.0, 3 * old["p"])
-    again = _marked(old).set_index("card")
+    (tmp_path / "summary").mkdir()
+    old.to_csv(tmp_path / "summary" / SUMMARY_FILES["given"], index=False)
+    (tmp_path / "search.json").write_text(json.dumps({"config": {}}), encoding="utf-8")
+    again = read_summary(tmp_path)["given"].set_index("card")
     assert not again.loc["tile", "exercised"] and np.isnan(again.loc["tile", "p_holm"])
     assert again["p_holm"][["a", "b"]].tolist() == pytest.approx(holm[["a", "b"]].tolist())
 

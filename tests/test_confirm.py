@@ -187,7 +187,7 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     quoted with its confirmation. A change planted as "fairer" on the replayed seeds that hands
     seat 0 90 VP is not fairer on fresh seeds: not confirmed, not quoted."""
     from analysis import explain_stats as X
-    from analysis.brief import _fix
+    from analysis.brief import fix_sentence
     from evora_sim.experiments.arms import Backend
     from evora_sim.experiments.explain_runs import confirm_best, open_plan
 
@@ -203,7 +203,7 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     assert (conf["run_seed"] != 3).all()
     assert ", confirmed: on 30 fresh seeds x 2 rotations among the run's players" in res.output
     assert "At the rungs of --confirm-at:" in res.output and "Verdict: the fix" in res.output
-    quote = _fix(s, 2)
+    quote = fix_sentence(s, 2)
     assert "confirmed: on 30 fresh seeds" in quote and "win rates seat 0" in quote
     report = CliRunner().invoke(main, ["report", str(planted_run), "--out", str(tmp_path / "rep"), "--explain", str(out)])
     assert report.exit_code == 0, report.output
@@ -220,7 +220,7 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     table, fair = confirm_best(plan, tmp_path / "why2", fake, Backend(), "", None)
     assert fair.loc[fair["arm"] == "planted", "confirmed"].iloc[0] == "not confirmed"
     assert X.confirmed_fixes(fair).empty
-    quote = _fix({**s, "fixes": fair, "confirmation": table}, 2)
+    quote = fix_sentence({**s, "fixes": fair, "confirmation": table}, 2)
     assert quote.startswith("What would fix it? No fix is confirmed") and "planted" in quote
 
 

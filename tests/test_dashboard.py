@@ -376,7 +376,7 @@ def test_another_host_than_this_machine_is_warned_about(run, monkeypatch):
     from evora_sim.cli import dashboard_work as cmd
 
     served = []
-    monkeypatch.setattr(cmd, "_serve", lambda *a: served.append(a))
+    monkeypatch.setattr(cmd, "serve_dashboard", lambda *a: served.append(a))
     port = str(_free_port())
     res = CliRunner().invoke(main, ["dashboard", str(run), "--host", "0.0.0.0", "--port", port, "--no-browser"])
     assert res.exit_code == 0 and served

@@ -115,7 +115,7 @@ def stand_ins(monkeypatch):
                         lambda plan, out, **k: {"lines": [], "summary": Path(out) / "summary"})
     monkeypatch.setattr(ladder, "pilot", fake_pilot)
     monkeypatch.setattr(skill_work, "play_ladder", lambda *a, **k: None)
-    monkeypatch.setattr(dashboard, "_serve", lambda *a, **k: None)
+    monkeypatch.setattr(dashboard, "serve_dashboard", lambda *a, **k: None)
     monkeypatch.setattr(analyse_work, "write_ladder_report", lambda out, report_dir, **k: Path(report_dir))
 
 

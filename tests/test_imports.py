@@ -205,3 +205,144 @@ def test_the_name_check_sees_a_clash(tmp_path):
         (tmp_path / pkg).mkdir()
         (tmp_path / pkg / "tables.py").write_text("")
     assert shared_names(tmp_path) == {"tables.py": ["evora_sim/tables.py", "analysis/tables.py"]}
+
+
+# ---- no private names across modules (issue 52) --------------------------------------------
+CHECKED = PACKAGES + ("scripts", "tests")
+PROBES = {"setattr", "getattr", "delattr", "hasattr"}
+
+
+def private(name: str) -> bool:
+    """``_name``, not ``__name__``: a dunder is the language's, open to every module."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def our_modules(root: Path) -> dict[Path, str]:
+    """Every checked file and its module name as imported: packages by their dotted path, the
+    flat tests/ and scripts/ by their file name (that is how the tests and scripts import them)."""
+    out = {}
+    for top in CHECKED:
+        for f in sorted((root / top).rglob("*.py")):
+            parts = f.relative_to(root).with_suffix("").parts
+            if top in PACKAGES:
+                out[f] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            else:
+                out[f] = f.stem
+    return out
+
+
+def private_reaches(root: Path = ROOT) -> list[str]:
+    """``file:line module._name`` for every private name of one of our modules that another
+    module reaches: by ``from m import _name`` (relative too), by ``alias._name`` where an import
+    (or ``load_script``) bound ``alias`` to the module, or by ``setattr(alias, "_name", ...)``
+    and the like, ``monkeypatch.setattr("m._name", ...)`` included. A private name is the
+    module's own to change; another module leaning on it breaks silently when it does."""
+    files = our_modules(root)
+    known = set(files.values())
+    found = []
+    for path, me in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
+        bound: dict[str, str] = {}          # a name in this file -> the module of ours it holds
+        makers: dict[str, str] = {}         # a function here that returns load_script("m") -> m
+        where = path.relative_to(root).as_posix()
+
+        def report(node, module, name):
+            if module in known and module != me and private(name):
+                found.append(f"{where}:{node.lineno} {module}.{name}")
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        bound[a.asname] = a.name
+                    else:
+                        bound[a.name.split(".")[0]] = a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package[:len(package) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                for a in node.names:
+                    report(node, base, a.name)
+                    if f"{base}.{a.name}" in known:
+                        bound[a.asname or a.name] = f"{base}.{a.name}"
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for ret in ast.walk(node):
+                    if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Call):
+                        script = loaded_script(ret.value)
+                        if script:
+                            makers[node.name] = script
+
+        def module_of(expr) -> str | None:
+            if isinstance(expr, ast.Name):
+                return bound.get(expr.id)
+            if isinstance(expr, ast.Attribute):
+                outer = module_of(expr.value)
+                return f"{outer}.{expr.attr}" if outer and f"{outer}.{expr.attr}" in known else None
+            if isinstance(expr, ast.Call):
+                if isinstance(expr.func, ast.Name) and expr.func.id in makers:
+                    return makers[expr.func.id]
+                return loaded_script(expr)
+            return None
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                module = module_of(node.value) if isinstance(node.value, ast.Call) else None
+                if module:
+                    bound[node.targets[0].id] = module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                report(node, module_of(node.value), node.attr)
+            elif isinstance(node, ast.Call) and node.args:
+                func = node.func
+                probe = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if probe not in PROBES:
+                    continue
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    module, _, name = first.value.rpartition(".")
+                    report(node, module, name)
+                elif len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                    report(node, module_of(first), str(node.args[1].value))
+    return sorted(set(found))
+
+
+def loaded_script(call: ast.Call) -> str | None:
+    """``m`` for a call ``load_script("m")`` (tests/script_modules.py), else None."""
+    func = call.func
+    if (isinstance(func, ast.Name) and func.id == "load_script" and call.args
+            and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
+        return call.args[0].value
+    return None
+
+
+def test_no_module_reaches_another_modules_private_names():
+    found = private_reaches()
+    assert not found, ("private names of one module reached from another: reach the behaviour through "
+                       "the public API, or make the name public with a docstring that says why: "
+                       + "; ".join(found))
+
+
+def test_the_private_name_check_sees_each_way_in(tmp_path):
+    """Planted: every way another module can reach a private name is named, file and line; the
+    module's own use, a public name and a private name of a module not ours are not."""
+    for top in CHECKED:
+        (tmp_path / top).mkdir()
+    (tmp_path / "evora_sim" / "__init__.py").write_text("")
+    (tmp_path / "evora_sim" / "a.py").write_text("def _x():\n    pass\n\n\ny = _x\n")
+    (tmp_path / "evora_sim" / "c.py").write_text("from .a import _x\nfrom . import a\n\na._x()\n")
+    (tmp_path / "analysis" / "b.py").write_text(
+        "import evora_sim.a\nimport evora_sim.a as A\nimport numpy as np\nfrom evora_sim.a import y\n\n"
+        "evora_sim.a._x()\nA._x()\nnp._NoValue\n")
+    (tmp_path / "scripts" / "tool.py").write_text("def _main():\n    pass\n")
+    (tmp_path / "tests" / "test_t.py").write_text(
+        "from evora_sim import a\nfrom script_modules import load_script\n\n\ndef _tool():\n"
+        "    return load_script('tool')\n\n\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(a, '_x', None)\n    monkeypatch.setattr('evora_sim.a._x', None)\n"
+        "    getattr(a, 'y')\n    _tool()._main()\n    t = load_script('tool')\n    t._main()\n")
+    assert private_reaches(tmp_path) == [
+        "analysis/b.py:6 evora_sim.a._x", "analysis/b.py:7 evora_sim.a._x",
+        "evora_sim/c.py:1 evora_sim.a._x", "evora_sim/c.py:4 evora_sim.a._x",
+        "tests/test_t.py:10 evora_sim.a._x", "tests/test_t.py:11 evora_sim.a._x",
+        "tests/test_t.py:13 tool._main", "tests/test_t.py:15 tool._main"]

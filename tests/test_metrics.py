@@ -13,7 +13,7 @@ from evora_sim import metrics as M
 from evora_sim.batch import play_batch, play_game
 from evora_sim.metrics import standings
 from evora_sim.rules import load_rules
-from evora_sim.storage import _seat_ranges
+from evora_sim.storage import seat_ranges
 from evora_sim.result_tables import batch_tables
 
 RULES = load_rules()
@@ -57,7 +57,7 @@ def test_declared_columns_reach_the_tables_and_the_checks():
     n = 3
     res = play_batch(RULES, n, np.arange(5, dtype=np.int64), ["random"] * n)
     tables = batch_tables(res, np.arange(5), 0, ["random"] * n)
-    ranges = _seat_ranges(n)
+    ranges = seat_ranges(n)
     for table in ("games", "seats", "cards"):
         declared = M.columns(table)
         names = [c for c in tables[table].columns if c in {d.name for d in declared}]

@@ -354,8 +354,8 @@ def test_turn_planners_place_their_workers_where_the_best_turn_is():
         legal = np.array(api.legal_actions(state), dtype=np.int32)
         t, _, legal2, _, work = new_buffers()
         values = np.zeros(L.MAXS + 1)
-        P._placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, work,
-                            values)
+        P.placement_values(state.arr.copy(), RULES.packed, W, legal, len(legal), new_stream(1), t, legal2, work,
+                           values)
         chosen = values[list(legal).index(int(a))]
         assert chosen == values[:len(legal)].max()
         spread = max(spread, chosen - values[:len(legal)].min())

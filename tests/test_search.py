@@ -227,8 +227,9 @@ def test_an_unconfirmed_compensation_is_written_as_best_found_not_as_equalising(
         conf = _confirmation(rates)
         lines = C.summary_lines(2, estimates.to_dict("records"), conf, cmp, np.array([0, 2.5]), [0, 0])
         folder = tmp_path / ("yes" if confirmed else "no")
-        C._write(folder, {"config": {}}, "evora balance --compensation",
-                 C.Tables(pd.DataFrame([{"iteration": 0}]), estimates, conf), lines, rules, np.array([0, 2.5]), 2, 0)
+        C.write_compensation_summary(folder, {"config": {}}, "evora balance --compensation",
+                                     C.Tables(pd.DataFrame([{"iteration": 0}]), estimates, conf), lines, rules,
+                                     np.array([0, 2.5]), 2, 0)
         header = " ".join(x for x in (folder / "summary" / "rules.toml").read_text().splitlines() if x.startswith("#"))
         text = "\n".join(lines) + header
         if confirmed:
@@ -241,8 +242,9 @@ def test_an_unconfirmed_compensation_is_written_as_best_found_not_as_equalising(
     # a compensation the base rules' own confirmation cannot be told from is not called confirmed
     conf = _confirmation([(0.51, 0.47, 0.55), (0.49, 0.45, 0.53)], base=[(0.52, 0.48, 0.56), (0.48, 0.44, 0.52)])
     lines = C.summary_lines(2, estimates.to_dict("records"), conf, cmp, np.array([0, 2.5]), [0, 0])
-    C._write(tmp_path / "same", {"config": {}}, "evora balance --compensation",
-             C.Tables(pd.DataFrame([{"iteration": 0}]), estimates, conf), lines, rules, np.array([0, 2.5]), 2, 0)
+    C.write_compensation_summary(tmp_path / "same", {"config": {}}, "evora balance --compensation",
+                                 C.Tables(pd.DataFrame([{"iteration": 0}]), estimates, conf), lines, rules,
+                                 np.array([0, 2.5]), 2, 0)
     header = (tmp_path / "same" / "summary" / "rules.toml").read_text()
     assert "Not told apart" in "\n".join(lines) and "not told apart" in header and "equalise" not in header
 

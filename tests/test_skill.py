@@ -827,8 +827,8 @@ def test_the_default_budget_plays_the_smallest_ladder_when_15_minutes_are_too_sh
     assert (plan.seeds, plan.duel_seeds) == (ladder.MIN_SEEDS, ladder.MIN_DUEL_SEEDS)
     said = capsys.readouterr().err
     assert "the default budget of 15 minutes is too short" in said and "40 seeds a rung" in said, said
-    _, need = ladder._ladder_cost(costs, rungs, 2, 1)
-    assert plan.budget_minutes >= need / 60
+    _, _, smallest_minutes = ladder.smallest_ladder(costs, rungs, 2, 1)
+    assert plan.budget_minutes >= smallest_minutes
     with pytest.raises(click.ClickException, match="--budget 15 minutes is too short"):
         prepare_ladder(tmp_path / "p", 2, rungs, 1, rules, None, None, 15.0, 1, quiet=True)
     assert not (tmp_path / "p").exists()

@@ -75,7 +75,7 @@ def check_against_oracle(paths, allow_partial=False):
     for name in ("card_value", "space_value", "majority_outcomes", "columns_held", "game_shape",
                  "end_triggers", "tension"):
         same(getattr(T, name)(data), getattr(O, name)(old), name)
-    for n, grp in O._by_n(seats):
+    for n, grp in O.by_player_count(seats):
         np.testing.assert_array_equal(T.seed_wins(data, n), O.seed_wins(grp, n))
         axis, counts = T.score_distribution(data)[n]
         old_axis, old_counts = O.score_distribution(seats)[n]

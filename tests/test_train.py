@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from evora_sim.cli import main
-from evora_sim.experiments.train_runs import _read_trained, plan_training, previous_weights, write_weights
+from evora_sim.experiments.train_runs import plan_training, previous_weights, read_weights, write_weights
 from evora_sim.rules import load_rules
 from evora_sim.runner import RunError
 from strategies.registry import parse_spec
@@ -93,7 +93,7 @@ def test_the_counts_trained_in_a_folder_are_kept_when_another_is_added(tmp_path)
     for n, value in ((4, 0.25), (2, 0.5)):
         plan = type("P", (), {"players": n, "rules": rules})()
         write_weights(out, plan, tuple(np.full(77, value)), f"made {n}", "test")
-    got = _read_trained(out, RunError)
+    got = read_weights(out, RunError)
     assert got.counts == (2, 4)
     assert got.for_players(4)[0] == 0.25 and got.for_players(2)[0] == 0.5
     assert "2 players: made 2" in got.made_by and "4 players: made 4" in got.made_by
@@ -115,7 +115,7 @@ def test_the_trained_expert_looks_as_far_as_the_built_in_one_unless_told(tmp_pat
     for n, k in ((2, 3), (4, 0)):
         plan = type("P", (), {"players": n, "rules": rules})()
         write_weights(tmp_path, plan, tuple(np.zeros(77)), "x", "x", k)
-    got = _read_trained(tmp_path, RunError)
+    got = read_weights(tmp_path, RunError)
     assert got.replies == ((2, 3),) and "replies = 3" in (tmp_path / "expert.toml").read_text()
 
 
@@ -141,7 +141,7 @@ def test_the_planner_is_never_asked_for_more_turns_than_its_buffers_hold(monkeyp
     assert check_want(train.WANT) == train.WANT
     monkeypatch.setattr(train, "WANT", TOP_MAX + 1)
     with pytest.raises(ValueError, match=f"1 to {TOP_MAX} turns, not {TOP_MAX + 1}"):
-        train._rows_of(2, load_rules(), "cardheights", [(1, np.zeros(0, dtype=np.int64))])
+        train.teacher_rows(2, load_rules(), "cardheights", [(1, np.zeros(0, dtype=np.int64))])
 
 
 def test_the_check_duels_the_player_the_weights_would_replace_in_the_target_rules(tmp_path, monkeypatch):

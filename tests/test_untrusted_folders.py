@@ -390,7 +390,7 @@ def test_i43_07_the_compiled_driver_refuses_an_illegal_action_loudly(tmp_path, m
     with pytest.raises(StrategyError, match="'nan-planner': weight vp=nan is not a finite number"):
         play_batch(rules, 2, seeds, [_nan_planner(), "random"])
     # ... and were one to get past that check, the driver itself still refuses its illegal action
-    monkeypatch.setattr(registry, "_checked", lambda strategy: strategy)
+    monkeypatch.setattr(registry, "checked_strategy", lambda strategy: strategy)
     with pytest.raises(StrategyError, match=r"'nan-planner' \(seat 0\) chose action -1, which is not legal, "
                                             r"at decision \d+ of the game with seed 1"):
         play_batch(rules, 2, seeds, [_nan_planner(), "random"])
@@ -452,8 +452,8 @@ def test_i43_13_jobs_are_capped_at_the_cores(run, cli, monkeypatch):
 
     assert R.check_jobs(1024) == R.cores() == R.check_jobs(-1) and R.check_jobs(1) == 1
     seen = []
-    real = R._run_local
-    monkeypatch.setattr(R, "_run_local", lambda config, rules, out, todo, jobs, *a, **k:
+    real = R.run_local
+    monkeypatch.setattr(R, "run_local", lambda config, rules, out, todo, jobs, *a, **k:
                         (seen.append(jobs), real(config, rules, out, todo, 1, *a, **k)))
     (run / "games" / "chunk-000001.parquet").unlink()          # one chunk to play again
     ok(cli.invoke(main, sim_args(run) + ["--jobs", "1024"]))              # the last --jobs counts
@@ -463,7 +463,7 @@ def test_i43_13_jobs_are_capped_at_the_cores(run, cli, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # 14. a Dask cluster with every worker gone: a clear stop, finished chunks kept, resumable
 # ---------------------------------------------------------------------------------------------
-class _Future:
+class StandInFuture:
     """A stand-in for a dask Future: done at once (its result computed here) or never."""
 
     def __init__(self, key, fn, args, done):
@@ -481,7 +481,7 @@ class _Future:
         pass
 
 
-class _ClusterLosingItsWorkers:
+class ClusterLosingItsWorkers:
     """A client whose cluster plays the first ``finish`` chunks, then has no worker left."""
 
     def __init__(self, finish: int):
@@ -492,7 +492,7 @@ class _ClusterLosingItsWorkers:
 
     def submit(self, fn, *args, key, pure):
         self.submitted += 1
-        return _Future(key, fn, args, done=self.submitted <= self.finish)
+        return StandInFuture(key, fn, args, done=self.submitted <= self.finish)
 
     def cancel(self, futures):
         self.cancelled += futures
@@ -504,7 +504,7 @@ class _ClusterLosingItsWorkers:
 def test_i43_14_dask_without_workers_stops_keeps_chunks_and_resumes(made, tmp_path, cli, monkeypatch):
     from evora_sim import runner as R
 
-    client = _ClusterLosingItsWorkers(finish=1)
+    client = ClusterLosingItsWorkers(finish=1)
     monkeypatch.setattr(R, "connect_scheduler", lambda address, timeout="10s": client)
     monkeypatch.setenv(R.NO_WORKERS_ENV, "0")
     out = tmp_path / "run"

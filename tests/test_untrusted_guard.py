@@ -154,14 +154,14 @@ def test_i51_a_training_refused_once_started_leaves_no_empty_folder(tmp_path, cl
 # what the tool writes is escaped for where it goes
 # ---------------------------------------------------------------------------------------------
 def test_i51_a_control_character_in_the_command_leaves_the_weight_file_valid_toml(tmp_path):
-    from evora_sim.experiments.train_runs import _read_trained, write_weights
+    from evora_sim.experiments.train_runs import read_weights, write_weights
 
     plan = type("P", (), {"players": 2, "rules": load_rules()})()
     made_by = "evora train --out 'a\x01b\x7fc\rd\\e\"f\udcff' \t end"
     write_weights(tmp_path, plan, tuple(np.zeros(77)), made_by, "desc\x1b[31m")
     doc = tomllib.loads((tmp_path / "expert.toml").read_text(encoding="utf-8"))
     assert doc["expert"]["made_by"] == "2 players: " + made_by.replace("\udcff", "\ufffd")
-    assert _read_trained(tmp_path, RunError).for_players(2) is not None
+    assert read_weights(tmp_path, RunError).for_players(2) is not None
 
 
 def test_i51_a_rules_file_header_with_control_characters_reads_back():
@@ -341,12 +341,12 @@ class _FetchNeverArrives:
 def test_i51_dask_losing_its_workers_while_a_chunk_is_fetched_ends_and_keeps_what_finished(made, tmp_path, cli,
                                                                                            monkeypatch):
     from evora_sim import runner as R
-    from test_untrusted_folders import _ClusterLosingItsWorkers, _Future
+    from test_untrusted_folders import ClusterLosingItsWorkers, StandInFuture
 
-    class Cluster(_ClusterLosingItsWorkers):
+    class Cluster(ClusterLosingItsWorkers):
         def submit(self, fn, *args, key, pure):
             self.submitted += 1
-            return _Future(key, fn, args, done=True) if self.submitted <= self.finish else _FetchNeverArrives(key)
+            return StandInFuture(key, fn, args, done=True) if self.submitted <= self.finish else _FetchNeverArrives(key)
 
     client = Cluster(finish=1)
     monkeypatch.setattr(R, "connect_scheduler", lambda address, timeout="10s": client)

@@ -115,8 +115,9 @@ def dashboard(runs, filters: dict, port, host, export, no_browser, allow_partial
     if host not in LOCAL_HOSTS:
         click.echo(f"evora: warning: --host {host}: the dashboard can be read by any machine that reaches this "
                    "address, with no login; use it on a network you trust", err=True)
-    _serve(source, sl, title, host, port, not no_browser,
-           dict(initial_associations=associations, initial_decomposition=decomposition, initial_compare=compare_with))
+    serve_dashboard(source, sl, title, host, port, not no_browser,
+                    dict(initial_associations=associations, initial_decomposition=decomposition,
+                         initial_compare=compare_with))
 
 
 def _sides(source, runs) -> tuple[str, str]:
@@ -133,13 +134,14 @@ def _sides(source, runs) -> tuple[str, str]:
     return sides[0], sides[1]
 
 
-def _serve(source, sl, title, host, port, show, options):
+def serve_dashboard(source, sl, title, host, port, show, options):
     """The first slice is worked out in a thread while the browser loads the page, which then
     fills in. If an earlier start kept the group's statistics per kind of game
     (:class:`analysis.dashboard_data.Cells`, in the tool's cache folder) no game is read: the
     first slice and every filter on how games went merge them. Otherwise the group's games are
     read (a filter then finds them in memory) and the statistics per kind of game are gathered in
-    the background, giving way to any filter asked, and kept for the next start."""
+    the background, giving way to any filter asked, and kept for the next start. Public: the
+    seam where tests of the command stop before a server listens."""
     cache = Cache(source)
 
     def first():

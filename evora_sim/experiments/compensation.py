@@ -230,7 +230,7 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
         lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
                   *rung_lines(rungs, "compensated", players)]
     tables = Tables(pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation, rungs, seed_table(stages))
-    summary = _write(out, doc, command, tables, lines, comp_rules, final, players, final_seeds)
+    summary = write_compensation_summary(out, doc, command, tables, lines, comp_rules, final, players, final_seeds)
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
             "comparison": cmp, "lines": lines, "summary": summary, "rungs": rungs}
 
@@ -337,9 +337,10 @@ class Tables(NamedTuple):
     seeds: pd.DataFrame | None = None
 
 
-def _write(out, doc, command, tables: Tables, lines, rules, final, players, final_seeds) -> Path:
+def write_compensation_summary(out, doc, command, tables: Tables, lines, rules, final, players, final_seeds) -> Path:
     """``out/summary``; the rules file says "equalise" only when the confirmation supports it, and
-    where it holds when it was confirmed at rungs."""
+    where it holds when it was confirmed at rungs. Public: a test writes it from planted tables to
+    check what is called confirmed, without the games behind them."""
     history, estimates, confirmation, rungs, seeds = tables
     final_dir = Path(out) / "summary"
     confirmed = confirms(confirmation)

@@ -131,7 +131,7 @@ def rival_player(players: int, out: Path, error):
 def _folder_player(out: Path, players: int, name: str, error):
     """(the weights in ``out/expert.toml`` for these players as a player called ``name``, a label),
     or None where it holds none."""
-    mine = _read_trained(out, error)
+    mine = read_weights(out, error)
     if mine is None or mine.for_players(players) is None:
         return None
     return learned_strategy(name, name, _only(mine, players)), f"the weights in {out / 'expert.toml'}"
@@ -153,10 +153,10 @@ def check_train_folder(out) -> bool:
     return check_folder_kind(Path(out), _holds_training, "a training folder (evora train)", "--out", RunError)
 
 
-def _read_trained(out: Path, error):
+def read_weights(out: Path, error):
     """DIR/expert.toml as learned weights, or None where there is none yet; a damaged one is
-    refused, never overwritten."""
-
+    refused, never overwritten. The reading half of :func:`write_weights`, public so that what
+    one writes is checked by reading it back the way training does."""
     path = own_path(out, "expert.toml", error=error)
     if not path.exists():
         return None
@@ -195,7 +195,7 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
         parse_spec(teacher)
     except StrategyError as exc:
         raise StrategyError(f"--teacher: {exc}") from None
-    mine = _read_trained(Path(out), RunError)
+    mine = read_weights(Path(out), RunError)
     if mine is not None and mine.rules_hash != rules.hash:
         raise RunError(f"{Path(out) / 'expert.toml'} holds weights trained for other rules (hash {mine.rules_hash}, "
                        f"these are {rules.hash}); train into another --out")
@@ -217,8 +217,10 @@ def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, c
                                         chunk_size=TEACHER_CHUNK, quiet=quiet, command=command))
 
 
-def _rows_of(players: int, rules: Rules, start, items):
-    """The rows of some teacher games (one worker's share): features, turn number, label."""
+def teacher_rows(players: int, rules: Rules, start, items):
+    """The rows of some teacher games (one worker's share): features, turn number, label. Public:
+    the work one process does for :func:`training_rows`, checked on its own (its bounds are
+    refused before any row)."""
     want = check_want(WANT)
     _, W = seat_arrays([start] * players)
     work = new_plan_work()
@@ -249,8 +251,8 @@ def training_rows(plan: TrainPlan, run, jobs: int, progress=None):
     shares = [items[i:i + size] for i in range(0, len(items), size)]
     parts, done, t0 = [], 0, time.monotonic()
     runner = Parallel(n_jobs=n_jobs, return_as="generator") if n_jobs > 1 else None
-    jobs_iter = (runner(delayed(_rows_of)(plan.players, plan.rules, plan.previous, s) for s in shares)
-                 if runner else (_rows_of(plan.players, plan.rules, plan.previous, s) for s in shares))
+    jobs_iter = (runner(delayed(teacher_rows)(plan.players, plan.rules, plan.previous, s) for s in shares)
+                 if runner else (teacher_rows(plan.players, plan.rules, plan.previous, s) for s in shares))
     for share, part in zip(shares, jobs_iter):
         parts.append(part)
         done += len(share)
@@ -304,7 +306,7 @@ def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description
     """DIR/expert.toml with these players' weights (and ``replies``) beside the counts already
     trained there for the same rules (written whole, never through a link:
     ``fsutil.write_bytes_atomic``)."""
-    old = _read_trained(out, RunError)
+    old = read_weights(out, RunError)
     same = old is not None and old.rules_hash == plan.rules.hash
     kept = dict(old.weights) if same else {}
     kept[plan.players] = tuple(weights)
