@@ -9,8 +9,10 @@ stand-ins. A command of any other kind in a page fails the test until it is clas
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -145,13 +147,45 @@ def parse_script(words: list[str], monkeypatch) -> None:
     pytest.fail(f"{shlex.join(words)}: the script ran past its arguments")
 
 
+# Commands whose folders follow from their words alone (they read no folder of the page). A page
+# that shows one an earlier page ran with the same words (the README and the card-value page
+# both show the 4-player experiment, the README and runs.md the main job) gets the earlier
+# page's folders copied rather than played again, when none of them is in its scratch yet: the
+# same files, a minute less of the suite.
+SELF_CONTAINED = {"run", "card-value", "simulate", "train"}
+PLAYED: dict[tuple, tuple[Path, set[str], str]] = {}
+
+
+def scratch_files() -> set[str]:
+    """Every file under the working folder, not following the links to the repository."""
+    here = Path.cwd()
+    return {str(Path(d, f).relative_to(here)) for d, _, fs in os.walk(here) for f in fs}
+
+
+def written_folders(files: set[str]) -> set[Path]:
+    return {Path(*Path(f).parts[:2]) for f in files}
+
+
 def run_evora(words: list[str], monkeypatch) -> str:
     args = tiny(words[1:])
+    key = tuple(args)
+    if key in PLAYED:
+        source, written, output = PLAYED[key]
+        if not any(folder.exists() for folder in written_folders(written)):
+            for f in written:
+                Path(f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / f, f)
+            return output
+    before = scratch_files()
     with monkeypatch.context() as m:
         if stand_in(args):
             stand_ins(m)
         result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, f"{shlex.join(words)} -> evora {shlex.join(args)}:\n{result.output}"
+    written = scratch_files() - before
+    if args[0] in SELF_CONTAINED and written and not any(
+            str(f).startswith(tuple(f"{folder}/" for folder in written_folders(written))) for f in before):
+        PLAYED[key] = (Path.cwd(), written, result.output)
     return result.output
 
 

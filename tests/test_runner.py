@@ -349,9 +349,9 @@ PROGRESS_LINE = re.compile(r"evora: [\d,]+ of [\d,]+ games \(\d+%\), [\d,]+ game
 
 
 def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
-    cfg = dict(players=4, games=1500, strategies="greedy", seed=11, chunk_size=15)
+    cfg = dict(players=4, games=600, strategies="greedy", seed=11, chunk_size=15)     # 40 chunks
     out = tmp_path / "killed"
-    cmd = [*evora_command(), "simulate", "--players", "4", "--games", "1500",
+    cmd = [*evora_command(), "simulate", "--players", "4", "--games", "600",
            "--strategies", "greedy", "--seed", "11", "--chunk-size", "15", "--jobs", "1",
            "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -381,7 +381,7 @@ def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
     line, = [x for x in again.stderr.strip().splitlines() if not PROGRESS_LINE.fullmatch(x)]
     assert line.startswith(f"evora: run {out}: chunk {truncated} is damaged (seats/chunk-{truncated:06d}"
                            ".parquet has 0 bytes") and line.endswith("played again")
-    assert again.stdout.strip() == f"1500 games in {out} (tables: games, seats, cards, spaces)"
+    assert again.stdout.strip() == f"600 games in {out} (tables: games, seats, cards, spaces)"
     assert {k: chunk_mtimes(out, k) for k in finished} == kept
     assert set(R.read_manifest(out)["chunks"].values()) == {"done"}
     whole = run(tmp_path / "whole", **cfg)
