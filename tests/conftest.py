@@ -34,3 +34,17 @@ def pytest_sessionstart(session):
         _warm()
     except Exception as exc:                            # noqa: BLE001 - the tests themselves will say
         print(f"\nengine warm-up skipped: {exc}", flush=True)
+
+
+# The longest test files first (pytest --durations, 2026-12-06; 2 workers). xdist hands each
+# worker a whole file and the next one as it finishes, in the order collected: a long file that
+# comes last keeps one worker busy while the other waits, which on the 2-core CI machine made the
+# run minutes longer than its work. A file not listed keeps its place after these.
+LONGEST_FIRST = ("test_docs.py", "test_skill.py", "test_search.py", "test_untrusted_property.py",
+                 "test_streaming.py", "test_explain.py", "test_invariants.py", "test_runner.py",
+                 "test_analysis.py", "test_confirm.py", "test_train.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))      # stable: files stay whole
