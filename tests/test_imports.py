@@ -13,13 +13,14 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("evora_sim", "strategies", "analysis")
 
 
+def dotted(f: Path, root: Path = ROOT) -> str:
+    """A package file's module name as imported (a package's ``__init__`` by the package's)."""
+    parts = f.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def modules() -> dict[str, Path]:
-    out = {}
-    for pkg in PACKAGES:
-        for f in sorted((ROOT / pkg).rglob("*.py")):
-            parts = f.relative_to(ROOT).with_suffix("").parts
-            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
-    return out
+    return {dotted(f): f for pkg in PACKAGES for f in sorted((ROOT / pkg).rglob("*.py"))}
 
 
 def imported(name: str, path: Path, known: dict) -> set[str]:
@@ -223,11 +224,7 @@ def our_modules(root: Path) -> dict[Path, str]:
     out = {}
     for top in CHECKED:
         for f in sorted((root / top).rglob("*.py")):
-            parts = f.relative_to(root).with_suffix("").parts
-            if top in PACKAGES:
-                out[f] = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            else:
-                out[f] = f.stem
+            out[f] = dotted(f, root) if top in PACKAGES else f.stem
     return out
 
 
