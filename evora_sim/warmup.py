@@ -11,13 +11,18 @@ worker loads it from the cache.
 numba compiles a function and every function it calls one after the other, in one process, so a
 cold compile kept one core busy and the other idle for minutes. A called function compiled
 with ``cache=True`` is saved on its own, and a caller compiled later loads it from the cache
-instead of compiling it again. So on a cold cache :func:`compile_now` splits the work in two:
-a second process compiles the turn planner as the search player's rollouts call it
-(:data:`PLANNER_PART`, about half of the whole compile), this one meanwhile compiles the
-engine's step and the search player's random playout (:data:`ENGINE_PART`), and the batch
-driver is compiled last, finding both parts in the cache. Each part is compiled for exactly the
-argument types the driver passes it (``part_signatures``; ``tests/test_runner.py`` checks them
-against a cache the driver filled): a part compiled for other types would only be compiled again.
+instead of compiling it again. So on a cold cache :func:`compile_now` splits the work in two,
+along the compile's longest chain (measured with numba's compile events, 2026-12-07: about
+280 s in one process, of which the expert's position value ``evaluate`` is 44 s, the planner's
+turn search 43 s more and the engine's step 22 s). A second process compiles the position
+value, then the turn planner as the search player's rollouts call it, then the search player
+(:data:`PLANNER_PART`); this one meanwhile compiles the engine's step first (the planner calls
+it: by the time the second process needs it, it is in the cache), then the functions the
+planner, the search player and the game loop call that do not wait for the planner
+(:data:`ENGINE_PART`). The batch driver is compiled last, finding every part in the cache.
+Each part is compiled for exactly the argument types the driver passes it
+(``part_signatures``; ``tests/test_runner.py`` checks them against a cache the driver filled):
+a part compiled for other types would only be compiled again.
 """
 from __future__ import annotations
 
@@ -29,10 +34,12 @@ from pathlib import Path
 import numpy as np
 from numba import typeof, types
 
-from strategies.mcts import plan_choose_seat, random_playout
+from strategies.compiled import evaluate, heuristic
+from strategies.mcts import mcts_choose, new_search_work, plan_choose_seat, random_playout, seat_rewards
 from strategies.policy import new_policy_work
 
 from . import engine as E
+from . import metrics as M
 from .batch import compiled_batch, play_batch
 from .rules import load_rules
 
@@ -41,8 +48,11 @@ NOTICE = (f"compiling the engine and players (first run only, about {COMPILE_MIN
           "machine; later runs load it from the cache)")
 
 # the functions each process compiles ahead of the driver (see the module's docstring)
-PLANNER_PART = ("plan_choose_seat",)
-ENGINE_PART = ("take_action", "random_playout")
+# (in the order each is compiled; a part's callees are loaded from the cache when the other process
+# saved them first, so each list starts with what the other one needs soonest)
+PLANNER_PART = ("evaluate", "plan_choose_seat", "mcts_choose")
+ENGINE_PART = ("take_action", "pass_frame", "random_playout", "seat_rewards", "heuristic", "end_triggered",
+               "turn_begins", "card_played")
 
 
 def compiled() -> bool | None:
@@ -84,14 +94,23 @@ def compile_now() -> None:
 def part_signatures() -> dict:
     """Each ahead-compiled function and the argument types the batch driver calls it with: the
     state, the rules (read-only), the legal actions and the random stream are the driver's
-    own arrays; ``k`` (legal actions) and the horizon are int64, the seat and turn int32."""
+    own arrays, the seats' weights ``W`` a 2-D float array; ``k`` (legal actions), the horizon
+    and a card are int64, the seat and turn int32; the metrics' tally is int64."""
     state, legal, stream = types.int32[::1], types.int32[::1], types.uint64[::1]
+    weights, tally, i64, i32 = types.float64[:, ::1], types.int64[::1], types.int64, types.int32
     rules = typeof(load_rules().packed)
     return {
-        "plan_choose_seat": (plan_choose_seat, (types.float64[:, ::1], state, rules, legal, types.int64, stream,
-                                                typeof(new_policy_work()))),
-        "take_action": (E.take_action, (state, rules, types.int64, legal, types.boolean)),
-        "random_playout": (random_playout, (state, rules, legal, types.int64, stream, types.int64, types.int32)),
+        "evaluate": (evaluate, (state, rules, i32, weights, i32)),
+        "plan_choose_seat": (plan_choose_seat, (weights, state, rules, legal, i64, stream, typeof(new_policy_work()))),
+        "mcts_choose": (mcts_choose, (state, rules, weights, i32, legal, i64, stream, typeof(new_search_work(1)))),
+        "take_action": (E.take_action, (state, rules, i64, legal, types.boolean)),
+        "pass_frame": (E.pass_frame, (state, rules, legal)),
+        "random_playout": (random_playout, (state, rules, legal, i64, stream, i64, i32)),
+        "seat_rewards": (seat_rewards, (state, rules, i64, i64, weights, types.float64[::1], types.float64[::1])),
+        "heuristic": (heuristic, (state, rules, weights, legal, i64, stream, legal, legal, legal, types.float64[::1])),
+        "end_triggered": (M.end_triggered, (state, rules, tally)),
+        "turn_begins": (M.turn_begins, (state, rules, tally)),
+        "card_played": (M.card_played, (state, rules, i64, tally)),
     }
 
 
