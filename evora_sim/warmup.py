@@ -19,7 +19,10 @@ value, then the turn planner as the search player's rollouts call it, then the s
 (:data:`PLANNER_PART`); this one meanwhile compiles the engine's step first (the planner calls
 it: by the time the second process needs it, it is in the cache), then the functions the
 planner, the search player and the game loop call that do not wait for the planner
-(:data:`ENGINE_PART`). The batch driver is compiled last, finding every part in the cache.
+(:data:`ENGINE_PART`). The batch driver is compiled last, finding every part in the cache,
+while a process of its own compiles the Python API's entries (:func:`api_entries`: a decision,
+finishing a turn, the score now), which runs no game but would otherwise compile on its first
+call: compiled here they cost the second core, not the wait.
 Each part is compiled for exactly the argument types the driver passes it
 (``part_signatures``; ``tests/test_runner.py`` checks them against a cache the driver filled):
 a part compiled for other types would only be compiled again.
@@ -37,7 +40,9 @@ from numba import typeof, types
 from strategies.compiled import evaluate, heuristic
 from strategies.mcts import mcts_choose, new_search_work, plan_choose_seat, random_playout, seat_rewards
 from strategies.policy import new_policy_work
+from strategies.turn_search import new_turn_work, turn_choose
 
+from . import api
 from . import engine as E
 from . import metrics as M
 from .batch import compiled_batch, play_batch
@@ -50,7 +55,7 @@ NOTICE = (f"compiling the engine and players (first run only, about {COMPILE_MIN
 # the functions each process compiles ahead of the driver (see the module's docstring)
 # (in the order each is compiled; a part's callees are loaded from the cache when the other process
 # saved them first, so each list starts with what the other one needs soonest)
-PLANNER_PART = ("evaluate", "plan_choose_seat", "mcts_choose")
+PLANNER_PART = ("evaluate", "plan_choose_seat", "mcts_choose", "turn_choose")
 ENGINE_PART = ("take_action", "pass_frame", "random_playout", "seat_rewards", "heuristic", "end_triggered",
                "turn_begins", "card_played")
 
@@ -79,16 +84,33 @@ def ensure_compiled(notice=None) -> bool:
 def compile_now() -> None:
     """Load the batch driver, compiling it first if the cache lacks it (in two processes when
     two cores are free to do it)."""
-    helper = _start_planner_part() if compiled() is False and cores() > 1 else None
+    split = compiled() is False and cores() > 1
+    helper = _start_part("compile_part", PLANNER_PART) if split else None
+    entries = None
     try:
         compile_part(ENGINE_PART)
         if helper is not None:
             helper.wait()
+            entries = _start_part("api_entries")
+        play_batch(load_rules(), 2, np.array([1], dtype=np.int64), ["random", "random"])
+        if entries is not None:
+            entries.wait()
     finally:
-        if helper is not None and helper.poll() is None:      # stopped here: the helper's work is void
-            helper.kill()
-            helper.wait()
-    play_batch(load_rules(), 2, np.array([1], dtype=np.int64), ["random", "random"])
+        for process in (helper, entries):
+            if process is not None and process.poll() is None:     # stopped here: its work is void
+                process.kill()
+                process.wait()
+
+
+def api_entries() -> None:
+    """Compile (or load) the Python API's compiled entries by calling each as a user's first call
+    would: a built-in's decision for a planner, the expert and the search player, finishing the
+    turn, and the score now."""
+    state = api.new_game(None, 2, 1)
+    for spec in ("cardheights", "expert", "mcts(iterations=8)"):
+        api.apply_action(state, api.choose(spec, state, 1))
+    api.finish(state)
+    api.score_now(state, 0)
 
 
 def part_signatures() -> dict:
@@ -103,6 +125,8 @@ def part_signatures() -> dict:
         "evaluate": (evaluate, (state, rules, i32, weights, i32)),
         "plan_choose_seat": (plan_choose_seat, (weights, state, rules, legal, i64, stream, typeof(new_policy_work()))),
         "mcts_choose": (mcts_choose, (state, rules, weights, i32, legal, i64, stream, typeof(new_search_work(1)))),
+        "turn_choose": (turn_choose, (state, rules, weights, i32, legal, i64, stream, typeof(new_search_work(1)),
+                                      typeof(new_turn_work(1, 1)))),
         "take_action": (E.take_action, (state, rules, i64, legal, types.boolean)),
         "pass_frame": (E.pass_frame, (state, rules, legal)),
         "random_playout": (random_playout, (state, rules, legal, i64, stream, i64, i32)),
@@ -131,13 +155,13 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def _start_planner_part():
-    """A process compiling :data:`PLANNER_PART` into the cache from this very copy of the code
-    (its folder first on the path), or None if one cannot be started (then this process compiles
-    it all, as before)."""
+def _start_part(function: str, *args):
+    """A process calling this module's ``function`` with ``args`` (plain values), from this very
+    copy of the code (its folder first on the path), or None if one cannot be started (then this
+    process compiles it all, as before)."""
     root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    code = f"from evora_sim.warmup import compile_part; compile_part({PLANNER_PART!r})"
+    code = f"from evora_sim.warmup import {function}; {function}(*{args!r})"
     try:
         return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -4,8 +4,8 @@ pytest-xdist runs one worker per core, and every worker that first plays a game 
 numba code on its own: on the 2-core CI machine both workers compiled at once (4.5-6 minutes each,
 the same work twice), about a quarter of the whole run. Built here first, it is loaded from the
 cache by every worker (evora_sim.NUMBA_CACHE is keyed on the sources, so it cannot be stale). The
-warm-up plays what most tests reach: the batch driver (every built-in strategy runs in it) and the
-Python API's game, planner and search entries. A failure here only costs the time it saved: the
+warm-up builds what most tests reach: the batch driver (every built-in strategy runs in it) and the
+Python API's entries (``warmup.api_entries``). A failure here only costs the time it saved: the
 workers then compile as before, and the tests report any real error themselves."""
 from __future__ import annotations
 
@@ -13,17 +13,12 @@ import pytest
 
 
 def _warm() -> None:
-    from evora_sim import api
-    from evora_sim.warmup import compile_now, compiled
+    from evora_sim.warmup import api_entries, compile_now, compiled
 
     if compiled() is False:
         print("\ncompiling the engine once for every test worker (a few minutes on a cold cache)", flush=True)
     compile_now()
-    state = api.new_game(None, 2, 1)
-    for spec in ("cardheights", "expert", "mcts(iterations=8)"):
-        api.apply_action(state, api.choose(spec, state, 1))
-    api.finish(state)
-    api.score_now(state, 0)
+    api_entries()            # compiled beside the driver on a cold cache; loaded (or compiled) here
 
 
 @pytest.hookimpl(tryfirst=True)
