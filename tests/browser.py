@@ -15,7 +15,10 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 CHROMIUM = os.environ.get("EVORA_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -51,8 +54,35 @@ PROBE = r"""<script>
 </script>"""
 
 
+# set by .ci/run when apt installs Chromium while pip installs and the engine compiles: a folder
+# where apt's output goes (apt.log) and, once it is done, its exit status (status)
+INSTALLING = "EVORA_CHROMIUM_INSTALL"
+INSTALL_WAIT = 20 * 60          # seconds: CI's whole time
+
+
 def available() -> bool:
     return Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)
+
+
+def need_chromium() -> None:
+    """Return once Chromium is there; skip the test on a machine without it, but fail it under CI,
+    which installs it (after waiting for that install, if it is still going, and with apt's
+    output if it failed)."""
+    folder = os.environ.get(INSTALLING)
+    if folder:
+        status = Path(folder) / "status"
+        deadline = time.monotonic() + INSTALL_WAIT
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(1)
+        code = status.read_text().strip() if status.exists() else "still running"
+        if code != "0":
+            log = Path(folder) / "apt.log"
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            pytest.fail(f"installing chromium (.ci/run) ended with: {code}\n{tail}")
+    if not available():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
 
 
 def _run(args: list[str], profile: Path, timeout: float = 120) -> subprocess.CompletedProcess:

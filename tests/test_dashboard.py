@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 import socket
@@ -389,10 +388,7 @@ def test_another_host_than_this_machine_is_warned_about(run, monkeypatch):
 # in a real browser
 # ---------------------------------------------------------------------------------------------
 def _playwright():
-    if not browser.available():
-        if os.environ.get("CI"):
-            pytest.fail(f"{browser.CHROMIUM} is missing: .ci/run installs Debian's chromium")
-        pytest.skip(f"{browser.CHROMIUM} is not installed (apt-get install chromium)")
+    browser.need_chromium()
     return pytest.importorskip("playwright.sync_api")
 
 

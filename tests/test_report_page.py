@@ -3,7 +3,6 @@ without sideways scrolling, every image loaded, no console error, a screenshot k
 holding HTML shown as text; an unrotated mixed field gets no seat finding, and says why."""
 from __future__ import annotations
 
-import os
 import re
 
 import pandas as pd
@@ -31,10 +30,7 @@ def rotated(tmp_path_factory):
 
 
 def test_the_report_renders_in_chromium_at_1280_px(rotated, tmp_path):
-    if not browser.available():
-        if os.environ.get("CI"):
-            pytest.fail(f"{browser.CHROMIUM} is missing: .ci/run installs Debian's chromium")
-        pytest.skip(f"{browser.CHROMIUM} is not installed (apt-get install chromium)")
+    browser.need_chromium()
     out = tmp_path / "rep"
     _report(rotated, out)
     page = out / "report.html"
