@@ -81,14 +81,18 @@ def ensure_compiled(notice=None) -> bool:
     return True
 
 
-def compile_now() -> None:
+def compile_now(meanwhile=None) -> None:
     """Load the batch driver, compiling it first if the cache lacks it (in two processes when
-    two cores are free to do it)."""
+    two cores are free to do it). ``meanwhile``, if given, is called once this process has
+    compiled its part, while the second process may still be compiling the planner (about a
+    minute on 2 cores): the test suite compiles its own checks there."""
     split = compiled() is False and cores() > 1
     helper = _start_part("compile_part", PLANNER_PART) if split else None
     entries = None
     try:
         compile_part(ENGINE_PART)
+        if meanwhile is not None:
+            meanwhile()
         if helper is not None:
             helper.wait()
             entries = _start_part("api_entries")

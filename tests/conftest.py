@@ -17,8 +17,20 @@ def _warm() -> None:
 
     if compiled() is False:
         print("\ncompiling the engine once for every test worker (a few minutes on a cold cache)", flush=True)
-    compile_now()
+    compile_now(meanwhile=_test_checks)
     api_entries()            # compiled beside the driver on a cold cache; loaded (or compiled) here
+
+
+def _test_checks() -> None:
+    """The suite's own compiled invariant checks (tests/invariant_checks.py: about 50 s of compile
+    on a cold cache, which a worker spent inside its first invariant test while the other worker
+    went on) are compiled while this process would wait for the planner's compile."""
+    from evora_sim import api
+    from invariant_checks import check_state, check_step
+
+    state = api.new_game(None, 2, 1)
+    check_state(state.arr, state.rules)
+    check_step(state.arr, state.arr, state.rules)
 
 
 @pytest.hookimpl(tryfirst=True)
