@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .labels import CATEGORY_LABELS
-from .skill_stats import UNKNOWN
+from .verdicts import UNKNOWN
 
 # labels are text, never maths: a strategy named '$\undefinedmacro$' (a file path, a weight-set
 # name) must print as written, not go to the math-text parser (which would fail the report)

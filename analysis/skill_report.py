@@ -12,9 +12,9 @@ from .confirm_stats import fix_quote
 from .explain_stats import confirmed_fixes
 from .numbers import PP, p_cell, pp, ranged
 from .sections import Section, Table
-from .skill_stats import (HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS, Ladder,
-                    figure_table, rung_ratings, seat_correlations, verdicts)
+from .skill_stats import Ladder, figure_table, rung_ratings, seat_correlations, verdicts
 from .stats import ALPHA, FEW_SEEDS
+from .verdicts import HOLDS, MOVING, ONE_RUNG, QUIET, UNEVEN, UNKNOWN, VARIES, VERDICTS
 
 
 @dataclass

@@ -104,22 +104,10 @@ from .scan import scan
 from .stats import (ALPHA, ELO, MIN_EFFECT, bradley_terry, bradley_terry_many, chained_holm, holm, holm_rows,
                     rating_ranges, seed_records, step_range, tost_p)
 from .tables import open_runs
+from .verdicts import HOLDS, MOVING, ONE_RUNG, STEADY, TOWARD, UNEVEN, UNKNOWN, VARIES
 
 TOP_CARDS = 3                      # cards, and spaces, followed up the ladder
 WIN_RATE_KINDS = ("rate", "unfairness", "rate change")     # figures in win rate: the smallest effect applies
-TOWARD = {"rate": "the fair share", "unfairness": "fair seats", "rate change": "no effect"}
-HOLDS = "holds at every rung"
-ONE_RUNG = "changes with skill, one rung carries it"
-VARIES = "varies with skill, no trend"
-UNEVEN = "found, not shown at every rung"
-TRENDS = tuple(f"{verb} with skill, {way} {null}" for null in TOWARD.values() for verb in ("rises", "falls")
-               for way in ("away from", "toward")) + ("rises with skill", "falls with skill")
-VERDICTS = (HOLDS, *TRENDS, ONE_RUNG, "reverses", VARIES, UNEVEN, "no effect at any rung",
-            "no difference found between rungs")
-QUIET = ("no effect at any rung", "no difference found between rungs")     # verdicts that state no finding
-STEADY = "steady at every rung"            # every rung within the smallest effect of the top one
-MOVING = "still moving at the top"         # the top step is a significant move
-UNKNOWN = "not shown to settle"
 
 
 class LadderError(RunError):

@@ -131,7 +131,7 @@ def test_each_verdict():
 def test_every_verdict_word_is_listed_for_the_findings_count():
     """The Findings section counts verdicts in VERDICTS' order: a verdict missing from it would
     not be counted."""
-    from analysis.skill_stats import TOWARD, VERDICTS
+    from analysis.verdicts import TOWARD, VERDICTS
 
     for null in TOWARD.values():
         for verb in ("rises", "falls"):
