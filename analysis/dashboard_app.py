@@ -11,8 +11,6 @@ from __future__ import annotations
 import html
 import io
 import threading
-from collections import OrderedDict
-from dataclasses import replace
 
 import panel as pn
 from tornado.ioloop import IOLoop
@@ -20,61 +18,12 @@ from tornado.web import RequestHandler
 
 from evora_sim.manifest import RunError
 
-from .dashboard_data import RANGE_COLUMNS, Slice, Source, build_cells, replay_text, views
+from .dashboard_cache import Cache
+from .dashboard_data import RANGE_COLUMNS, Slice, Source, replay_text
 from .scan import AnalysisError
-from .dashboard_page import DASH_CSS, figure_module, page, views_html
+from .dashboard_page import DASH_CSS, REPLAY_PATH, page
 
 ANY = "any"
-KEPT = 8                                   # slices kept computed
-
-
-class Cache:
-    """The views of the last few slices asked for (a slice and the views' options), each with its
-    HTML: first without the seat figure (the numbers, at once), then with it (its figure drawn
-    once, not for every page that shows it)."""
-
-    def __init__(self, source: Source):
-        self.source, self.kept = source, OrderedDict()
-        self.lock = threading.Lock()          # the first slice is computed in a thread of its own
-        self.building: set = set()            # groups whose Cells are being gathered
-
-    def build(self, label: str) -> None:
-        """Gather a group's :class:`~analysis.dashboard_data.Cells` in a thread of its own, once:
-        a filter on how games went then merges them instead of reading its games."""
-        with self.lock:
-            if label in self.building:
-                return
-            self.building.add(label)
-        threading.Thread(target=build_cells, args=(self.source, label), daemon=True).start()
-
-    def key(self, sl: Slice, *options) -> tuple:
-        # the same slice however its variant was named (None: the first)
-        return (replace(sl, variant=self.source.variant(sl.variant).label), *options)
-
-    def get(self, sl: Slice, associations: bool, decomposition: bool = False, compare_with: str | None = None):
-        """(Views, their HTML fragment without the figure)."""
-        key = self.key(sl, associations, decomposition, compare_with)
-        with self.lock:
-            if key not in self.kept:
-                v = views(self.source, key[0], associations, decomposition=decomposition, compare_with=compare_with)
-                self.kept[key] = {"views": v, "fast": views_html(v, live=True, figure=False)}
-                while len(self.kept) > KEPT:
-                    self.kept.popitem(last=False)
-            self.kept.move_to_end(key)
-            got = self.kept[key]
-        return got["views"], got["fast"]
-
-    def full(self, sl: Slice, *options) -> str | None:
-        """The HTML fragment of a slice :meth:`get` computed, with its figure (None if the slice
-        is no longer kept). Drawn when no slice is being worked out (a filter goes first)."""
-        key = self.key(sl, *options)
-        with self.lock:
-            got = self.kept.get(key)
-        if got is not None and "full" not in got:
-            figure_module()
-            with self.source.turn(background=True):
-                got["full"] = views_html(got["views"], live=True)
-        return None if got is None else got["full"]
 
 
 def _opt(value):
@@ -194,3 +143,11 @@ def replay_handler(source: Source, game_log):
             self.finish(text)
 
     return Replay
+
+
+def server(cache: Cache, initial: Slice, title: str, options: dict, host: str, port: int, show: bool,
+           origins: list[str], replay):
+    """The page's server, not yet started (``replay``: the handler of :func:`replay_handler`)."""
+    return pn.serve({"/": lambda: app(cache, initial, title, **options)}, port=port, address=host, show=show,
+                    websocket_origin=origins, title=title, print=False, start=False,
+                    extra_patterns=[(REPLAY_PATH, replay)])

@@ -8,15 +8,13 @@ shows as text, and the page runs no script of its own.
 """
 from __future__ import annotations
 
-import base64
 import html
-import io
-
 
 from . import display
 from . import explain_stats as X
 from .dashboard_data import Views
 from .page import CSS
+from .seat_figure import figure_html as seat_figure
 from .display import ASSOCIATION
 
 GENERATOR = "evora dashboard"          # how an exported page is known again (its meta tag)
@@ -32,32 +30,6 @@ def _table(key: str, df) -> str:
     if df is None or not len(df):
         return f"<p id='{key}' class='caption'>No rows for this slice.</p>"
     return f"<div id='{key}'>" + df.to_html(index=False, border=0, escape=True) + "</div>"
-
-
-def figure_module():
-    """The report's figures (:mod:`analysis.plots`, which sets Matplotlib's Agg backend first),
-    imported when the first figure is drawn: the live page shows its numbers before, and its
-    server imports this before it takes the statistics' turn to draw (a filter asked meanwhile
-    does not wait for an import)."""
-    # lazy: matplotlib, 0.8 s of processor (measured); the page's numbers come first, the figure a moment later
-    from . import plots
-
-    return plots
-
-
-def _figure(adv) -> str:
-    """The report's seat figure (win rate by seat with 95% Wilson intervals) as an inline PNG."""
-    if adv is None or not len(adv):
-        return ""
-    plots = figure_module()
-    fig = plots.seat_win_rates(adv)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plots.plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode()
-    return (f"<figure><img id='seat-figure' alt='Win rate by seat' style='max-width:100%' "
-            f"src='data:image/png;base64,{data}'><figcaption>Win rate by seat, with 95% Wilson "
-            f"intervals</figcaption></figure>")
 
 
 REPLAY_PATH = "/replay"             # the live server's page of one game's replay log (text)
@@ -115,10 +87,12 @@ def _why(v: Views) -> list[str]:
 FIGURE_SLOT = "<p id='seat-figure-slot' class='caption'>Drawing the figure ...</p>"
 
 
-def views_html(v: Views, live: bool = False, figure: bool = True) -> str:
+def views_html(v: Views, live: bool = False, figure: bool = True, figure_html: str | None = None) -> str:
     """Every view of one slice, as an HTML fragment (``live``: with the links of the live
     server, see :func:`_games`). ``figure=False``: a slot in the seat figure's place (the live
-    page shows the numbers first and the figure, the slowest part to make, a moment later)."""
+    page shows the numbers first and the figure, the slowest part to make, a moment later);
+    ``figure_html``: the seat figure drawn elsewhere (:class:`analysis.seat_figure.FigureProcess`),
+    else it is drawn here."""
     parts = [f"<p class='slice' id='slice'>Slice: {ESC(v.slice.words())}. "
              f"<b id='game-count'>{v.games:,}</b> games match.</p>"]
     if v.compare is not None:
@@ -131,7 +105,7 @@ def views_html(v: Views, live: bool = False, figure: bool = True) -> str:
         "(a seed's rotations share its card stacks), Holm-corrected over the seats; the seat unfairness is the "
         "root mean square of the seats' deviations, with its test of all seats fair. A slice that keeps only "
         "some of a seed's rotations gets the plain (unclustered) interval, as the report would.</p>",
-        _figure(v.adv) if figure else FIGURE_SLOT, _table("seats", display.seats(v.adv)), _table("fairness", display.fairness(v.tests)),
+        (seat_figure(v.adv) if figure_html is None else figure_html) if figure else FIGURE_SLOT, _table("seats", display.seats(v.adv)), _table("fairness", display.fairness(v.tests)),
         "<h2>Strategies</h2>", _table("strategies", display.strategies(v.strat, v.info)),
         "<h2>Game length, margins and lead changes</h2>",
         _table("shape", display.game_shape(v.shape)), _table("margin", display.victory_margin(v.margin)),

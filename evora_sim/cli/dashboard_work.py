@@ -1,6 +1,7 @@
 """The work behind ``evora dashboard``: every argument checked, the run folders opened, then one
 page exported or the live page served. Imported when the command runs: the dashboard's
-statistics and panel take about 3 s to import (measured), which ``--help`` does not need."""
+statistics take about 2 s to import, Panel about 1 s more (measured), which ``--help`` does
+not need; Panel is imported only to serve, once the first slice's games are being read."""
 from __future__ import annotations
 
 import socket
@@ -9,11 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import click
-import panel as pn
 
-from analysis.dashboard_app import Cache, app, replay_handler
+from analysis.dashboard_cache import Cache
 from analysis.dashboard_data import RANGE_COLUMNS, Slice, kept_cells, open_source, run_folders, views, warm
-from analysis.dashboard_page import REPLAY_PATH, page, written_by_dashboard
+from analysis.dashboard_page import page, written_by_dashboard
 
 from ..fsutil import write_bytes_atomic
 from ..manifest import RunError
@@ -159,15 +159,17 @@ def serve_dashboard(source, sl, title, host, port, show, options):
             pass
 
     threading.Thread(target=first, daemon=True).start()
+    # lazy: Panel and Bokeh, 1.2 s of processor time to import (measured), imported while the
+    # first slice's games are read on the other core (Parquet reads release the interpreter)
+    from analysis.dashboard_app import replay_handler, server
+
     where = f"[{host}]" if ":" in host else host
     origins = [f"{where}:{port}"] + ([f"localhost:{port}", f"127.0.0.1:{port}"] if host in LOCAL_HOSTS else [])
     try:
-        server = pn.serve({"/": lambda: app(cache, sl, title, **options)}, port=port, address=host, show=show,
-                          websocket_origin=origins, title=title, print=False, start=False,
-                          extra_patterns=[(REPLAY_PATH, replay_handler(source, game_log))])
+        listening = server(cache, sl, title, options, host, port, show, origins, replay_handler(source, game_log))
     except OSError as exc:
         raise UserError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
     # said once the port is listening: the address answers as soon as it is printed
     click.echo(f"dashboard: http://{where}:{port}/  (Ctrl-C stops it)")
-    server.start()
-    server.io_loop.start()
+    listening.start()
+    listening.io_loop.start()
