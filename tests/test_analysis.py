@@ -602,3 +602,16 @@ def test_the_answer_leads_with_the_largest_seat_deviation_named_in_words():
     three = answers(adv.query("seat < 3").assign(n_players=3, diff=[0.02, -0.05, 0.03]), tests.assign(n_players=3),
                     [SimpleNamespace(manifest={"config": {"players": 3}})], {})[0]
     assert three.lead.startswith("The second player wins")
+
+
+def test_a_seeds_games_split_over_blocks_are_summed_in_seed_order():
+    """seed_wins when a seed's rotations lie in different blocks (as the dashboard's statistics
+    per kind of game hold them): each seed's wins summed, seeds in cluster order."""
+    seats = synthetic_seats(2, 600, strategies=["a", "b"], strength={"a": 0.6, "b": 0.4}, seed=21)
+    whole = T.frame_stats(seats).counts[2]
+    parts = [T.frame_stats(seats[seats["game_id"] % 2 == rotation]).counts[2] for rotation in (1, 0)]
+    merged = parts[0].merge(parts[1])
+    assert len(merged.segments) == 2 and not merged._each_cluster_once()
+    reference = seats.pivot_table(index="cluster", columns="seat", values="win", aggfunc="sum").to_numpy()
+    np.testing.assert_array_equal(merged.seed_wins(), reference)
+    np.testing.assert_array_equal(whole.seed_wins(), reference)
