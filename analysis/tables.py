@@ -160,6 +160,13 @@ def seed_wins(data: Scan, n: int) -> np.ndarray:
     return data.counts[n].seed_wins()
 
 
+def _mean_known(values) -> float:
+    """The mean of the values that are known (not NaN); NaN when none is (a run too small for a
+    clustered interval), without numpy's warning about an empty mean."""
+    known = [v for v in values if not np.isnan(v)]
+    return float(np.mean(known)) if known else np.nan
+
+
 def seat_advantage(data: Scan, min_effect: float = MIN_EFFECT) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per player count and seat: win rate with its Wilson interval against the fair share 1/n
     and a test per seat, clustered by seed when every seed was played under each rotation (the
@@ -210,7 +217,7 @@ def seat_advantage(data: Scan, min_effect: float = MIN_EFFECT) -> tuple[pd.DataF
                       "mean_square": f.mean_square, "max_deviation": f.max_deviation,
                       "t_squared": f.statistic, "df1": f.df[0], "df2": f.df[1], "p": f.p,
                       "significant": bool(f.p < ALPHA), "negligible": bool(negligible(f.rms, min_effect)),
-                      "seat_rotation": rotated, "design_effect": float(np.nanmean(deffs)) if equal else np.nan})
+                      "seat_rotation": rotated, "design_effect": _mean_known(deffs) if equal else np.nan})
     return pd.DataFrame(rows), pd.DataFrame(tests)
 
 
