@@ -287,8 +287,11 @@ def answers(adv: pd.DataFrame, tests: pd.DataFrame, runs, held: dict[int, str],
     return out
 
 
+# one strong player's finding need not be another's: at 2 players the expert and the search player,
+# about as strong, put different seats ahead (reports/p2_skill); evora skill measures it per rung
 STRONG_NOTE = ("The expert is a learned bot, trained to play like the search player; good play by bots, "
-               "not people.")
+               "not people, and another strong player can disagree on the seats: evora skill measures the "
+               "finding at every skill.")
 
 
 def strong_field(expert: tuple | None, n: int) -> Field | None:

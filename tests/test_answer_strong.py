@@ -38,6 +38,9 @@ def test_a_reversal_between_the_bots_and_the_experts_is_named_first():
     assert any(d.startswith("Among the simple bots (balanced, greedy), 10,000 games per seat: The last player wins 56.9%")
                for d in a.details)
     assert a.why.startswith("Why, among good players?")
+    # one strong player's finding is not every strong player's (reports/p2_skill): the answer says so
+    assert any("another strong player can disagree on the seats: evora skill measures the finding at every skill"
+               in d for d in a.details)
 
 
 def test_every_deviating_seat_of_the_strong_field_is_stated_and_agreement_is_not_a_reversal():
