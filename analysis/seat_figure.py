@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import pickle
 import struct
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pandas as pd
+
+from evora_sim.this_python import python_command
 
 SIZE = struct.Struct("<Q")              # a message's length, before it
 
@@ -88,10 +88,8 @@ class FigureProcess:
 
     def _started(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
-            root = str(Path(__file__).resolve().parent.parent)          # this very copy of the code
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-            self._proc = subprocess.Popen([sys.executable, "-c", "from analysis.seat_figure import serve; serve()"],
-                                          env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            command, env = python_command("from analysis.seat_figure import serve; serve()")
+            self._proc = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.DEVNULL)
         return self._proc
 

@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 from numba import typeof, types
@@ -47,6 +45,7 @@ from . import engine as E
 from . import metrics as M
 from .batch import compiled_batch, play_batch
 from .rules import load_rules
+from .this_python import python_command
 
 COMPILE_MINUTES = "3 to 5"      # measured 2026-12-05: 3 min 25 s at a load of 6 on the 2-core machine
 NOTICE = (f"compiling the engine and players (first run only, about {COMPILE_MINUTES} minutes on a 2-core "
@@ -163,11 +162,9 @@ def _start_part(function: str, *args):
     """A process calling this module's ``function`` with ``args`` (plain values), from this very
     copy of the code (its folder first on the path), or None if one cannot be started (then this
     process compiles it all, as before)."""
-    root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    code = f"from evora_sim.warmup import {function}; {function}(*{args!r})"
+    command, env = python_command(f"from evora_sim.warmup import {function}; {function}(*{args!r})")
     try:
-        return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
     except OSError:
         return None
