@@ -40,7 +40,7 @@ from .layout import (
     N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
     P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
     P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
-    SCR_CLS, SCR_HVP, SCR_LEGAL, MAXP, H_COUNT,
+    SCR_BUILT, SCR_CLS, SCR_HVP, SCR_LEGAL, MAXP, H_COUNT,
     PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
     PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
@@ -405,6 +405,7 @@ def place_part(s, R, p, c, kind):
             s[pb(p) + P_CAPS] -= 1
         add_vp(s, p, R[R_HEIGHT_VP + h + 1], P_VP_BUILD)
     s[COL_H + c] = h + 1
+    s[SCR_BUILT] |= 1 << c          # for the recorded metrics' kept scores (metrics.standings)
     update_column_holder(s, R, c)
     check_end(s, R, p)
 

@@ -230,6 +230,7 @@ SCR_HVP = _alloc(5 * MAXP)           # height-majority VP per (level - 1, seat)
 SCR_FEAT_SIZE = 48
 SCR_FEAT = _alloc(SCR_FEAT_SIZE)     # the learned evaluation's features of a position (strategies.features)
 SCR_REACH = _alloc(3)                # ... the spaces a worker could move to
+SCR_BUILT = _alloc(1)                # columns given a part since a reader cleared it, bit c for column c
 
 STATE_SIZE = _o
 del _o

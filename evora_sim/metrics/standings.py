@@ -3,13 +3,22 @@
 Several metrics ask once a turn (card timing) or a few times a game (where it was decided) how
 the final scoring would rank the seats now. Scoring from scratch (``engine.leader_now``) each
 turn made random 4-player games about 30% slower, so the part of the score that only the end
-adds (Emperor tiles, column and height majorities, the starting VP) is kept between turns and
-scored again only when what it depends on has changed. It changes only when a part is placed
-(a stone, a capital or a white stone leaves a supply: the majorities and the Emperor tiles'
-columns) or an Emperor tile is placed or turned; each of these only ever goes one way, so
-:func:`endgame_key` grows exactly when one of them happens (about two turns in five in random
-4-player games). The VP scored during the game are added fresh every time. tests/test_metrics.py
-checks the totals and the leader against ``engine.leader_now`` at every turn of seeded games.
+adds (Emperor tiles, column and height majorities, the starting VP) is kept between turns, by
+category, and only what changed is scored again.
+
+What the end part depends on changes only when a part is placed (a stone, a capital or a white
+stone) or an Emperor tile is placed or turned. The engine marks each column given a part in
+``SCR_BUILT`` (scratch space, which a look clears), and places and turns tiles only for the seat
+to move (``G_CUR``). So a look asks whether a column was marked, and whether the seats to move
+since the last look (at a turn's start: the seat whose turn has just ended) placed or turned a
+tile (``tiles_key``); in random 4-player games about two looks in five find something. Only in
+a marked column can a column's holder (D7) change, only the Emperor tiles beside it can be
+worth more, and only the height levels its new parts reach can have new leaders (D17), and
+only where the new part's owner now has the parts a majority needs. Each category is scored by
+the engine's own functions (``emperor_points``, ``level_lead``, ``majority_vp``,
+``column_vp``), the one place of each rule. The VP scored during the game are
+added fresh every time. tests/test_metrics.py checks the totals and the leader against
+``engine.leader_now`` at every turn and at the end trigger of thousands of games.
 """
 from __future__ import annotations
 
@@ -20,56 +29,147 @@ from .. import engine as E
 from .. import layout as L
 from .slots import slots
 
-T_KEY = slots(1)                 # endgame_key when the end part was last scored
-T_ENDGAME = slots(L.MAXP)        # per seat: the VP only the end adds, as of T_KEY
+T_SCORED = slots(1)              # 0 until the end part is first scored in a game
+T_ENDGAME = slots(L.MAXP)        # per seat: the VP only the end adds, as of the last look
 T_NOW = slots(L.MAXP)            # per seat: the total if the game ended now (after now())
-
-NO_KEY = -(1 << 40)              # below any key: nothing scored yet in this game
+T_LOOK_SEAT = slots(1)           # the seat to move at the last look
+T_LOOK_TURN = slots(1)           # turns played at the last look
+T_TILES = slots(L.MAXP)          # per seat: tiles_key at the last look
+T_COL_H = slots(L.MAXC)          # per column: its height at the last look
+T_HOLDER = slots(L.MAXC)         # per column: its holder (D7) at the last look
+T_HELD = slots(L.MAXP)           # per seat: columns held
+T_EMPEROR = slots(L.MAXP)        # per seat: its Emperor tiles' VP
+T_LEVEL = slots(5 * L.MAXP)      # per (level - 1, seat): its height-majority VP
 
 
 @njit(cache=True, inline="always")
 def start(track):
-    track[T_KEY] = NO_KEY
+    track[T_SCORED] = 0
 
 
 @njit(cache=True, inline="always")
-def endgame_key(s):
-    """A number that grows with every part placed and every Emperor tile placed or turned."""
-    k = -s[L.G_WHITE_LEFT]
+def tiles_key(s, p):
+    """A number that grows each time seat ``p`` places or turns an Emperor tile (a tile's
+    column and side only ever grow, from -1 and 0)."""
+    b = L.PLAYERS + p * L.PSTRIDE
+    return s[b + L.P_TPOS] + s[b + L.P_TPOS + 1] + s[b + L.P_TVAL] + s[b + L.P_TVAL + 1]
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(x):
+    """The index of the lowest set bit of ``x`` (not 0)."""
+    i = 0
+    while not x >> i & 1:
+        i += 1
+    return i
+
+
+@njit(cache=True, inline="always")
+def score_level(s, R, track, level):
+    """Every seat's VP for the majority at ``level`` (D17), into ``T_LEVEL``."""
+    best, leaders = E.level_lead(s, level, R[L.R_MIN_PARTS])
+    vp = E.majority_vp(R, level, 1 if leaders == 1 else 2)
+    row = (level - 1) * L.NOWNERS
     for p in range(s[L.G_NPLAYERS]):
-        b = L.PLAYERS + p * L.PSTRIDE
-        k += (s[b + L.P_TPOS] + s[b + L.P_TPOS + 1] + s[b + L.P_TVAL] + s[b + L.P_TVAL + 1]
-              - s[b + L.P_STONES] - s[b + L.P_CAPS])
-    return k
+        lead = best > 0 and s[L.H_COUNT + row + p] == best
+        track[T_LEVEL + (level - 1) * L.MAXP + p] = vp if lead else 0
 
 
 @njit(cache=True, inline="always")
-def endgame_vp(s, R, track):
-    """Per seat, ``engine.seat_total`` less the VP scored in play, into ``T_ENDGAME``: the same
-    category functions, every seat's columns counted in one pass, and no scratch space of the
-    state written."""
+def score_all(s, R, track):
+    """Every category from scratch, and what the next looks compare with."""
     n = s[L.G_NPLAYERS]
-    census, _ = E.column_census(s)
+    track[T_SCORED] = 1
+    s[L.SCR_BUILT] = 0
     for p in range(n):
-        track[T_ENDGAME + p] = (R[L.R_START_VP + p] + E.emperor_points(s, R, p)
-                                + E.column_vp(R, E.census_count(census, p, False)))
-    need = R[L.R_MIN_PARTS]
+        track[T_TILES + p] = tiles_key(s, p)
+        track[T_EMPEROR + p] = E.emperor_points(s, R, p)
+        track[T_HELD + p] = 0
+    for c in range(s[L.G_NCOLS]):
+        track[T_COL_H + c] = s[L.COL_H + c]
+        q = s[L.COL_HOLDER + c]
+        track[T_HOLDER + c] = q
+        if q >= 0:
+            track[T_HELD + q] += 1
     for level in range(1, 6):
-        best, leaders = E.level_lead(s, level, need)
-        if best > 0:
-            vp = E.majority_vp(R, level, 1 if leaders == 1 else 2)
-            for p in range(n):
-                if s[L.H_COUNT + (level - 1) * L.NOWNERS + p] == best:
-                    track[T_ENDGAME + p] += vp
+        score_level(s, R, track, level)
+
+
+@njit(cache=True, inline="always")
+def rescore(s, R, track, tiles):
+    """The categories that can have changed since the last look, in which the columns marked in
+    ``SCR_BUILT`` were given parts and the seats whose bits are set in ``tiles`` placed or
+    turned Emperor tiles."""
+    levels = 0               # height levels whose leaders may have changed
+    need = R[L.R_MIN_PARTS]
+    built = s[L.SCR_BUILT]
+    s[L.SCR_BUILT] = 0
+    while built:
+        c = lowest_bit(built)
+        built &= built - 1
+        h = s[L.COL_H + c]
+        for i in range(track[T_COL_H + c], h):       # a level's leaders can change only with
+            o = s[L.COL_PART + c * L.COLPARTS + i]    # an owner now qualifying (D17's minimum)
+            if s[L.H_COUNT + i * L.NOWNERS + o] >= need:
+                levels |= 1 << i
+        track[T_COL_H + c] = h
+        old, new = track[T_HOLDER + c], s[L.COL_HOLDER + c]
+        if old != new:
+            track[T_HOLDER + c] = new
+            if old >= 0:
+                track[T_HELD + old] -= 1
+            if new >= 0:
+                track[T_HELD + new] += 1
+        t = s[L.COL_TILE + c]
+        if t >= 0:
+            tiles |= 1 << (t >> 1)
+    for p in range(s[L.G_NPLAYERS]):
+        if tiles >> p & 1:
+            track[T_EMPEROR + p] = E.emperor_points(s, R, p)
+    for level in range(1, 6):
+        if levels >> (level - 1) & 1:
+            score_level(s, R, track, level)
+
+
+@njit(cache=True, inline="always")
+def add_up(s, R, track):
+    """Per seat, the categories' VP and its starting VP (V1): ``engine.seat_total`` less the VP
+    scored in play, into ``T_ENDGAME``."""
+    for p in range(s[L.G_NPLAYERS]):
+        end = R[L.R_START_VP + p] + track[T_EMPEROR + p] + E.column_vp(R, track[T_HELD + p])
+        for level in range(5):
+            end += track[T_LEVEL + level * L.MAXP + p]
+        track[T_ENDGAME + p] = end
+
+
+@njit(cache=True, inline="always")
+def look(s, R, track):
+    """Bring the kept categories up to date: see the module's docstring."""
+    if track[T_SCORED] == 0:
+        score_all(s, R, track)
+        add_up(s, R, track)
+        return
+    tiles = 0
+    n = s[L.G_NPLAYERS]
+    p = track[T_LOOK_SEAT]
+    # the seats to move since the last look: its seat, and the seats of each turn begun since
+    for _ in range(min(s[L.G_NTURNS] - track[T_LOOK_TURN] + 1, n)):
+        k = tiles_key(s, p)
+        if k != track[T_TILES + p]:
+            track[T_TILES + p] = k
+            tiles |= 1 << p
+        p = p + 1 if p + 1 < n else 0
+    if tiles or s[L.SCR_BUILT]:
+        rescore(s, R, track, tiles)
+        add_up(s, R, track)
 
 
 @njit(cache=True, inline="always")
 def now(s, R, track):
     """Every seat's total if the game ended now, into ``T_NOW``."""
-    key = endgame_key(s)
-    if key != track[T_KEY]:
-        track[T_KEY] = key
-        endgame_vp(s, R, track)
+    look(s, R, track)
+    track[T_LOOK_SEAT] = s[L.G_CUR]
+    track[T_LOOK_TURN] = s[L.G_NTURNS]
     for p in range(s[L.G_NPLAYERS]):
         track[T_NOW + p] = track[T_ENDGAME + p] + s[L.PLAYERS + p * L.PSTRIDE + L.P_SCORE]
 
