@@ -22,7 +22,7 @@ from .cardvalue_stats import NOT_EXERCISED
 from .confirm_stats import fix_quote
 from .explain_stats import confirmed_fixes, fairer_fixes, seat_words, why_sentence
 from .labels import card_title
-from .numbers import PP, p_cell, p_text_words, pp, ranged
+from .numbers import PP, p_text_words, pp, ranged
 from .playstates import TIMING_COLUMNS, timing_clause
 from .stats import FEW_CARD_PLAYS, MIN_EFFECT
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import re
 
 from .brief import WHY_TITLE
 from .markdown import md, md_code, md_fenced

@@ -94,9 +94,8 @@ def turn_rows(R, n, seed, log, W, want, out, planner, rs, scratch):
             listed = 0
             for j in range(meta[M_NTOP]):
                 E.copy_core(state, end)
-                kk = k
                 for d in range(lengths[j]):
-                    kk = advance_seen(end, R, p, E.step(end, R, np.int64(lines[j, d, L_ACT]), legal2), legal2, meta)
+                    advance_seen(end, R, p, E.step(end, R, np.int64(lines[j, d, L_ACT]), legal2), legal2, meta)
                 if not turn_over(end, p) or rows >= feats.shape[0] - 1:
                     continue
                 hashes[listed] = core_hash(end)

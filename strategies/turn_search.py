@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from evora_sim import engine as E
-from evora_sim.layout import G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, MAXP, PH_SETUP
+from evora_sim.layout import G_CUR, G_NPLAYERS, G_NTURNS, G_PHASE, G_SP, PH_SETUP
 from evora_sim.rng import randbelow
 
 from .compiled import NF
@@ -53,7 +53,7 @@ from .mcts import (
     rollout_weights, search_options, seat_rewards, within,
 )
 from .planner import (
-    DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, TOP_MAX, adopt_plan, new_top_turns, planned_action,
+    DEPTH, L_ACT, M_LEN, M_NTOP, M_WANT, NMETA, adopt_plan, new_top_turns, planned_action,
     cache_best_line, search_turn, visible_hash,
 )
 from .policy import PLANNER_WORK, forget_plans, new_rollout_cache, policy_choose

@@ -19,7 +19,7 @@ from numba import njit
 
 from .. import layout as L
 from . import card_timing, decided, standings, tension
-from .slots import T_END, T_REFUSED, T_TURN, Column, used
+from .slots import T_END, T_REFUSED, T_TURN, Column, used  # noqa: F401  (the loop's own slots, for gameloop)
 
 METRICS = (tension, decided, card_timing)      # in the order of their columns in the tables
 
