@@ -40,7 +40,7 @@ from .layout import (
     N_ACTIONS, NEFF, NITILE, NOWNERS, NTYPES, OCC_CENTURION, P_CAPS, P_FINAL, P_HAND, P_HANDN,
     P_PENDING, P_SCORE, P_STONES, P_TPOS, P_TURNS, P_TVAL, P_VP_BUILD, P_VP_CARDS, P_VP_COLMAJ,
     P_VP_EMPEROR, P_VP_EMPTY, P_VP_HEIGHT, P_VP_WHITE, P_WORKERS, P_WPOS, PAT_CAPITAL_TWO_STONES,
-    SCR_BUILT, SCR_CLS, SCR_HVP, SCR_LEGAL, MAXP, H_COUNT,
+    SCR_BUILT, SCR_TILES, SCR_CLS, SCR_HVP, SCR_LEGAL, MAXP, H_COUNT,
     PAT_ONE_STONE, PAT_STONE_THEN_WHITE, PAT_THREE_STONES, PAT_TWO_CAPITALS,
     PAT_TWO_STONES_SAME, PATTERNS_LIST, PH_AFTER, PH_CHOOSE_WORKER, PH_MAIN, PH_MOVE, PH_SETUP,
     PH_TERMINAL, PLAYERS, PSTRIDE, R_CAPS, R_COLMAJ_VP, R_COPIES, R_EMP_VALUES, R_EMPTY_VP,
@@ -649,6 +649,7 @@ def apply_itile(s, R, p, t):
     if t == T_FLIP_BOTH:
         s[pb(p) + P_TVAL] = 1
         s[pb(p) + P_TVAL + 1] = 1
+        s[SCR_TILES] |= 1 << p       # for the recorded metrics' kept scores (metrics.standings)
     else:
         push(s, F_BUILD, TILE_PATTERN[t], 0, 0)
 
@@ -1162,9 +1163,11 @@ def apply_frame(s, R, a):
             k = s[f + 1]
             s[b + P_TPOS + k] = c
             s[COL_TILE + c] = p * 2 + k
+            s[SCR_TILES] |= 1 << p
             pop(s)
     elif kind == F_EMP_FLIP:
         s[b + P_TVAL + a - A_EMPTILE] = 1
+        s[SCR_TILES] |= 1 << p
         pop(s)
     elif kind == F_TEMPLE:
         t = a - A_STACK

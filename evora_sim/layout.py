@@ -231,6 +231,7 @@ SCR_FEAT_SIZE = 48
 SCR_FEAT = _alloc(SCR_FEAT_SIZE)     # the learned evaluation's features of a position (strategies.features)
 SCR_REACH = _alloc(3)                # ... the spaces a worker could move to
 SCR_BUILT = _alloc(1)                # columns given a part since a reader cleared it, bit c for column c
+SCR_TILES = _alloc(1)                # seats that placed or turned an Emperor tile since a reader cleared it, bit p
 
 STATE_SIZE = _o
 del _o

@@ -8,17 +8,16 @@ category, and only what changed is scored again.
 
 What the end part depends on changes only when a part is placed (a stone, a capital or a white
 stone) or an Emperor tile is placed or turned. The engine marks each column given a part in
-``SCR_BUILT`` (scratch space, which a look clears), and places and turns tiles only for the seat
-to move (``G_CUR``). So a look asks whether a column was marked, and whether the seats to move
-since the last look (at a turn's start: the seat whose turn has just ended) placed or turned a
-tile (``tiles_key``); in random 4-player games about two looks in five find something. Only in
-a marked column can a column's holder (D7) change, only the Emperor tiles beside it can be
-worth more, and only the height levels its new parts reach can have new leaders (D17), and
-only where the new part's owner now has the parts a majority needs. Each category is scored by
-the engine's own functions (``emperor_points``, ``level_lead``, ``majority_vp``,
-``column_vp``), the one place of each rule. The VP scored during the game are
-added fresh every time. tests/test_metrics.py checks the totals and the leader against
-``engine.leader_now`` at every turn and at the end trigger of thousands of games.
+``SCR_BUILT`` and each seat that placed or turned a tile in ``SCR_TILES`` (scratch space, which
+a look clears), so a look asks only whether anything is marked; in random 4-player games about
+two looks in five find something. Only in a marked column can a column's holder (D7) change,
+only the Emperor tile beside it can be worth more, and only if the new parts are its seat's;
+only the height levels its new parts reach can have new leaders (D17), and, since parts are
+never taken away, only where the new part's owner now has both the parts a majority needs and
+as many as the level's leaders had (``T_BEST``). Each category is scored by the engine's own functions (``emperor_points``,
+``level_lead``, ``majority_vp``, ``column_vp``), the one place of each rule. The VP scored
+during the game are added fresh every time. tests/test_metrics.py checks the totals and the
+leader against ``engine.leader_now`` at every turn and at the end trigger of thousands of games.
 """
 from __future__ import annotations
 
@@ -32,27 +31,17 @@ from .slots import slots
 T_SCORED = slots(1)              # 0 until the end part is first scored in a game
 T_ENDGAME = slots(L.MAXP)        # per seat: the VP only the end adds, as of the last look
 T_NOW = slots(L.MAXP)            # per seat: the total if the game ended now (after now())
-T_LOOK_SEAT = slots(1)           # the seat to move at the last look
-T_LOOK_TURN = slots(1)           # turns played at the last look
-T_TILES = slots(L.MAXP)          # per seat: tiles_key at the last look
 T_COL_H = slots(L.MAXC)          # per column: its height at the last look
 T_HOLDER = slots(L.MAXC)         # per column: its holder (D7) at the last look
 T_HELD = slots(L.MAXP)           # per seat: columns held
 T_EMPEROR = slots(L.MAXP)        # per seat: its Emperor tiles' VP
 T_LEVEL = slots(5 * L.MAXP)      # per (level - 1, seat): its height-majority VP
+T_BEST = slots(5)                # per level - 1: its leaders' parts at the last look (0: nobody qualifies)
 
 
 @njit(cache=True, inline="always")
 def start(track):
     track[T_SCORED] = 0
-
-
-@njit(cache=True, inline="always")
-def tiles_key(s, p):
-    """A number that grows each time seat ``p`` places or turns an Emperor tile (a tile's
-    column and side only ever grow, from -1 and 0)."""
-    b = L.PLAYERS + p * L.PSTRIDE
-    return s[b + L.P_TPOS] + s[b + L.P_TPOS + 1] + s[b + L.P_TVAL] + s[b + L.P_TVAL + 1]
 
 
 @njit(cache=True, inline="always")
@@ -68,6 +57,7 @@ def lowest_bit(x):
 def score_level(s, R, track, level):
     """Every seat's VP for the majority at ``level`` (D17), into ``T_LEVEL``."""
     best, leaders = E.level_lead(s, level, R[L.R_MIN_PARTS])
+    track[T_BEST + level - 1] = best
     vp = E.majority_vp(R, level, 1 if leaders == 1 else 2)
     row = (level - 1) * L.NOWNERS
     for p in range(s[L.G_NPLAYERS]):
@@ -81,8 +71,8 @@ def score_all(s, R, track):
     n = s[L.G_NPLAYERS]
     track[T_SCORED] = 1
     s[L.SCR_BUILT] = 0
+    s[L.SCR_TILES] = 0
     for p in range(n):
-        track[T_TILES + p] = tiles_key(s, p)
         track[T_EMPEROR + p] = E.emperor_points(s, R, p)
         track[T_HELD + p] = 0
     for c in range(s[L.G_NCOLS]):
@@ -96,22 +86,28 @@ def score_all(s, R, track):
 
 
 @njit(cache=True, inline="always")
-def rescore(s, R, track, tiles):
+def rescore(s, R, track):
     """The categories that can have changed since the last look, in which the columns marked in
-    ``SCR_BUILT`` were given parts and the seats whose bits are set in ``tiles`` placed or
-    turned Emperor tiles."""
+    ``SCR_BUILT`` were given parts and the seats marked in ``SCR_TILES`` placed or turned
+    Emperor tiles."""
     levels = 0               # height levels whose leaders may have changed
     need = R[L.R_MIN_PARTS]
-    built = s[L.SCR_BUILT]
+    built, tiles = s[L.SCR_BUILT], s[L.SCR_TILES]
     s[L.SCR_BUILT] = 0
+    s[L.SCR_TILES] = 0
     while built:
         c = lowest_bit(built)
         built &= built - 1
         h = s[L.COL_H + c]
-        for i in range(track[T_COL_H + c], h):       # a level's leaders can change only with
-            o = s[L.COL_PART + c * L.COLPARTS + i]    # an owner now qualifying (D17's minimum)
-            if s[L.H_COUNT + i * L.NOWNERS + o] >= need:
+        t = s[L.COL_TILE + c]
+        for i in range(track[T_COL_H + c], h):
+            o = s[L.COL_PART + c * L.COLPARTS + i]
+            # counts only grow: a level's leaders change only when an owner's new count reaches
+            # the most any qualifying owner had (and D17's minimum)
+            if s[L.H_COUNT + i * L.NOWNERS + o] >= max(need, track[T_BEST + i]):
                 levels |= 1 << i
+            if t >= 0 and t >> 1 == o:                # the tile's seat's own parts are what count
+                tiles |= 1 << o
         track[T_COL_H + c] = h
         old, new = track[T_HOLDER + c], s[L.COL_HOLDER + c]
         if old != new:
@@ -120,9 +116,6 @@ def rescore(s, R, track, tiles):
                 track[T_HELD + old] -= 1
             if new >= 0:
                 track[T_HELD + new] += 1
-        t = s[L.COL_TILE + c]
-        if t >= 0:
-            tiles |= 1 << (t >> 1)
     for p in range(s[L.G_NPLAYERS]):
         if tiles >> p & 1:
             track[T_EMPEROR + p] = E.emperor_points(s, R, p)
@@ -148,19 +141,8 @@ def look(s, R, track):
     if track[T_SCORED] == 0:
         score_all(s, R, track)
         add_up(s, R, track)
-        return
-    tiles = 0
-    n = s[L.G_NPLAYERS]
-    p = track[T_LOOK_SEAT]
-    # the seats to move since the last look: its seat, and the seats of each turn begun since
-    for _ in range(min(s[L.G_NTURNS] - track[T_LOOK_TURN] + 1, n)):
-        k = tiles_key(s, p)
-        if k != track[T_TILES + p]:
-            track[T_TILES + p] = k
-            tiles |= 1 << p
-        p = p + 1 if p + 1 < n else 0
-    if tiles or s[L.SCR_BUILT]:
-        rescore(s, R, track, tiles)
+    elif s[L.SCR_BUILT] | s[L.SCR_TILES]:
+        rescore(s, R, track)
         add_up(s, R, track)
 
 
@@ -168,8 +150,6 @@ def look(s, R, track):
 def now(s, R, track):
     """Every seat's total if the game ended now, into ``T_NOW``."""
     look(s, R, track)
-    track[T_LOOK_SEAT] = s[L.G_CUR]
-    track[T_LOOK_TURN] = s[L.G_NTURNS]
     for p in range(s[L.G_NPLAYERS]):
         track[T_NOW + p] = track[T_ENDGAME + p] + s[L.PLAYERS + p * L.PSTRIDE + L.P_SCORE]
 
