@@ -96,67 +96,81 @@ def check_ladder_folder(out: Path) -> dict | None:
 def make_plan(out, old, players, rungs, seed, rules, games, duel_games, budget, jobs, quiet):
     """The ladder's plan: the one ``out`` holds (resumed), or a new one sized by ``games`` or by
     a timed pilot that fits ``budget`` minutes."""
-    per_seed = duel_games_per_seed(players)
     if old is not None:
-        why = same_design(old, players, rungs, seed, rules.hash)
-        if why:
-            raise UserError(f"--out {out} holds another ladder ({why}); choose another --out to play this one")
-        plan = load_plan(old, f"{out / PLAN_FILE}")
-        check_duels(plan, f"{out / PLAN_FILE}")          # the rungs are the user's again: so must the duels be
-        if games is not None and games != plan.seeds:
-            raise UserError(f"--out {out} holds this ladder with --games {plan.seeds:,}, not {games:,}; give "
-                            f"--games {plan.seeds:,} (or none) to finish it, or another --out")
-        if duel_games is not None and -(-duel_games // per_seed) != plan.duel_seeds:
-            raise UserError(f"--out {out} holds this ladder with --duel-games {per_seed * plan.duel_seeds:,} "
-                            f"({plan.duel_seeds:,} seeds, {per_seed} games each at {players} players); give that (or "
-                            "none) to finish it, or another --out")
-        return plan, None
-    cores = check_jobs(jobs)
-    expected = None
-    costs = {}
-    given = budget is not None
+        return resumed_plan(out, old, players, rungs, seed, rules, games, duel_games), None
+    per_seed = duel_games_per_seed(players)
+    expected, costs = None, {}
     if games is None or duel_games is None:
-        say = (lambda line: click.echo(line, err=True)) if not quiet else None
-        floor = smallest_budget(players, rungs, cores)
-        if not given:                        # the default must run: at least the smallest ladder
-            budget = max(ladder.DEFAULT_BUDGET, float(math.ceil(floor)))
-        if budget < floor:
-            need = math.ceil(floor)
-            raise UserError(f"--budget {budget:g} minutes is too short for this ladder on {cores} core"
-                            f"{'s' if cores > 1 else ''}: its search players alone need at least {need} minutes for "
-                            f"the smallest ladder ({MIN_SEEDS} seeds a rung, {MIN_DUEL_SEEDS} a duel pair) and the "
-                            f"timing pilot; give --budget {need} or more, fewer or cheaper rungs, or --games")
-        ensure_compiled(say)                                       # a one-time compile is not the ladder's
-        if say:
-            say(f"sizing the ladder to --budget {budget:g} minutes: a short timed pilot (one seed a rung, one "
-                f"game a duel player; at most {PILOT_SHARE:.0%} of the budget)")
-        started = time.monotonic()
-        try:
-            costs = ladder.pilot(players, rungs, rules, seed, on_step=say, deadline=started + PILOT_SHARE * budget * 60)
-        except PilotOverrun as exc:
-            took = (time.monotonic() - started) / 60
-            need = math.ceil(took * exc.total / max(exc.done, 1) / PILOT_SHARE)
-            raise UserError(f"--budget {budget:g} minutes is too short for this ladder: the timing pilot took "
-                            f"{took:.1f} minutes, more than its {PILOT_SHARE:.0%} of the budget, and had timed "
-                            f"{exc.done} of its {exc.total} steps; give --budget {need} or more, or --games") from None
-        spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
-        try:
-            seeds, duel_seeds, expected = ladder.size_to_budget(costs, rungs, players, budget, cores, spent)
-        except RunError:
-            if given:
-                raise
-            seeds, duel_seeds, expected = ladder.smallest_ladder(costs, rungs, players, cores, spent)
-            budget = math.ceil(expected)
-            if say:
-                say(f"the default budget of {ladder.DEFAULT_BUDGET:g} minutes is too short for this ladder on {cores} "
-                    f"core{'s' if cores > 1 else ''}: playing the smallest one ({seeds} seeds a rung, {duel_seeds} a "
-                    f"duel pair), about {budget} minutes; give --budget or --games for a larger ladder")
+        seeds, duel_seeds, expected, budget, costs = fit_budget(players, rungs, seed, rules, budget, check_jobs(jobs),
+                                                                quiet)
     seeds = games if games is not None else seeds
     duel_seeds = -(-duel_games // per_seed) if duel_games is not None else (
         duel_seeds if games is None else default_duel_seeds(seeds, players))
     plan = Plan(players, rungs, seed, seeds, duel_seeds, rules.hash, budget if games is None else None, costs)
     plan.duels = duel_plan(rungs, players, duel_seeds)
     return plan, expected
+
+
+def resumed_plan(out, old, players, rungs, seed, rules, games, duel_games):
+    """The plan ``out`` holds, if it is this ladder's and ``games`` and ``duel_games`` (when given)
+    agree with it."""
+    per_seed = duel_games_per_seed(players)
+    why = same_design(old, players, rungs, seed, rules.hash)
+    if why:
+        raise UserError(f"--out {out} holds another ladder ({why}); choose another --out to play this one")
+    plan = load_plan(old, f"{out / PLAN_FILE}")
+    check_duels(plan, f"{out / PLAN_FILE}")          # the rungs are the user's again: so must the duels be
+    if games is not None and games != plan.seeds:
+        raise UserError(f"--out {out} holds this ladder with --games {plan.seeds:,}, not {games:,}; give "
+                        f"--games {plan.seeds:,} (or none) to finish it, or another --out")
+    if duel_games is not None and -(-duel_games // per_seed) != plan.duel_seeds:
+        raise UserError(f"--out {out} holds this ladder with --duel-games {per_seed * plan.duel_seeds:,} "
+                        f"({plan.duel_seeds:,} seeds, {per_seed} games each at {players} players); give that (or "
+                        "none) to finish it, or another --out")
+    return plan
+
+
+def fit_budget(players, rungs, seed, rules, budget, cores, quiet):
+    """Seeds a rung and a duel pair that fit ``budget`` minutes (``None``: the default budget, or
+    the smallest ladder if that is too short), from a timed pilot that counts against it. Returns
+    (seeds, duel seeds, expected minutes, the budget, the pilot's costs)."""
+    say = (lambda line: click.echo(line, err=True)) if not quiet else None
+    floor = smallest_budget(players, rungs, cores)
+    given = budget is not None
+    if not given:                        # the default must run: at least the smallest ladder
+        budget = max(ladder.DEFAULT_BUDGET, float(math.ceil(floor)))
+    if budget < floor:
+        need = math.ceil(floor)
+        raise UserError(f"--budget {budget:g} minutes is too short for this ladder on {cores} core"
+                        f"{'s' if cores > 1 else ''}: its search players alone need at least {need} minutes for "
+                        f"the smallest ladder ({MIN_SEEDS} seeds a rung, {MIN_DUEL_SEEDS} a duel pair) and the "
+                        f"timing pilot; give --budget {need} or more, fewer or cheaper rungs, or --games")
+    ensure_compiled(say)                                       # a one-time compile is not the ladder's
+    if say:
+        say(f"sizing the ladder to --budget {budget:g} minutes: a short timed pilot (one seed a rung, one "
+            f"game a duel player; at most {PILOT_SHARE:.0%} of the budget)")
+    started = time.monotonic()
+    try:
+        costs = ladder.pilot(players, rungs, rules, seed, on_step=say, deadline=started + PILOT_SHARE * budget * 60)
+    except PilotOverrun as exc:
+        took = (time.monotonic() - started) / 60
+        need = math.ceil(took * exc.total / max(exc.done, 1) / PILOT_SHARE)
+        raise UserError(f"--budget {budget:g} minutes is too short for this ladder: the timing pilot took "
+                        f"{took:.1f} minutes, more than its {PILOT_SHARE:.0%} of the budget, and had timed "
+                        f"{exc.done} of its {exc.total} steps; give --budget {need} or more, or --games") from None
+    spent = (time.monotonic() - started) / 60                 # the pilot counts against the budget
+    try:
+        seeds, duel_seeds, expected = ladder.size_to_budget(costs, rungs, players, budget, cores, spent)
+    except RunError:
+        if given:
+            raise
+        seeds, duel_seeds, expected = ladder.smallest_ladder(costs, rungs, players, cores, spent)
+        budget = math.ceil(expected)
+        if say:
+            say(f"the default budget of {ladder.DEFAULT_BUDGET:g} minutes is too short for this ladder on {cores} "
+                f"core{'s' if cores > 1 else ''}: playing the smallest one ({seeds} seeds a rung, {duel_seeds} a "
+                f"duel pair), about {budget} minutes; give --budget or --games for a larger ladder")
+    return seeds, duel_seeds, expected, budget, costs
 
 
 def check_explain_seeds(seeds: int, rung_seeds: int | None) -> None:
@@ -176,8 +190,6 @@ def explain_rungs(out: Path, plan, seeds: int, jobs, backend, scheduler, quiet) 
 
 def parse_rungs(ladder_text, n: int) -> list[str]:
     """--ladder (or the default ladder of ``n`` players), every rung checked."""
-
-
     try:
         rungs = parse_ladder(ladder_text) if ladder_text is not None else default_ladder(n)
         for r in rungs:
@@ -189,9 +201,6 @@ def parse_rungs(ladder_text, n: int) -> list[str]:
 
 def prepare_ladder(out: Path, n, rungs, seed, rules, games, duel_games, budget, jobs, quiet=False):
     """The ladder's plan, every folder checked, before any game; one-line errors."""
-
-
-
     old = check_ladder_folder(out)
     try:
         check_jobs(jobs)
