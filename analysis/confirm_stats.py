@@ -30,34 +30,50 @@ from .numbers import ranged
 from .stats import ALPHA, clustered_wilson
 
 
-def per_seed_wins(seats: pd.DataFrame, players: int) -> np.ndarray:
-    """Each seed's wins per seat (seeds, n), summed over its rotations, from a seat-rotated run's
-    seats table (``game_id``, ``seat``, ``win``)."""
+def per_seed_wins(seats: pd.DataFrame, players: int, rotations: int | None = None) -> np.ndarray:
+    """Each seed's wins per seat (seeds, n), summed over its rotations, from a run's seats table
+    (``game_id``, ``seat``, ``win``); ``rotations``: the run's games a seed (``players`` under seat
+    rotation, the default; 1 without)."""
     s = seats.sort_values(["game_id", "seat"])
     win = s["win"].to_numpy().reshape(-1, players)
-    seed = s["game_id"].to_numpy()[::players] // players
+    seed = s["game_id"].to_numpy()[::players] // (players if rotations is None else rotations)
     return np.stack([np.bincount(seed, weights=win[:, k]) for k in range(players)], axis=1)
 
 
 def seat_rows(arm: str, wins: np.ndarray, players: int, alpha: float = ALPHA, family: int | None = None,
-              **extra) -> list[dict]:
+              rotations: int | None = None, **extra) -> list[dict]:
     """Per seat: the win rate with a Wilson interval clustered by seed, simultaneous over
     ``family`` claims (default: the seats; Bonferroni); then the seat unfairness with its
-    (1 - alpha) interval. ``wins``: :func:`per_seed_wins`. ``extra`` columns go on every row."""
+    (1 - alpha) interval. ``wins``: :func:`per_seed_wins`; ``rotations``: its games a seed
+    (default ``players``). ``extra`` columns go on every row."""
     family = players if family is None else family
+    m = players if rotations is None else rotations
     z = stats.norm.isf(alpha / (2 * family))
     rows = []
     for k in range(players):
-        lo, hi, _ = clustered_wilson(wins[:, k], players, z)
-        rate = wins[:, k].sum() / (len(wins) * players)
+        lo, hi, _ = clustered_wilson(wins[:, k], m, z)
+        rate = wins[:, k].sum() / (len(wins) * m)
         rows.append({**extra, "arm": arm, "seat": k, "measure": "win rate", "value": rate, "lo": lo, "hi": hi,
                      "level": 1 - alpha / family, "contains_fair_share": bool(lo <= 1 / players <= hi),
-                     "seeds": len(wins), "games": len(wins) * players})
+                     "seeds": len(wins), "games": len(wins) * m, "rotations": m})
     f = seat_fairness(wins, alpha=alpha)
     rows.append({**extra, "arm": arm, "seat": -1, "measure": "seat unfairness (pp)", "value": 100 * f.rms,
                  "lo": 100 * f.rms_lo, "hi": 100 * f.rms_hi, "level": 1 - alpha, "p_all_fair": f.p,
                  "seeds": f.seeds, "games": f.games})
     return rows
+
+
+def rotations_phrase(rates: pd.DataFrame) -> str:
+    """How often each seed was played, for a line about ``rates`` (rows of :func:`seat_rows`):
+    " x N rotations", "" when once (a field of one player: its rotations would all be the same
+    game), or a general phrase when rungs differ. Rows written before the ``rotations`` column
+    were played under every rotation."""
+    if "rotations" not in rates:
+        return f" x {int(rates['seat'].max()) + 1} rotations"
+    counts = set(rates["rotations"].astype(int))
+    if counts == {1}:
+        return ""
+    return f" x {counts.pop()} rotations" if len(counts) == 1 else " (each under every seat rotation its players need)"
 
 
 def holds_from(contains) -> int | None:
@@ -97,7 +113,7 @@ def rung_lines(table: pd.DataFrame, arm: str, players: int) -> list[str]:
     rates = table[(table["arm"] == arm) & (table["measure"] == "win rate")]
     unfair = table[(table["arm"] == arm) & (table["measure"] == "seat unfairness (pp)")]
     first = rates.iloc[0]
-    lines = [f"On {int(first['seeds']):,} fresh seeds x {players} rotations at each rung (win rates with "
+    lines = [f"On {int(first['seeds']):,} fresh seeds{rotations_phrase(rates)} at each rung (win rates with "
              f"{100 * float(first['level']):.4g}% intervals, simultaneous over every seat at every rung confirmed; "
              f"fair share {100 / players:.1f}%):"]
     for r, g in rates.groupby("rung", sort=True):
@@ -132,7 +148,7 @@ def fix_quote(table: pd.DataFrame, arm: str, base: str, players: int, rung: int 
     seats = ", ".join(f"seat {int(x.seat)} {100 * x.value:.1f}% [{100 * x.lo:.1f}, {100 * x.hi:.1f}]" for x in rates.itertuples())
     fair = ("every seat's interval contains the fair share" if rates["contains_fair_share"].all() else
             "fairer, but not every seat's interval contains the fair share")
-    return (f"on {int(first['seeds']):,} fresh seeds x {players} rotations among {first['label']} it leaves a seat "
+    return (f"on {int(first['seeds']):,} fresh seeds{rotations_phrase(rates)} among {first['label']} it leaves a seat "
             f"unfairness of {cell(unfair.loc[arm])} against {cell(unfair.loc[base])} under {base} (paired test); "
             f"win rates {seats} ({100 * float(first['level']):.4g}% intervals; fair share {100 / players:.1f}%): {fair}")
 

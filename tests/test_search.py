@@ -416,3 +416,83 @@ def test_compensation_final_run_through_the_command(tmp_path):
     est = pd.read_csv(out / "summary" / "compensation.csv")
     assert list(est["played_vp"]) == list(pick) and (est["seeds"] == 2500).all()
     assert load_rules(out / "summary" / "rules.toml").data["players"]["start_vp"][:2] == list(pick)
+
+
+def test_a_compensation_among_one_player_plays_each_seed_once(tmp_path):
+    """Every seat holding one player, a seed's seat rotations are the same game: the fitting, the
+    confirmation and a mirrored --confirm-at rung play each seed once (the budget buys twice the
+    seeds at 2 players), a mixed rung still under every rotation, and the planted edge is found."""
+    from evora_sim.runner import read_manifest
+
+    out = tmp_path / "c"
+    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--strategies", "greedy(plan=action)",
+                                    "--set", "players.start_vp=0,30", "--budget", "5000", "--iterations", "1",
+                                    "--confirm-seeds", "40", "--confirm-at", "random;balanced,greedy",
+                                    "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    hist = pd.read_csv(out / "summary" / "candidates.csv")
+    assert list(hist["seeds"]) == [5000] and list(hist["games"]) == [5000]
+    for run in (out / "iterations" / "i0", out / "confirm" / "baseline", out / "confirm" / "compensated",
+                out / "confirm" / "rungs" / "r1" / "a0"):
+        assert read_manifest(run)["config"]["seat_rotation"] is False, run
+    assert read_manifest(out / "confirm" / "rungs" / "r2" / "a0")["config"]["seat_rotation"] is True
+    conf = pd.read_csv(out / "summary" / "confirmation.csv")
+    assert (conf.loc[conf["measure"] == "win rate", "games"] == 40).all()
+    rungs = pd.read_csv(out / "summary" / "rungs.csv")
+    assert list(rungs.loc[rungs["measure"] == "win rate", "games"]) == [40, 40, 80, 80]
+    assert "Confirmation on 40 fresh seeds (win rates" in res.output
+    assert "On 40 fresh seeds (each under every seat rotation its players need) at each rung" in res.output
+    est = pd.read_csv(out / "summary" / "compensation.csv")
+    cancel = est.loc[1, "change_from_base"] - est.loc[0, "change_from_base"]
+    assert -36 < cancel < -26                                       # seat 1's planted 30 VP taken back
+    assert json.loads((out / "search.json").read_text())["config"]["rotation"] == "as the players need"
+
+
+def test_a_compensation_folder_made_rotating_resumes_as_it_was_made(tmp_path, monkeypatch):
+    """A folder from before fields of one player stopped rotating (no ``rotation`` in its search
+    file), interrupted after its fitting: the same command finishes it under every rotation,
+    keeping the fitting's games, instead of refusing the folder or mixing the two."""
+    from evora_sim.experiments import compensation as C
+    from evora_sim.runner import read_manifest
+
+    out = tmp_path / "c"
+    args = ["balance", "--compensation", "--players", "2", "--strategies", "greedy(plan=action)", "--set",
+            "players.start_vp=0,30", "--budget", "5000", "--iterations", "1", "--confirm-seeds", "40",
+            "--out", str(out), "--quiet"]
+    real_made, real_play = C.made_rotating, C.play_arms
+
+    def cut(arms, *a, **k):
+        if "confirm" in str(arms[0].folder):
+            raise KeyboardInterrupt
+        return real_play(arms, *a, **k)
+
+    monkeypatch.setattr(C, "made_rotating", lambda out: True)     # as the earlier version wrote it
+    monkeypatch.setattr(C, "play_arms", cut)
+    assert CliRunner().invoke(main, args).exit_code != 0
+    assert "rotation" not in json.loads((out / "search.json").read_text())["config"]
+    fitted = (out / "iterations" / "i0" / "manifest.json").read_bytes()
+    monkeypatch.setattr(C, "made_rotating", real_made)
+    monkeypatch.setattr(C, "play_arms", real_play)
+    assert C.made_rotating(out) and not C.made_rotating(tmp_path / "none")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert (out / "iterations" / "i0" / "manifest.json").read_bytes() == fitted
+    for run in (out / "iterations" / "i0", out / "confirm" / "compensated"):
+        assert read_manifest(run)["config"]["seat_rotation"] is True, run
+    assert "Confirmation on 40 fresh seeds x 2 rotations" in res.output
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy(plan=action)"])
+def test_the_rotations_of_a_field_of_one_player_are_the_same_game(tmp_path, spec):
+    """Why a mirrored compensation plays each seed once: rotated, its games differ in nothing, seat
+    by seat (a seat's random stream is the seat's, not the strategy's)."""
+    from evora_sim.runner import Execution, simulate
+
+    run = simulate(3, 40, spec, seed=11, out=tmp_path / "r", seat_rotation=True, execution=Execution(quiet=True))
+    seats = run.table("seats").sort_values(["game_id", "seat"])
+    seats["seed"] = seats["game_id"] // 3
+    kept = [c for c in seats.columns if c not in ("game_id", "rotation", "strategy")]
+    per_rotation = [g.drop(columns=["game_id"]).reset_index(drop=True)[kept]
+                    for _, g in seats.assign(r=seats["game_id"] % 3).groupby("r")]
+    for other in per_rotation[1:]:
+        pd.testing.assert_frame_equal(per_rotation[0], other)

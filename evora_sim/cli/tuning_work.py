@@ -176,11 +176,12 @@ def _compensation(params, targets, counts, fields, iterations, final_seeds, kw, 
         raise UserError(f"--confirm-seeds must be from 2 to 10,000,000, got {confirm}")
     check_seed_arg(kw["seed"])
     try:
-        seat_compensation.check_budget(n, kw["budget"], iterations, final_seeds)
         field = field_names(fields[n], n)
         rungs = parse_rungs(confirm_at, n) if confirm_at is not None else []
         plan = seat_compensation.Compensation(n, tuple(field), kw["budget"], iterations, confirm, kw["seed"],
-                                              kw["rules_path"], tuple(kw["overrides"]), final_seeds, tuple(rungs))
+                                              kw["rules_path"], tuple(kw["overrides"]), final_seeds, tuple(rungs),
+                                              seat_compensation.made_rotating(kw["out"]))
+        seat_compensation.check_budget(n, kw["budget"], iterations, final_seeds, plan.rotations)
         search.check_search_folder(Path(kw["out"]), plan.doc())
     except (StrategyError, RunError) as exc:
         raise UserError(str(exc)) from None

@@ -36,6 +36,11 @@ class Arm:
     rules: Rules
     seat_rotation: bool = True
 
+    @property
+    def rotations(self) -> int:
+        """Games a seed: one per seat rotation, or one."""
+        return self.players if self.seat_rotation else 1
+
 
 @dataclass(frozen=True)
 class Backend:
@@ -69,11 +74,16 @@ class FirstSeeds:
         self.run, self.seeds = run, seeds
         self.out, self.manifest = run.out, run.manifest
 
+    @property
+    def rotations(self) -> int:
+        """The run's games a seed: one per seat rotation, or one (its manifest says which)."""
+        cfg = self.manifest["config"]
+        return int(cfg["players"]) if cfg["seat_rotation"] else 1
+
     def table(self, name: str, columns: list[str] | None = None):
         cols = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
         df = self.run.table(name, cols)
-        cfg = self.manifest["config"]
-        df = df[df["game_id"].to_numpy() < self.seeds * (int(cfg["players"]) if cfg["seat_rotation"] else 1)]
+        df = df[df["game_id"].to_numpy() < self.seeds * self.rotations]
         return df.reset_index(drop=True) if columns is None else df[list(columns)].reset_index(drop=True)
 
 
@@ -120,8 +130,8 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
     for a, k in zip(arms, sizes):
         most[a.folder] = max(k, most.get(a.folder, 0))
     unique = list({a.folder: a for a in arms}.values())
-    total = sum(most[a.folder] * a.players for a in unique)
-    done = sum(min(_played(a.folder), most[a.folder]) * a.players for a in unique)
+    total = sum(most[a.folder] * a.rotations for a in unique)
+    done = sum(min(_played(a.folder), most[a.folder]) * a.rotations for a in unique)
     shown = bar(total, done, quiet)
     try:
         if backend.backend == "dask":

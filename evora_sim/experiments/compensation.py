@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.compensation_stats import games_from_seats, step
-from analysis.confirm_stats import per_seed_wins, rung_lines, seat_rows, verdict
+from analysis.confirm_stats import per_seed_wins, rotations_phrase, rung_lines, seat_rows, verdict
 from analysis.fairness import change_words, compare_fairness
 from analysis.markdown import md as md_text
 from analysis.markdown import md_command, md_fenced
@@ -66,19 +66,20 @@ from strategies.registry import parse_spec
 from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
+from ..runner import rotation_for
 from .arms import Arm, Backend, derive_seed, play_arms
 from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, seed_table
-from .search import ALPHA, SUMMARY_KIND, open_folder
+from .search import ALPHA, SEARCH, SUMMARY_KIND, open_folder
 from .space import base_rules, variant
 
 KIND = "compensation"
 
 
-def _seat_rows(label: str, seats: pd.DataFrame, players: int, alpha: float) -> tuple[list[dict], np.ndarray]:
+def _seat_rows(label: str, run, players: int, alpha: float) -> tuple[list[dict], np.ndarray]:
     """Per seat: win rate with a Wilson interval clustered by seed, simultaneous over the seats
     (Bonferroni: 'every seat contains 1/n' is one claim); then the seat unfairness."""
-    per_seed = per_seed_wins(seats, players)
-    return seat_rows(label, per_seed, players, alpha), per_seed
+    per_seed = per_seed_wins(run.table("seats", ["game_id", "seat", "win"]), players, run.rotations)
+    return seat_rows(label, per_seed, players, alpha, rotations=run.rotations), per_seed
 
 
 MIN_SEEDS = 2_500     # per iteration (and final run): at 4 players its estimate is known to about
@@ -86,23 +87,27 @@ MIN_SEEDS = 2_500     # per iteration (and final run): at 4 players its estimate
                       # iterations swing by whole VP and never settle on a half-VP point
 
 
-def needed_budget(players: int, iterations: int, final_seeds: int = 0) -> int:
-    """The smallest --budget that gives every iteration (and the final run) ``MIN_SEEDS`` seeds."""
-    return MIN_SEEDS * players * max(iterations, 1) + final_seeds * players
+def needed_budget(players: int, iterations: int, final_seeds: int = 0, rotations: int | None = None) -> int:
+    """The smallest --budget (games) that gives every iteration (and the final run) ``MIN_SEEDS``
+    seeds, each played ``rotations`` times (default: under every seat rotation)."""
+    rotations = players if rotations is None else rotations
+    return MIN_SEEDS * rotations * max(iterations, 1) + final_seeds * rotations
 
 
-def check_budget(players: int, budget: int, iterations: int, final_seeds: int = 0) -> None:
+def check_budget(players: int, budget: int, iterations: int, final_seeds: int = 0,
+                 rotations: int | None = None) -> None:
     """Refuse a budget too small to converge, naming the smallest that is enough: each iteration
-    (and a final run) needs ``MIN_SEEDS`` seeds of its own."""
+    (and a final run) needs ``MIN_SEEDS`` seeds of its own, each played ``rotations`` times."""
     if final_seeds and final_seeds < MIN_SEEDS:
         raise RunError(f"--final-seeds {final_seeds:,} is too few to choose the half-VP values: give at least "
                        f"{MIN_SEEDS:,} (at 4 players they know the starting VP to about +-0.5 VP), or 0 for no "
                        "final run")
-    need = needed_budget(players, iterations, final_seeds)
+    rotations = players if rotations is None else rotations
+    need = needed_budget(players, iterations, final_seeds, rotations)
     if iterations < 1 or budget < need:
         final = f" and {final_seeds:,} final seeds" if final_seeds else ""
         raise RunError(f"--budget {budget:,} is too small for {iterations} iteration(s){final} at {players} players "
-                       f"to converge: an iteration needs at least {MIN_SEEDS:,} seeds ({MIN_SEEDS * players:,} "
+                       f"to converge: an iteration needs at least {MIN_SEEDS:,} seeds ({MIN_SEEDS * rotations:,} "
                        f"games; fewer swing by whole VP from one iteration to the next); give --budget {need:,} "
                        "or more, or fewer --iterations")
 
@@ -113,7 +118,12 @@ class Compensation:
     ``players`` and their ``field`` (a strategy per seat), the base rules (the shipped ones with
     ``rules_path`` and ``overrides``), the seeds (``budget`` over the ``iterations``, a final run
     of ``final_seeds`` of its own, ``confirm_seeds`` fresh ones to confirm on), the search
-    ``seed``, and the rungs it is also confirmed at (``confirm_at``, weakest first)."""
+    ``seed``, and the rungs it is also confirmed at (``confirm_at``, weakest first).
+
+    ``every_rotation``: every seed under every seat rotation, whatever the field, as a folder made
+    before fields of one player stopped rotating played it (:func:`made_rotating`). Otherwise a field of one
+    player plays each seed once: its rotations are the same game (every seat holds the same
+    player, and a seed deals the same stacks), so rotating would only repeat it."""
 
     players: int
     field: tuple
@@ -125,6 +135,17 @@ class Compensation:
     overrides: tuple = ()
     final_seeds: int = 0
     confirm_at: tuple = ()
+    every_rotation: bool = False
+
+    @property
+    def seat_rotation(self) -> bool:
+        """Whether the fitting field's runs rotate the seats."""
+        return self.every_rotation or rotation_for(self.field, self.players)
+
+    @property
+    def rotations(self) -> int:
+        """The fitting field's games a seed."""
+        return self.players if self.seat_rotation else 1
 
     def doc(self) -> dict:
         """The search file (``final_seeds`` and ``confirm_at`` only when given, so folders made
@@ -137,24 +158,43 @@ class Compensation:
             config["final_seeds"] = self.final_seeds
         if self.confirm_at:
             config["confirm_at"] = list(self.confirm_at)
+        if not self.every_rotation:
+            config["rotation"] = ROTATION_AS_NEEDED
         return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
+
+
+ROTATION_AS_NEEDED = "as the players need"     # the search file's mark of a folder that rotates only mixed fields
+
+
+def made_rotating(out) -> bool:
+    """Whether ``out`` holds a compensation made before fields of one player stopped rotating (its
+    search file has no ``rotation``): it resumes as it was made, every seed under every rotation,
+    so its finished runs are kept. Anything else (no folder, another kind) is checked later."""
+    path = Path(out) / SEARCH
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    config = old.get("config") if isinstance(old, dict) else None
+    return isinstance(config, dict) and old.get("kind") == KIND and "rotation" not in config
 
 
 def _estimate_at(out, name, current, seeds, run_seed, *, plan: Compensation, base, backend, command, quiet=True):
     """Play ``current`` starting VP on ``seeds`` seeds into ``iterations/NAME`` and estimate the
     further offsets there; the estimate and the half-VP values it rounds to (smallest 0)."""
     rules = _with_start(base, current, plan.rules_path, plan.overrides)
-    run = play_arms([Arm(str(out / "iterations" / name), plan.players, tuple(plan.field), rules)], seeds, run_seed,
-                    min(seeds, 5000), backend, command, quiet=quiet, root=out)[0]
+    run = play_arms([Arm(str(out / "iterations" / name), plan.players, tuple(plan.field), rules, plan.seat_rotation)],
+                    seeds, run_seed, min(seeds, 5000), backend, command, quiet=quiet, root=out)[0]
     games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), plan.players,
-                             rules.half_points(plan.players))
+                             rules.half_points(plan.players), run.rotations)
     return step(games, current, ALPHA)
 
 
-def _history_row(it, stage, current, seeds, players, est, nxt) -> dict:
+def _history_row(it, stage, current, seeds, plan, est, nxt) -> dict:
     relative = current - current[0] + est.offsets
+    players = plan.players
     return {"iteration": it, "stage": stage, "start_vp": start_vp_text(current), "seeds": seeds,
-            "games": seeds * players, **{f"offset_seat{k}": est.offsets[k] for k in range(players)},
+            "games": seeds * plan.rotations, **{f"offset_seat{k}": est.offsets[k] for k in range(players)},
             **{f"total_seat{k}": relative[k] for k in range(players)}, "next_start_vp": start_vp_text(nxt)}
 
 
@@ -166,8 +206,9 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
     confirm_seeds, final_seeds, confirm_at = plan.confirm_seeds, plan.final_seeds, plan.confirm_at
     out = Path(out)
     base = base_rules(plan.rules_path, plan.overrides)
-    check_budget(players, plan.budget, iterations, final_seeds)
-    seeds = (plan.budget - final_seeds * players) // (iterations * players)
+    rotations = plan.rotations
+    check_budget(players, plan.budget, iterations, final_seeds, rotations)
+    seeds = (plan.budget - final_seeds * rotations) // (iterations * rotations)
     start = list(base.data["players"]["start_vp"][:players])
     doc = plan.doc()
     stages = seed_stages(seed, seeds, iterations, final_seeds, confirm_seeds)
@@ -179,7 +220,7 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
     at = partial(_estimate_at, out, plan=plan, base=base, backend=backend, command=command, quiet=notice is None)
     for it in range(iterations):
         est, nxt = at(f"i{it}", current, seeds, derive_seed(seed, 4, it))
-        history.append(_history_row(it, "iterate", current, seeds, players, est, nxt))
+        history.append(_history_row(it, "iterate", current, seeds, plan, est, nxt))
         if notice is not None:
             notice(f"iteration {it + 1} of at most {iterations}: start VP {start_vp_text(current)}, further offsets "
                    f"over seat 0 {', '.join(f'{x:+.2f}' for x in est.offsets)} VP")
@@ -194,7 +235,7 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
         if notice is not None:
             notice(f"final run: start VP {start_vp_text(current)} on {final_seeds:,} seeds of its own")
         est, nxt = at("final", current, final_seeds, derive_seed(seed, 5))
-        history.append(_history_row(iterated, "final", current, final_seeds, players, est, nxt))
+        history.append(_history_row(iterated, "final", current, final_seeds, plan, est, nxt))
         played = current - current.min()
     final = nxt
     settled = bool(np.array_equal(final, played))
@@ -205,13 +246,12 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
     if notice is not None:
         notice(f"confirming the base rules and start VP {start_vp_text(final)} on {confirm_seeds:,} fresh seeds")
     comp_rules = _with_start(base, final, plan.rules_path, plan.overrides)
-    arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base),
-            Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules)]
+    arms = [Arm(str(out / "confirm" / "baseline"), players, tuple(field), base, plan.seat_rotation),
+            Arm(str(out / "confirm" / "compensated"), players, tuple(field), comp_rules, plan.seat_rotation)]
     runs = play_arms(arms, confirm_seeds, derive_seed(seed, 2), min(confirm_seeds, 1000), backend, command,
                      quiet=notice is None, root=out)
-    cols = ["game_id", "seat", "win"]
-    rows_b, wins_b = _seat_rows("baseline", runs[0].table("seats", cols), players, ALPHA)
-    rows_c, wins_c = _seat_rows("compensated", runs[1].table("seats", cols), players, ALPHA)
+    rows_b, wins_b = _seat_rows("baseline", runs[0], players, ALPHA)
+    rows_c, wins_c = _seat_rows("compensated", runs[1], players, ALPHA)
     cmp = compare_fairness(wins_b, wins_c, paired=True)
     confirmation = pd.DataFrame(rows_b + rows_c)
     lines = summary_lines(players, estimate_rows, confirmation, cmp, final, start)
@@ -226,7 +266,7 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
         same = {(i, 0): arms[1].folder for i, r in enumerate(confirm_at) if _same_players(r, field)}
         rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
                                  (derive_seed(seed, 2), confirm_seeds), backend, command, notice is None, root=out,
-                                 reuse=same)
+                                 reuse=same, seat_rotation=True if plan.every_rotation else None)
         lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
                   *rung_lines(rungs, "compensated", players)]
     tables = Tables(pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation, rungs, seed_table(stages))
@@ -295,7 +335,7 @@ def summary_lines(players, estimate_rows, confirmation, cmp, final, start) -> li
     comp = confirmation[(confirmation["arm"] == "compensated") & (confirmation["measure"] == "win rate")]
     base = confirmation[(confirmation["arm"] == "baseline") & (confirmation["measure"] == "win rate")]
     sim = 100 * float(comp["level"].iloc[0])
-    lines.append(f"Confirmation on {int(comp['seeds'].iloc[0]):,} fresh seeds x {players} rotations "
+    lines.append(f"Confirmation on {int(comp['seeds'].iloc[0]):,} fresh seeds{rotations_phrase(comp)} "
                  f"(win rates with {sim:.4g}% intervals, simultaneous over the {players} seats):")
     for b, c in zip(base.itertuples(), comp.itertuples()):
         lines.append(f"  seat {c.seat}: base rules {bracket(b.value, b.lo, b.hi)} -> "

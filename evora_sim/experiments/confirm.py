@@ -4,7 +4,8 @@
 A rung is written as in ``evora skill --ladder`` (one strategy for every seat, or a field
 ``A,B,...`` with one per seat), the rungs weakest first, so a designer can paste the ladder a
 finding was measured on. Every rung plays the same fresh seeds (one run seed, common random
-numbers, every seed under each seat rotation), so the rungs differ only in their players. The
+numbers, every seed under each seat rotation, or once where every seat holds one player), so the
+rungs differ only in their players. The
 seeds are fresh: before any game, their game seeds are checked to share none with the games the
 fix was chosen on (:func:`check_fresh`), so a fix is never judged on the games that chose it.
 Each rung is an ordinary run folder: playing the same command again finishes an interrupted one.
@@ -18,11 +19,12 @@ import pandas as pd
 
 from analysis.confirm_stats import per_seed_wins, seat_rows
 from analysis.fairness import compare_fairness
-from analysis.stats import holm
+from analysis.stats import ALPHA, holm
 from strategies.registry import split_specs
 
 from ..ladderplan import parse_ladder, rung_members
 from ..manifest import RunError
+from ..runner import rotation_for
 from ..seeds import game_seeds
 from .arms import Arm, Backend, play_arms
 
@@ -66,41 +68,47 @@ def seed_table(stages) -> pd.DataFrame:
 
 def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], fresh: tuple[int, int],
                backend: Backend = Backend(), command: str = "", quiet: bool = True, *, root,
-               alpha: float = 0.05, paired_with: str | None = None, reuse: dict | None = None) -> pd.DataFrame:
+               paired_with: str | None = None, reuse: dict | None = None,
+               seat_rotation: bool | None = True) -> pd.DataFrame:
     """A rung is a spec (:func:`parse_rungs`) or a (label, strategy per seat) pair.
     Play every arm (label, rules) at every rung on the ``fresh`` seeds ((run seed, seeds), as
     :func:`check_fresh` takes them): seeds ``0 .. seeds - 1`` of the run seed, into
     ``out/rN/<arm number>``; the table of :func:`analysis.confirm_stats.seat_rows` with ``rung`` and
     ``label`` on every row, seats' intervals simultaneous over the seats and
-    rungs. ``paired_with``: an arm's label; each other arm's seat unfairness is then compared
+    rungs (95% for the changes, ``ALPHA``). ``paired_with``: an arm's label; each other arm's seat unfairness is then compared
     with it at each rung on the same seeds (``analysis.fairness.compare_fairness``, paired; the
     p-values Holm-adjusted over the rungs and arms), in rows ``measure`` = "change of unfairness".
     ``reuse``: {(rung, arm number): run folder} already played with these players, rules, seeds
-    and run seed (the fitting field's own confirmation), grown or read instead of played again."""
+    and run seed (the fitting field's own confirmation), grown or read instead of played again.
+    ``seat_rotation``: every seed under every rotation (True), or (None) as each rung's players
+    need (``runner.default_rotation``: a rung of one player plays each seed once, as its rotations
+    would all be the same game)."""
     out = Path(out)
     run_seed, seeds = fresh
     rungs = [(r, rung_field(r, players)) if isinstance(r, str) else (r[0], tuple(r[1])) for r in rungs]
     plan = [(i, rung, j, label, rules) for i, rung in enumerate(rungs) for j, (label, rules) in enumerate(arms)]
     reuse = reuse or {}
-    runs = play_arms([Arm(str(reuse.get((i, j), out / f"r{i + 1}" / f"a{j}")), players, rung[1], rules)
+    runs = play_arms([Arm(str(reuse.get((i, j), out / f"r{i + 1}" / f"a{j}")), players, rung[1], rules,
+                          rotation_for(rung[1], players, seat_rotation))
                       for i, rung, j, _, rules in plan], seeds, run_seed, min(seeds, CHUNK), backend, command,
                      quiet=quiet, root=root)
     rows, wins, changes = [], {}, []
     for (i, rung, _, label, _), run in zip(plan, runs):
-        w = per_seed_wins(run.table("seats", ["game_id", "seat", "win"]), players)
+        w = per_seed_wins(run.table("seats", ["game_id", "seat", "win"]), players, run.rotations)
         wins[i, label] = w
-        rows += seat_rows(label, w, players, alpha, players * len(rungs), rung=i, label=rung[0], run_seed=run_seed)
+        rows += seat_rows(label, w, players, ALPHA, players * len(rungs), run.rotations, rung=i, label=rung[0],
+                          run_seed=run_seed)
     if paired_with is not None:
         for i, rung in enumerate(rungs):
             for label, _ in arms:
                 if label != paired_with:
-                    c = compare_fairness(wins[i, paired_with], wins[i, label], paired=True, alpha=alpha)
+                    c = compare_fairness(wins[i, paired_with], wins[i, label], paired=True, alpha=ALPHA)
                     changes.append({"rung": i, "label": rung[0], "run_seed": run_seed, "arm": label, "seat": -1,
                                     "measure": "change of unfairness (pp^2)", "value": 1e4 * c.diff,
-                                    "lo": 1e4 * c.lo, "hi": 1e4 * c.hi, "level": 1 - alpha, "p": c.p,
-                                    "seeds": c.seeds, "games": c.seeds * players})
+                                    "lo": 1e4 * c.lo, "hi": 1e4 * c.hi, "level": 1 - ALPHA, "p": c.p,
+                                    "seeds": c.seeds, "games": int(wins[i, label].sum())})
         if changes:
             for row, p in zip(changes, holm([r["p"] for r in changes])):
                 row["p_holm"] = float(p)
-                row["fairer"] = bool(p < alpha and row["value"] < 0)
+                row["fairer"] = bool(p < ALPHA and row["value"] < 0)
     return pd.DataFrame(rows + changes)
