@@ -40,6 +40,9 @@ class Strategy:
     # per player count, (n, how many of its best turns it values by the next seat's reply;
     # strategies.planner); counts not named plan one ply
     replies: tuple[tuple[int, int], ...] = ()
+    # per player count, (n, the game's progress from which it values them so: features.progress,
+    # 0 to 1); counts not named: from the start
+    ahead_from: tuple[tuple[int, float], ...] = ()
     # learned weights: the hash of the rules they were trained for, as their file records it ("":
     # not recorded); read to warn when they play other rules, never part of what they play
     rules_hash: str = field(default="", compare=False)
@@ -58,6 +61,10 @@ class Strategy:
     def replies_for(self, n: int) -> int:
         """How many best turns it values by the next seat's reply at ``n`` players (0: none)."""
         return dict(self.replies).get(n, 0)
+
+    def ahead_from_for(self, n: int) -> float:
+        """From which progress of the game (0 to 1) it looks ahead at ``n`` players."""
+        return dict(self.ahead_from).get(n, 0.0)
 
     @property
     def is_heuristic(self) -> bool:

@@ -39,13 +39,15 @@ F_SECURED, F_WIN = 13, 14
 # A seat's row of the weights matrix W: the FEATURES' weights; the search player's options
 # (``strategies.mcts``, X_*); then the learned evaluation (``strategies.features``): a flag
 # (nonzero: the position is valued by the learned weights, the FEATURES' weights unused), its
-# 2 * NB weights and the win weight, and how many of its best turns a learned planner values by
-# the next seat's reply (``planner``; 0: none).
+# 2 * NB weights and the win weight, how many of its best turns a learned planner values by
+# the next seat's reply (``planner``; 0: none), and from how far into the game it does
+# (``features.progress``; 0: from the start).
 N_OPTIONS = 12
 LEARNED = NF + N_OPTIONS
 LEARNED_W = LEARNED + 1
 REPLIES = LEARNED_W + NL + 1
-WIDTH = REPLIES + 1
+AHEAD_FROM = REPLIES + 1
+WIDTH = AHEAD_FROM + 1
 MEMO = 2 * MAXC      # one memo of (action signature, value) pairs per lookahead level
 # The first choice inside each effect a phase-level action opens, as the lookahead valued it:
 # a key of the state (turns played, seat, frames, top frame), the legal actions and their

@@ -68,15 +68,16 @@ def from_hand(weights) -> np.ndarray:
 FORMAT = 1
 PLAYER_COUNTS = (2, 3, 4)
 _TABLE_KEYS = {"format", "kind", "description", "features", "players", "made_by", "rules_hash"}
-_PLAYERS_KEYS = {"weights", "win", "games", "fit", "replies"}
+_PLAYERS_KEYS = {"weights", "win", "games", "fit", "replies", "ahead_from"}
 
 
 @dataclass(frozen=True)
 class LearnedWeights:
     """A learned evaluation for each player count it was trained for: ``weights[n]`` holds the
     ``NL`` feature weights and the win weight; ``replies`` (n, k): at ``n`` players its ``k`` best
-    turns are valued by the next seat's reply (``planner``; counts not named: none). ``made_by``
-    says how (the command, its seed, the teacher, the games), ``rules_hash`` for which rules."""
+    turns are valued by the next seat's reply (``planner``; counts not named: none), from progress
+    ``ahead_from`` (n, t) of the game on (counts not named: from the start). ``made_by`` says how
+    (the command, its seed, the teacher, the games), ``rules_hash`` for which rules."""
 
     name: str
     weights: tuple[tuple[int, tuple[float, ...]], ...]
@@ -84,6 +85,7 @@ class LearnedWeights:
     made_by: str = ""
     rules_hash: str = ""
     replies: tuple[tuple[int, int], ...] = ()
+    ahead_from: tuple[tuple[int, float], ...] = ()
 
     def for_players(self, n: int) -> tuple[float, ...] | None:
         return dict(self.weights).get(n)
@@ -116,7 +118,7 @@ def check_table(entry: dict, where: str, error) -> LearnedWeights:
     players = entry.get("players")
     if not isinstance(players, dict) or not players:
         raise error(f"{where}: 'players' must hold the weights of at least one player count")
-    out, replies = [], []
+    out, replies, ahead = [], [], []
     for key, table in sorted(players.items()):
         if key not in tuple(str(n) for n in PLAYER_COUNTS) or not isinstance(table, dict):
             raise error(f"{where}: players.{key if len(key) <= 20 else values.show(key)} is not a player count "
@@ -134,11 +136,15 @@ def check_table(entry: dict, where: str, error) -> LearnedWeights:
         k = values.replies(table.get("replies", 0), f"{where}: players.{key}.replies", error, sep=" = ")
         if k:
             replies.append((int(key), k))
+        t = values.ahead_from(table.get("ahead_from", 0.0), f"{where}: players.{key}.ahead_from", error, sep=" = ",
+                              text=False)
+        if t:
+            ahead.append((int(key), t))
     for key in ("description", "made_by", "rules_hash"):
         if not isinstance(entry.get(key, ""), str):
             raise error(f"{where}: {key} must be text")
     return LearnedWeights("", tuple(out), entry.get("description", ""), entry.get("made_by", ""),
-                          entry.get("rules_hash", ""), tuple(replies))
+                          entry.get("rules_hash", ""), tuple(replies), tuple(ahead))
 
 
 def to_table(weights: LearnedWeights) -> str:
@@ -147,11 +153,13 @@ def to_table(weights: LearnedWeights) -> str:
              f"description = {toml_string(weights.description)}", f"made_by = {toml_string(weights.made_by)}",
              f"rules_hash = {toml_string(weights.rules_hash)}",
              "features = [" + ", ".join(toml_string(f) for f in FEATURE_NAMES) + "]"]
-    replies = dict(weights.replies)
+    replies, ahead = dict(weights.replies), dict(weights.ahead_from)
     for n, w in weights.weights:
         lines += ["", f"[{toml_key(weights.name)}.players.{n}]", f"win = {float(w[NL])!r}"]
         if replies.get(n, 0):
             lines.append(f"replies = {int(replies[n])}")
+        if ahead.get(n, 0.0):
+            lines.append(f"ahead_from = {float(ahead[n])!r}")
         lines.append("weights = [" + ", ".join(repr(float(x)) for x in w[:NL]) + "]")
     return "\n".join(lines) + "\n"
 

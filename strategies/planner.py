@@ -59,7 +59,8 @@ from evora_sim.rng import randbelow
 
 from evora_sim.engine import NGROUPS, PATTERNS
 
-from .compiled import REPLIES, action_signature, evaluate, evaluate_here, memo_find
+from .compiled import AHEAD_FROM, REPLIES, action_signature, evaluate, evaluate_here, memo_find
+from .features import progress
 from .unseen import determinize
 
 DEPTH = 40             # decisions searched in one turn (a turn has at most about 20)
@@ -627,7 +628,12 @@ def planned_action(s, legal, n, plan, meta):
 @njit(cache=True, _nrt=False)
 def plan_turn(s, R, W, legal, n, rs, work):
     """Make the best line of the rest of the turn from decision ``s`` the plan: searched, or
-    with the cache on (``M_CACHE``) the plan made before at this visible position."""
+    with the cache on (``M_CACHE``) the plan made before at this visible position.
+
+    A seat with replies looks a round ahead once the game's ``progress`` has reached its
+    ``AHEAD_FROM`` (0: always), and plans one ply before. Why: at 3 and 4 players what looking
+    ahead wins is won late in the game, where the one-ply value misses the last turns' races,
+    and looking ahead only there costs a fraction of the time (docs/history/expert.md)."""
     cache, meta, search = work.cache, work.meta, work.search
     h = np.uint64(0)
     if meta[M_CACHE] > 0:
@@ -639,7 +645,7 @@ def plan_turn(s, R, W, legal, n, rs, work):
             return
     p = s[G_CUR]
     replies = np.int64(W[p, REPLIES])
-    if replies > 0:
+    if replies > 0 and progress(s, R) >= W[p, AHEAD_FROM]:
         _plan_with_replies(s, R, W, p, legal, n, rs, work, replies)
         return
     search_turn(s, R, W, p, legal, n, rs, search, meta, work.top)

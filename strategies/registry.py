@@ -240,12 +240,13 @@ def _learned(spec: str, entry: dict, where: str) -> LearnedWeights:
 def learned_strategy(spec: str, name: str, weights: LearnedWeights) -> Strategy:
     """A turn planner valuing positions by the learned ``weights`` (its player counts')."""
     return Strategy(name, PLANS[DEFAULT_PLAN], description=weights.description, learned=weights.weights,
-                    replies=weights.replies, rules_hash=weights.rules_hash or "")
+                    replies=weights.replies, ahead_from=weights.ahead_from, rules_hash=weights.rules_hash or "")
 
 
 def _expert(spec: str, body: str | None) -> Strategy:
-    """The built-in expert; ``expert(replies=K)`` values its K best turns by the next seat's reply
-    at every player count (0: plans one ply), instead of what its weights file says per count."""
+    """The built-in expert; ``expert(replies=K)`` looks a round ahead from its K best turns at every
+    player count (0: plans one ply), and ``ahead_from=T`` only once the game's progress is T
+    (default 0: from the start), instead of what its weights file says per count."""
     def error(line):
         return StrategyError(f"strategy {spec!r}: {line}")
 
@@ -253,13 +254,17 @@ def _expert(spec: str, body: str | None) -> Strategy:
     if body is None:
         return learned_strategy(spec, EXPERT_NAME, weights)
     options = split_options(spec, body)
-    if not options or any(key != "replies" for key, _ in options) or len(options) > 1:
-        raise error(f"{EXPERT_NAME} takes one option, replies=K (its best turns valued by the next seat's "
-                    f"reply); its weights are learned: train other ones with evora train and name their "
-                    f"file: FILE.toml:{EXPERT_NAME}")
-    k = values.replies(options[0][1], "replies", error)
-    return replace(learned_strategy(spec, f"{EXPERT_NAME}(replies={k})", weights),
-                   replies=tuple((n, k) for n in weights.counts if k))
+    keys = [key for key, _ in options]
+    if "replies" not in keys or any(key not in ("replies", "ahead_from") for key in keys) or len(set(keys)) < len(keys):
+        raise error(f"{EXPERT_NAME} takes replies=K (its K best turns looked at a round ahead), and with it "
+                    f"ahead_from=T (only from progress T of the game on, 0 to 1); its weights are learned: "
+                    f"train other ones with evora train and name their file: FILE.toml:{EXPERT_NAME}")
+    given = dict(options)
+    k = values.replies(given["replies"], "replies", error)
+    t = values.ahead_from(given.get("ahead_from", 0), "ahead_from", error)
+    name = f"{EXPERT_NAME}(replies={k}" + (f", ahead_from={t:g})" if k and t else ")")
+    return replace(learned_strategy(spec, name, weights), replies=tuple((n, k) for n in weights.counts if k),
+                   ahead_from=tuple((n, t) for n in weights.counts if k and t))
 
 
 def parse_spec(text: str):
@@ -404,6 +409,8 @@ def resolved(strategy) -> dict:
                "players": {str(n): list(w) for n, w in strategy.learned}}
         if any(k for _, k in strategy.replies):
             out["replies"] = {str(n): k for n, k in strategy.replies if k}
+        if any(t for _, t in strategy.ahead_from):
+            out["ahead_from"] = {str(n): t for n, t in strategy.ahead_from if t}
         return out
     return {"kind": "heuristic", "plan": strategy.plan, "weights": dict(zip(FEATURES, strategy.weights))}
 
@@ -428,13 +435,13 @@ def from_resolved(name: str, info: dict, run_code: bool = True):
         if kind == "mcts":
             return from_resolved_search(name, info, lambda n, i: from_resolved(n, i, run_code))
         if kind == "learned":
-            replies = info.get("replies", {})
-            players = {n: {"weights": w[:-1], "win": w[-1], "replies": replies.get(n, 0)}
-                       for n, w in info["players"].items()}
+            replies, ahead = info.get("replies", {}), info.get("ahead_from", {})
+            players = {n: {"weights": w[:-1], "win": w[-1], "replies": replies.get(n, 0),
+                           "ahead_from": ahead.get(n, 0.0)} for n, w in info["players"].items()}
             weights = _learned(name, {"format": LEARNED_FORMAT, "kind": "learned", "features": list(FEATURE_NAMES),
                                       "players": players}, "its recorded learned weights")
             return Strategy(name, PLANS[_plan(name, info["plan"])], learned=weights.weights,
-                            replies=weights.replies)
+                            replies=weights.replies, ahead_from=weights.ahead_from)
         if kind == "heuristic":
             weights = info["weights"]
             unknown = sorted(set(weights) - set(FEATURES))
@@ -539,7 +546,7 @@ def checked_strategy(strategy: Strategy) -> Strategy:
 def _compiled_fields(s: Strategy) -> tuple:
     """What compiled code reads of a strategy (``seat_arrays``), in one comparable form."""
     return (s.kind, tuple(s.weights), tuple(s.search), tuple(sorted((n, tuple(w)) for n, w in s.learned)),
-            tuple(sorted((n, k) for n, k in s.replies if k)))
+            tuple(sorted((n, k) for n, k in s.replies if k)), tuple(sorted((n, t) for n, t in s.ahead_from if t)))
 
 
 def seat_arrays(items) -> tuple[np.ndarray, np.ndarray]:

@@ -191,16 +191,16 @@ def search_row(strategy: Strategy) -> list[float]:
 
 def learned_row(strategy: Strategy, n: int) -> list[float]:
     """The learned evaluation's columns of a seat's row of W at ``n`` players: the flag, then its
-    weights and its replies (zeros for a hand-weighted strategy). A search player's are its
-    rollout's, replies none: a rollout plans one ply."""
+    weights, its replies and from where in the game it looks ahead (zeros for a hand-weighted
+    strategy). A search player's are its rollout's, replies none: a rollout plans one ply."""
     if not strategy.learned:
-        return [0.0] * (NL + 3)
+        return [0.0] * (NL + 4)
     weights = strategy.learned_for(n)
     if weights is None:
         have = ", ".join(str(k) for k, _ in strategy.learned)
         raise StrategyError(f"strategy {strategy.name!r} has no learned weights for {n} players (it has: {have}); "
                             f"train them with evora train --players {n}")
-    return [1.0, *weights, float(strategy.replies_for(n))]
+    return [1.0, *weights, float(strategy.replies_for(n)), float(strategy.ahead_from_for(n))]
 
 
 def resolved_search(strategy: Strategy, resolved) -> dict:

@@ -24,6 +24,8 @@ WEIGHT_RANGE = (f"a weight is a number from {-MAX_WEIGHT:,.0f} to {MAX_WEIGHT:,.
                 "weights change play)")
 MAX_REPLIES = 32          # the turn planner keeps at most this many best turns (planner.TOP_MAX)
 REPLIES_RANGE = f"a whole number from 0 to {MAX_REPLIES}"
+AHEAD_FROM_RANGE = ("a number from 0 (look ahead from the game's start) to 1 (only once its end is "
+                    "triggered)")
 
 # a number as text: digits, a point, an exponent; never inf, nan or Unicode digits
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
@@ -119,3 +121,8 @@ def weight_in_range(x: float) -> bool:
 def replies(value, name: str, error, *, sep: str = "=") -> int:
     """How many best turns are valued by the next seat's reply (0 to ``MAX_REPLIES``)."""
     return whole(value, name, 0, MAX_REPLIES, error, expected=REPLIES_RANGE, sep=sep)
+
+
+def ahead_from(value, name: str, error, *, sep: str = "=", text: bool = True) -> float:
+    """From which progress of the game (``features.progress``, 0 to 1) a planner looks ahead."""
+    return number(value, name, 0.0, 1.0, error, expected=AHEAD_FROM_RANGE, sep=sep, text=text)

@@ -2,6 +2,8 @@
 learns from."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,7 @@ from evora_sim.batch import game_decisions, play_batch, play_game
 from evora_sim.rules import load_rules
 from strategies import learned
 from strategies.builtin import BUILTINS, PLANS, Strategy
-from strategies.compiled import LEARNED_W, REPLIES, evaluate
+from strategies.compiled import AHEAD_FROM, LEARNED_W, REPLIES, evaluate
 from strategies.errors import StrategyError
 from strategies.features import FEATURE_NAMES, NB, NL, features_of, progress
 from strategies.fit import conditional_logit
@@ -144,6 +146,11 @@ def test_a_learned_weight_file_reads_back_as_written(tmp_path):
     (lambda t: t.replace('replies = 5', 'replies = 2.5'), "replies = 2.5"),
     (lambda t: t.replace('replies = 5', 'replies = "many"'), "replies = 'many'"),
     (lambda t: t.replace('replies = 5', 'replies = true'), "replies = True"),
+    (lambda t: t.replace('replies = 5', 'replies = 5\nahead_from = 1.5'), "ahead_from = 1.5 is out of range"),
+    (lambda t: t.replace('replies = 5', 'replies = 5\nahead_from = -0.5'), "ahead_from = -0.5"),
+    (lambda t: t.replace('replies = 5', 'replies = 5\nahead_from = nan'), "ahead_from = nan"),
+    (lambda t: t.replace('replies = 5', 'replies = 5\nahead_from = "0.5"'), "ahead_from = '0.5'"),
+    (lambda t: t.replace('replies = 5', 'replies = 5\nahead_from = true'), "ahead_from = True"),
 ])
 def test_a_bad_learned_weight_file_is_refused_in_one_line(tmp_path, edit, named):
     path = tmp_path / "w.toml"
@@ -165,29 +172,64 @@ def test_the_shipped_expert_loads_for_every_player_count():
     assert expert.is_learned and {n for n, _ in expert.learned} == {2, 3, 4}
     for n in (2, 3, 4):
         seat_arrays([expert] * n)
-    assert expert.replies_for(2) > 0 and expert.replies_for(4) == 0   # two plies where they paid
+    # a round ahead where it paid: all game at 2 players, late in the game at 3 and 4
+    assert expert.replies_for(2) > 0 and expert.ahead_from_for(2) == 0
+    assert all(expert.replies_for(n) > 0 and 0 < expert.ahead_from_for(n) < 1 for n in (3, 4))
     for bad in ("expert(vp=2)", "expert(replies=4, vp=2)", "expert(replies=40)", "expert(replies=x)",
-                "expert(replies=1.5)"):
+                "expert(replies=1.5)", "expert(ahead_from=0.5)", "expert(replies=2, ahead_from=1.5)",
+                "expert(replies=2, ahead_from=-0.1)", "expert(replies=2, ahead_from=nan)",
+                "expert(replies=2, replies=3)"):
         with pytest.raises(StrategyError) as err:
             parse_spec(bad)
         assert repr(bad) in str(err.value) and "\n" not in str(err.value)
     four = parse_spec("expert(replies=4)")
     assert four.name == "expert(replies=4)" and all(four.replies_for(n) == 4 for n in (2, 3, 4))
     assert parse_spec("expert(replies=0)").replies_for(2) == 0 and four.learned == expert.learned
+    # a spec's replies hold at every count from the start, unless it says from where
+    assert all(four.ahead_from_for(n) == 0 for n in (2, 3, 4))
+    late = parse_spec("expert(replies=4,ahead_from=0.80)")
+    assert late.name == "expert(replies=4, ahead_from=0.8)" and all(late.ahead_from_for(n) == 0.8 for n in (2, 3, 4))
+    _, W = seat_arrays([late, late, four])
+    assert W[:, AHEAD_FROM].tolist() == [0.8, 0.8, 0.0]
 
 
 def test_a_learned_strategy_reads_back_from_a_manifest():
     from strategies.registry import from_resolved, resolved
 
-    for spec in ("expert", "expert(replies=0)", "expert(replies=3)"):
+    for spec in ("expert", "expert(replies=0)", "expert(replies=3)", "expert(replies=3, ahead_from=0.5)"):
         s = parse_spec(spec)
         again = from_resolved(s.name, resolved(s), run_code=False)
         assert again.learned == s.learned and again.kind == s.kind and again.replies == s.replies
+        assert again.ahead_from == s.ahead_from
     # a one-ply player's description is what it was before replies existed: resumes stay valid
     assert "replies" not in resolved(parse_spec("expert(replies=0)"))
     damaged = resolved(parse_spec("expert")) | {"replies": {"2": 99}}
     with pytest.raises(StrategyError, match="replies = 99"):
         from_resolved("expert", damaged, run_code=False)
+    damaged = resolved(parse_spec("expert")) | {"ahead_from": {"3": 7}}
+    with pytest.raises(StrategyError, match="ahead_from = 7"):
+        from_resolved("expert", damaged, run_code=False)
+
+
+def test_ahead_from_reads_back_from_a_weight_file(tmp_path):
+    path = tmp_path / "w.toml"
+    path.write_text(learned.to_table(replace(_weights(), ahead_from=((2, 0.75),))), encoding="utf-8")
+    assert "ahead_from = 0.75" in path.read_text(encoding="utf-8")
+    s = parse_spec(f"{path}:mine")
+    assert s.ahead_from == ((2, 0.75),) and seat_arrays([s, s])[1][:, AHEAD_FROM].tolist() == [0.75, 0.75]
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_looking_ahead_from_progress_t_plays_one_ply_until_then(seed):
+    """``ahead_from=T``: the expert's games are the one-ply expert's, action for action, until the
+    game's progress reaches T (the first differing action comes at a position of progress >= T),
+    and they do differ after (the option is live)."""
+    field = ["cardheights", "cardheights"]
+    late = play_game(RULES, 3, seed, ["expert(replies=4, ahead_from=0.6)", *field])[1].tolist()
+    one = play_game(RULES, 3, seed, ["expert(replies=0)", *field])[1].tolist()
+    first = next(i for i, (a, b) in enumerate(zip(late, one)) if a != b)
+    arr = [d[0] for k, d in enumerate(game_decisions(RULES, 3, seed, ["expert(replies=0)", *field])) if k == first][0]
+    assert progress(arr, RULES.packed) >= 0.6
 
 
 def test_a_weight_file_written_before_replies_plans_one_ply(tmp_path):

@@ -787,10 +787,11 @@ def test_strategies_lists_the_expert_and_how_it_was_made(cli):
     for part in weights.made_by.split(" | "):
         assert part.startswith(tuple(f"{n} players: evora train --players {n} " for n in weights.counts))
         assert " ".join(part.split()) in flat
-    looks = dict(weights.replies)
+    looks, late = dict(weights.replies), dict(weights.ahead_from)
     for n in weights.counts:
         said = re.search(rf"at ([\d and]*\b{n}\b[\d and]*) players (it [^;]*)", flat, re.I).group(2)
-        assert said == (f"it looks a round ahead from its {looks[n]} best turns" if n in looks else
+        when = f" from {100 * late[n]:g}% of the game's progress on (before: one turn)" if n in late else ""
+        assert said == (f"it looks a round ahead from its {looks[n]} best turns{when}" if n in looks else
                         "it plans one turn")
 
 

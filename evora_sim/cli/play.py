@@ -116,15 +116,18 @@ def expert_lines(width: int = 100) -> list[str]:
     from ..experiments.train_runs import made_by_counts  # lazy: the trainer, 0.8 s (measured)
 
     weights = learned.shipped_expert(StrategyError)
-    replies, by_reach = dict(weights.replies), {}
+    replies, ahead, by_reach = dict(weights.replies), dict(weights.ahead_from), {}
     for n in weights.counts:
-        k = replies.get(n, 0)
-        by_reach.setdefault(f"it looks a round ahead from its {k} best turns" if k else "it plans one turn",
+        k, t = replies.get(n, 0), ahead.get(n, 0.0)
+        late = f" from {100 * t:g}% of the game's progress on (before: one turn)" if t else ""
+        by_reach.setdefault(f"it looks a round ahead from its {k} best turns{late}" if k else "it plans one turn",
                             []).append(str(n))
     reach = "; ".join(f"at {' and '.join(counts)} players {what}" for what, counts in by_reach.items())
     lines = [f"The expert: {registry.EXPERT_NAME}, or {registry.EXPERT_NAME}(replies=K)",
              *textwrap.wrap(f"{weights.description} {reach.capitalize()}; {registry.EXPERT_NAME}(replies=K) looks "
-                            f"ahead from its K best turns at every player count (0: one turn).",
+                            f"ahead from its K best turns at every player count (0: one turn), from the start, "
+                            f"or with ahead_from=T from progress T on (0 to 1: the Temple filled or a seat's stones used, "
+                            f"whichever is further).",
                             width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False),
              f"  How its weights were made (strategies/{learned.SHIPPED}, "
              + ("under the shipped rules):" if weights.rules_hash == load_rules().hash else
