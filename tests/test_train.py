@@ -109,14 +109,19 @@ def test_the_trained_expert_looks_as_far_as_the_built_in_one_unless_told(tmp_pat
         plan = plan_training(n, 10, "cardheights", 1, 100, rules, tmp_path / "a")
         assert plan.replies == parse_spec("expert").replies_for(n)
         assert plan.previous.replies_for(n) == plan.replies
+        # ... from the same point of the game (at 3 and 4 players the built-in looks ahead late)
+        assert plan.ahead_from == parse_spec("expert").ahead_from_for(n) == plan.previous.ahead_from_for(n)
     assert parse_spec("expert").replies_for(2) > 0
     plan = plan_training(2, 10, "cardheights", 1, 100, rules, tmp_path / "a", "cardheights", "3")
     assert plan.replies == 3 and plan.previous.replies == ((2, 3),)
-    for n, k in ((2, 3), (4, 0)):
+    plan = plan_training(3, 10, "cardheights", 1, 100, rules, tmp_path / "a", "cardheights", "0")
+    assert plan.replies == 0 and plan.ahead_from == 0 and plan.previous.ahead_from == ()
+    for n, k, t in ((2, 3, 0.0), (4, 0, 0.0), (3, 4, 0.8)):
         plan = type("P", (), {"players": n, "rules": rules})()
-        write_weights(tmp_path, plan, tuple(np.zeros(77)), "x", "x", k)
+        write_weights(tmp_path, plan, tuple(np.zeros(77)), "x", "x", k, t)
     got = read_weights(tmp_path, RunError)
-    assert got.replies == ((2, 3),) and "replies = 3" in (tmp_path / "expert.toml").read_text()
+    assert got.replies == ((2, 3), (3, 4)) and "replies = 3" in (tmp_path / "expert.toml").read_text()
+    assert got.ahead_from == ((3, 0.8),) and parse_spec(f"{tmp_path / 'expert.toml'}:expert").ahead_from_for(3) == 0.8
 
 
 def test_the_start_is_the_folders_weights_then_the_built_in_expert_then_cardheights(tmp_path):

@@ -32,7 +32,8 @@ from .group import JOBS_DEFAULT, SET_HELP, UserError, check_out_arg, examples, l
                    "weights must beat the player they would replace, whatever the start.")
 @click.option("--replies", type=str, default=None, metavar="K",
               help="How many of its best turns the trained expert values by the next seat's reply (0-32; "
-                   "0: it plans one turn). Default: the built-in expert's at that player count.")
+                   "0: it plans one turn), from the point of the game where the built-in expert starts to "
+                   "(its ahead_from at that player count). Default: the built-in expert's at that player count.")
 @click.option("--duel-games", type=int, default=DEFAULT_DUEL_GAMES, show_default=True, metavar="N",
               help="Games of the check: the new weights in one seat, the player they would replace "
                    "(DIR/expert.toml's, else the built-in expert) in the others, every seed under every seat "

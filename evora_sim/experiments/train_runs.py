@@ -71,6 +71,7 @@ class TrainPlan:
     previous: object            # the Strategy the candidate starts from (at ``replies``)
     previous_label: str
     replies: int = 0            # best turns the trained expert values by the next seat's reply
+    ahead_from: float = 0.0     # ... from this progress of the game on (the built-in expert's at the count)
     rival: object = None        # the player DIR/expert.toml would replace, as it plays: the one to beat
     rival_label: str = ""
 
@@ -117,7 +118,8 @@ def previous_weights(players: int, rules: Rules, out: Path, error, start: str | 
 def _only(weights, players: int):
     """``weights`` of one player count, with the depth it plays at."""
     return LearnedWeights(weights.name, ((players, weights.for_players(players)),), weights.description,
-                          weights.made_by, weights.rules_hash, tuple((n, k) for n, k in weights.replies if n == players))
+                          weights.made_by, weights.rules_hash, tuple((n, k) for n, k in weights.replies if n == players),
+                          tuple((n, t) for n, t in weights.ahead_from if n == players))
 
 
 def rival_player(players: int, out: Path, error):
@@ -199,13 +201,17 @@ def plan_training(players: int, games: int | None, teacher: str, seed: int, duel
     if mine is not None and mine.rules_hash != rules.hash:
         raise RunError(f"{Path(out) / 'expert.toml'} holds weights trained for other rules (hash {mine.rules_hash}, "
                        f"these are {rules.hash}); train into another --out")
+    shipped = shipped_expert(RunError)
     if replies is None:
-        replies = dict(shipped_expert(RunError).replies).get(players, 0)
+        replies = dict(shipped.replies).get(players, 0)
     replies = values.replies(replies, "--replies", RunError, sep=" ")
+    ahead = dict(shipped.ahead_from).get(players, 0.0) if replies else 0.0
     previous, label = previous_weights(players, rules, Path(out), RunError, start)
-    previous = replace(previous, replies=((players, replies),) if replies else ())
+    previous = replace(previous, replies=((players, replies),) if replies else (),
+                       ahead_from=((players, ahead),) if ahead else ())
     rival, rival_label = rival_player(players, Path(out), RunError)
-    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label, replies, rival, rival_label)
+    return TrainPlan(players, games, teacher, seed, duel_games, rules, previous, label, replies, ahead, rival,
+                     rival_label)
 
 
 def teacher_games(plan: TrainPlan, out: Path, jobs: int, backend, quiet: bool, command: str):
@@ -279,7 +285,8 @@ def fit_candidate(plan: TrainPlan, X, G, L):
 def candidate_player(plan: TrainPlan, weights):
     """The candidate as it would play: the fitted weights at the depth the file records."""
     return Strategy("candidate", PLANS["turn"], learned=((plan.players, tuple(weights)),),
-                    replies=((plan.players, plan.replies),) if plan.replies else ())
+                    replies=((plan.players, plan.replies),) if plan.replies else (),
+                    ahead_from=((plan.players, plan.ahead_from),) if plan.ahead_from else ())
 
 
 def duel_folder(plan: TrainPlan, weights) -> str:
@@ -302,8 +309,9 @@ def check_candidate(plan: TrainPlan, weights, out: Path, jobs: int, quiet: bool)
                 out=own_path(out, duel_folder(plan, weights), error=RunError))
 
 
-def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str, replies: int = 0) -> Path:
-    """DIR/expert.toml with these players' weights (and ``replies``) beside the counts already
+def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description: str, replies: int = 0,
+                  ahead_from: float = 0.0) -> Path:
+    """DIR/expert.toml with these players' weights (and ``replies``, ``ahead_from``) beside the counts already
     trained there for the same rules (written whole, never through a link:
     ``fsutil.write_bytes_atomic``)."""
     old = read_weights(out, RunError)
@@ -311,13 +319,17 @@ def write_weights(out: Path, plan: TrainPlan, weights, made_by: str, description
     kept = dict(old.weights) if same else {}
     kept[plan.players] = tuple(weights)
     kept_replies = {n: k for n, k in old.replies if n != plan.players} if same else {}
+    kept_ahead = {n: t for n, t in old.ahead_from if n != plan.players} if same else {}
     if replies:
         kept_replies[plan.players] = int(replies)
+    if replies and ahead_from:
+        kept_ahead[plan.players] = float(ahead_from)
     made = {} if old is None or old.rules_hash != plan.rules.hash else made_by_counts(old.made_by)
     made[plan.players] = made_by
     text = to_table(LearnedWeights(TRAINED_NAME, tuple(sorted(kept.items())), description,
                                    " | ".join(f"{n} players: {m}" for n, m in sorted(made.items())),
-                                   plan.rules.hash, tuple(sorted(kept_replies.items()))))
+                                   plan.rules.hash, tuple(sorted(kept_replies.items())),
+                                   tuple(sorted(kept_ahead.items()))))
     path = out / "expert.toml"
     write_bytes_atomic(path, text.encode("utf-8"))
     return path
@@ -380,7 +392,7 @@ def _train(plan: TrainPlan, out: Path, jobs: int, backend, command: str, quiet: 
     if kept:
         path = write_weights(out, plan, weights, f"{made_by}; checked by duel: {verdict}",
                              "A turn planner valuing positions by weights fitted to the search player's turns "
-                             "(evora train).", plan.replies)
+                             "(evora train).", plan.replies, plan.ahead_from)
         lines.append(f"Better than {plan.rival_label}: {verdict}.")
         lines.append(f"Written: {path}; use it as --strategies {path}:{TRAINED_NAME}")
     else:
@@ -388,7 +400,8 @@ def _train(plan: TrainPlan, out: Path, jobs: int, backend, command: str, quiet: 
         write_bytes_atomic(path, to_table(LearnedWeights("candidate", ((plan.players, tuple(weights)),),
                                                          f"Not better than {plan.rival_label}: {verdict}.",
                                                          made_by, plan.rules.hash,
-                                                         candidate_player(plan, weights).replies)).encode("utf-8"))
+                                                         candidate_player(plan, weights).replies,
+                                                         candidate_player(plan, weights).ahead_from)).encode("utf-8"))
         lines.append(f"Not written: {verdict}, not significantly more than a fair share, so {plan.rival_label} "
                      f"stays the player to use for these rules. The new weights are in {path} (more teacher "
                      "games, --games, usually help).")
