@@ -64,7 +64,7 @@ from analysis.stats import p_exact
 from strategies.registry import parse_spec
 
 from ..fsutil import atomic_folder
-from ..manifest import RunError
+from ..manifest import RunError, read_plan
 from ..rules import partial_toml, start_vp_text
 from ..runner import rotation_for
 from .arms import Arm, Backend, derive_seed, play_arms
@@ -169,13 +169,13 @@ ROTATION_AS_NEEDED = "as the players need"     # the search file's mark of a fol
 def made_rotating(out) -> bool:
     """Whether ``out`` holds a compensation made before fields of one player stopped rotating (its
     search file has no ``rotation``): it resumes as it was made, every seed under every rotation,
-    so its finished runs are kept. Anything else (no folder, another kind) is checked later."""
-    path = Path(out) / SEARCH
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    so its finished runs are kept. No folder, another kind: False, checked later
+    (``search.check_search_folder``, which also refuses a linked search file: never read here);
+    an unreadable search file: RunError, as that check would say."""
+    if (Path(out) / SEARCH).is_symlink():
         return False
-    config = old.get("config") if isinstance(old, dict) else None
+    old = read_plan(out, SEARCH, "search")
+    config = old.get("config") if old is not None else None
     return isinstance(config, dict) and old.get("kind") == KIND and "rotation" not in config
 
 
