@@ -13,6 +13,8 @@
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -204,14 +206,15 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     assert len(best) and best.iloc[0]["change_made"].startswith("players.start_vp=")
     assert set(conf["label"]) == {"the run's players (greedy(plan=action))", "random"}
     assert (conf["run_seed"] != 3).all()
-    assert ", confirmed: on 30 fresh seeds x 2 rotations among the run's players" in res.output
+    assert ", confirmed: on 30 fresh seeds among the run's players" in res.output      # one player: once a seed
+    assert json.loads((out / "search.json").read_text())["config"]["rotation"] == "as the players need"
     assert "At the rungs of --confirm-at:" in res.output and "Verdict: the fix" in res.output
     quote = fix_sentence(s, 2)
     assert "confirmed: on 30 fresh seeds" in quote and "win rates seat 0" in quote
     report = CliRunner().invoke(main, ["report", str(planted_run), "--out", str(tmp_path / "rep"), "--explain", str(out)])
     assert report.exit_code == 0, report.output
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert "), confirmed: on 30 fresh seeds x 2 rotations among the run's players" in md
+    assert "), confirmed: on 30 fresh seeds among the run's players" in md
     assert (tmp_path / "rep" / "why_confirmation.csv").is_file()
     # planted: a fix that "looked" fairer on the replayed seeds but hands seat 0 90 VP
     fake = s["fixes"].copy()
@@ -225,6 +228,43 @@ def test_explain_quotes_a_fix_only_with_its_confirmation_on_fresh_seeds(planted_
     assert X.confirmed_fixes(fair).empty
     quote = fix_sentence({**s, "fixes": fair, "confirmation": table}, 2)
     assert quote.startswith("What would fix it? No fix is confirmed") and "planted" in quote
+
+
+def test_an_explain_folder_made_rotating_resumes_as_it_was_made(planted_run, tmp_path, monkeypatch):
+    """An explanation from before the confirmation stopped rotating fields of one player (no
+    ``rotation`` in its search file), interrupted at its confirmation: the same command finishes
+    it under every rotation, keeping its arms, instead of refusing the folder or mixing the two.
+    A new one plays the run's one player once a seed."""
+    from evora_sim.experiments import confirm as K, explain_runs as XR
+    from evora_sim.runner import read_manifest
+
+    out = tmp_path / "why"
+    args = ["explain", str(planted_run), "--seeds", "60", "--confirm-seeds", "30", "--out", str(out), "--jobs", "1",
+            "-q"]
+    real_made, real_play = XR.made_rotating, K.play_arms
+
+    def cut(arms, *a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(XR, "made_rotating", lambda out, kind: True)      # as the earlier version wrote it
+    monkeypatch.setattr(K, "play_arms", cut)
+    assert CliRunner().invoke(main, args).exit_code != 0
+    assert "rotation" not in json.loads((out / "search.json").read_text())["config"]
+    arm = next((out / "arms").iterdir()) / "manifest.json"
+    played = arm.read_bytes()
+    monkeypatch.setattr(XR, "made_rotating", real_made)
+    monkeypatch.setattr(K, "play_arms", real_play)
+    assert XR.made_rotating(out, "explain") and not XR.made_rotating(out, "compensation")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert arm.read_bytes() == played
+    assert ", confirmed: on 30 fresh seeds x 2 rotations among the run's players" in res.output
+    for run in (out / "confirm" / "r1").iterdir():
+        assert read_manifest(run)["config"]["seat_rotation"] is True, run
+    new = tmp_path / "new"
+    assert CliRunner().invoke(main, [*args[:-5], "--out", str(new), "--jobs", "1", "-q"]).exit_code == 0
+    for run in (new / "confirm" / "r1").iterdir():
+        assert read_manifest(run)["config"]["seat_rotation"] is False, run
 
 
 @pytest.mark.parametrize("args,says", [

@@ -55,7 +55,7 @@ def explain(run_dir, seeds, compensation, out, quiet, confirm_seeds=None, confir
     from .tuning_work import backend_from, interrupted  # lazy: with them (the runner, 0.8 s, measured)
 
     try:
-        plan = explain_runs.open_plan(run_dir, seeds, compensation, confirm_seeds, confirm_at)
+        plan = explain_runs.open_plan(run_dir, seeds, compensation, confirm_seeds, confirm_at, made_in=out)
         search.check_search_folder(Path(out), explain_runs.explain_doc(plan, out))
     except (StrategyError, RunError, RulesError) as exc:
         raise UserError(str(exc)) from None

@@ -64,12 +64,12 @@ from analysis.stats import p_exact
 from strategies.registry import parse_spec
 
 from ..fsutil import atomic_folder
-from ..manifest import RunError, read_plan
+from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
 from ..runner import rotation_for
 from .arms import Arm, Backend, derive_seed, play_arms
 from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, seed_table
-from .search import ALPHA, SEARCH, SUMMARY_KIND, open_folder
+from .search import ALPHA, ROTATION_AS_NEEDED, SUMMARY_KIND, made_rotating as made_rotating_search, open_folder
 from .space import base_rules, variant
 
 KIND = "compensation"
@@ -163,20 +163,10 @@ class Compensation:
         return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
 
 
-ROTATION_AS_NEEDED = "as the players need"     # the search file's mark of a folder that rotates only mixed fields
-
-
 def made_rotating(out) -> bool:
-    """Whether ``out`` holds a compensation made before fields of one player stopped rotating (its
-    search file has no ``rotation``): it resumes as it was made, every seed under every rotation,
-    so its finished runs are kept. No folder, another kind: False, checked later
-    (``search.check_search_folder``, which also refuses a linked search file: never read here);
-    an unreadable search file: RunError, as that check would say."""
-    if (Path(out) / SEARCH).is_symlink():
-        return False
-    old = read_plan(out, SEARCH, "search")
-    config = old.get("config") if old is not None else None
-    return isinstance(config, dict) and old.get("kind") == KIND and "rotation" not in config
+    """Whether ``out`` holds a compensation made before fields of one player stopped rotating
+    (:func:`.search.made_rotating`)."""
+    return made_rotating_search(out, KIND)
 
 
 def _estimate_at(out, name, current, seeds, run_seed, *, plan: Compensation, base, backend, command, quiet=True):

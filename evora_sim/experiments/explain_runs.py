@@ -14,7 +14,9 @@ Reads the run folder RUN (an ordinary ``evora simulate`` run) and plays, as arms
 - ``confirm/``: the fix the ranking puts first (the fairest of those significantly fairer than
   the run's rules) and the run's rules, played again on ``confirm_seeds`` fresh seeds (a run seed
   of their own, checked to share no game seed with the run: :func:`.confirm.check_fresh`) by the
-  run's own players and at each ``confirm_at`` rung (:mod:`.confirm`). The ranking chooses the
+  run's own players and at each ``confirm_at`` rung (:mod:`.confirm`), each seed under every seat
+  rotation where the rung's seats hold different players and once where they hold one (its
+  rotations would be the same game; a folder made before this resumes as it was made). The ranking chooses the
   fix on the replayed seeds, so its figures there are biased toward it (the winner's curse); only
   this confirmation is quoted.
 
@@ -54,7 +56,7 @@ from ..runner import RunResult, open_run
 from .arms import Arm, Backend, derive_seed, play_arms
 from .confirm import check_fresh, parse_rungs
 from .confirm import confirm_at as confirm_at_rungs
-from .search import SUMMARY_KIND, check_search_folder, open_folder
+from .search import ROTATION_AS_NEEDED, SUMMARY_KIND, check_search_folder, made_rotating, open_folder
 from .space import variant
 
 KIND = "explain"
@@ -86,6 +88,7 @@ class Plan:
     compensation: bool
     confirm_seeds: int = 0
     confirm_at: tuple = ()
+    every_rotation: bool = False
 
     @property
     def config(self) -> dict:
@@ -101,10 +104,12 @@ class Plan:
 
 
 def open_plan(run_path, seeds: int | None, compensation: bool = True, confirm_seeds: int | None = None,
-              confirm_at: str | None = None) -> Plan:
+              confirm_at: str | None = None, *, made_in=None) -> Plan:
     """The plan for the run folder ``run_path``: every input checked (RunError, one line).
     ``confirm_seeds``: fresh seeds the best fix is confirmed on (default: as many as replayed;
-    0: none, and no fix is quoted); ``confirm_at``: rungs (``SPEC;SPEC;...``) it is also confirmed at."""
+    0: none, and no fix is quoted); ``confirm_at``: rungs (``SPEC;SPEC;...``) it is also confirmed at.
+    ``made_in``: the explanation's folder; one made before the confirmation stopped rotating
+    fields of one player resumes as it was made (``every_rotation``, :func:`.search.made_rotating`)."""
     path = Path(run_path)
     if not (path / MANIFEST).is_file():
         raise RunError(f"RUN {run_path} is not a run folder (no {MANIFEST}); give the folder of an evora simulate run")
@@ -134,7 +139,8 @@ def open_plan(run_path, seeds: int | None, compensation: bool = True, confirm_se
         if not confirm_seeds:
             raise RunError(f"--confirm-at {confirm_at!r} needs fresh seeds to play: drop --confirm-seeds 0")
         rungs = tuple(parse_rungs(confirm_at, int(cfg["players"])))
-    return Plan(run, rules, seeds, compensation, confirm_seeds, rungs)
+    every_rotation = made_in is not None and made_rotating(made_in, KIND)
+    return Plan(run, rules, seeds, compensation, confirm_seeds, rungs, every_rotation)
 
 
 def _leading_seeds(run: RunResult) -> int:
@@ -153,9 +159,11 @@ def explain_doc(plan: Plan, out) -> dict:
     with its rungs' explanations) is still the same experiment."""
     cfg = plan.config
     run = Path(os.path.relpath(Path(plan.run.out).absolute(), Path(out).absolute())).as_posix()
-    return {"format": "evora-sim search", "version": 1, "kind": KIND,
-            "config": {"run": run, "run_config": cfg, "seeds": plan.seeds, "compensation": plan.compensation,
-                       "confirm_seeds": plan.confirm_seeds, "confirm_at": list(plan.confirm_at)}}
+    config = {"run": run, "run_config": cfg, "seeds": plan.seeds, "compensation": plan.compensation,
+              "confirm_seeds": plan.confirm_seeds, "confirm_at": list(plan.confirm_at)}
+    if not plan.every_rotation:
+        config["rotation"] = ROTATION_AS_NEEDED
+    return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
 
 
 def _strategies(plan: Plan) -> tuple:
@@ -290,7 +298,7 @@ def confirm_best(plan: Plan, out: Path, fair: pd.DataFrame, backend: Backend, co
         notice(f"confirming the best fix, {best['arm']}, on {plan.confirm_seeds:,} fresh seeds at "
                f"{1 + len(plan.confirm_at)} rung(s)")
     table = confirm_at_rungs(out / "confirm", plan.players, [own, *plan.confirm_at], arms, fresh, backend, command,
-                             root=out, paired_with=RUN_RULES)
+                             root=out, paired_with=RUN_RULES, seat_rotation=True if plan.every_rotation else None)
     fair.loc[fair["arm"] == best["arm"], "confirmed"] = "confirmed" if fix_holds(table, best["arm"]) else "not confirmed"
     return table, fair
 
@@ -313,7 +321,7 @@ def explain_ladder(out: Path, plan, seeds: int, backend: Backend = Backend(), co
     results = []
     for i, rung in enumerate(plan.rungs):
         why = own_folder(out, plan.why_folder(i))
-        rung_plan = open_plan(own_folder(out, plan.rung_folder(i)), seeds, True)
+        rung_plan = open_plan(own_folder(out, plan.rung_folder(i)), seeds, True, made_in=why)
         check_search_folder(why, explain_doc(rung_plan, why))
         if notice is not None:
             notice(f"explain rung {i + 1}/{len(plan.rungs)} ({rung}) -> {why}")

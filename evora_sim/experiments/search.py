@@ -181,6 +181,22 @@ def check_search_folder(out: Path, doc: dict) -> None:
     check_output_folder(out / "summary", SUMMARY_KIND, "--out", RunError)
 
 
+ROTATION_AS_NEEDED = "as the players need"     # a search file's mark of a folder that rotates only mixed fields
+
+
+def made_rotating(out, kind: str) -> bool:
+    """Whether ``out`` holds a search of ``kind`` made before fields of one player stopped
+    rotating (its search file's config has no ``rotation``): it resumes as it was made, every
+    seed under every rotation, so its finished runs are kept. No folder, another kind: False,
+    checked later (:func:`check_search_folder`, which also refuses a linked search file: never
+    read here); an unreadable search file: RunError, as that check would say."""
+    if (Path(out) / SEARCH).is_symlink():
+        return False
+    old = read_plan(out, SEARCH, "search")
+    config = old.get("config") if old is not None else None
+    return isinstance(config, dict) and old.get("kind") == kind and "rotation" not in config
+
+
 def _folder_name(kind) -> str:
     """What a folder of ``kind`` is called in a message (tune and balance are searches)."""
     return {"card-value": "a card-value folder", "compensation": "a compensation folder",
