@@ -42,8 +42,9 @@ def games_of(run) -> pd.DataFrame:
     return run.table("games", GAME_COLUMNS)
 
 
-def seed_index(games: pd.DataFrame, players: int) -> np.ndarray:
-    return games["game_id"].to_numpy() // players
+def seed_index(games: pd.DataFrame, players: int, rotations: int | None = None) -> np.ndarray:
+    """Each game's seed (``rotations`` games a seed; default ``players``, every rotation)."""
+    return games["game_id"].to_numpy() // (players if rotations is None else rotations)
 
 
 def _per_seed(games: pd.DataFrame, players: int, column: np.ndarray) -> tuple[np.ndarray, int]:
@@ -58,18 +59,18 @@ def candidate_wins(games: pd.DataFrame, players: int) -> np.ndarray:
     return _per_seed(games, players, won)[0]
 
 
-def seat_wins(games: pd.DataFrame, players: int) -> np.ndarray:
-    """Wins per seed and seat, shape (seeds, players)."""
-    idx = seed_index(games, players)
+def seat_wins(games: pd.DataFrame, players: int, rotations: int | None = None) -> np.ndarray:
+    """Wins per seed and seat, shape (seeds, players) (``rotations``: games a seed, default ``players``)."""
+    idx = seed_index(games, players, rotations)
     c = int(idx.max()) + 1 if len(idx) else 0
     cells = idx * players + games["winner_seat"].to_numpy().astype(np.int64)
     return np.bincount(cells, minlength=c * players).reshape(c, players).astype(float)
 
 
-def strategy_wins(games: pd.DataFrame, players: int) -> np.ndarray:
+def strategy_wins(games: pd.DataFrame, players: int, rotations: int | None = None) -> np.ndarray:
     """Wins per seed and field position (the field's strategy i sits at seat (i + r) mod n in
-    rotation r), shape (seeds, players)."""
-    idx = seed_index(games, players)
+    rotation r), shape (seeds, players) (``rotations``: games a seed, default ``players``)."""
+    idx = seed_index(games, players, rotations)
     c = int(idx.max()) + 1 if len(idx) else 0
     pos = (games["winner_seat"].to_numpy() - games["rotation"].to_numpy()) % players
     return np.bincount(idx * players + pos, minlength=c * players).reshape(c, players).astype(float)

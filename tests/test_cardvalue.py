@@ -242,6 +242,50 @@ def test_card_value_command_writes_both_measures_beside_the_observed_table_and_r
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == stamps
 
 
+MIRRORED = ["card-value", "-n", "2", "--strategies", "greedy(plan=action)", "--games", "40", "--remove-games", "20",
+            "--jobs", "1", "-q"]
+
+
+def test_card_value_plays_a_field_of_one_player_once_a_seed_and_an_old_folder_as_it_was_made(tmp_path, monkeypatch):
+    """Every seat holding one player, a seed's rotations are the same game
+    (test_search's test of the rotations): the same --games buy twice the seeds at 2 players,
+    played once each. A folder made before this (no ``rotation`` in its search file) resumes as it
+    was made, every seed under both rotations, its finished games kept."""
+    import json
+
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from cli_results import ok
+    from evora_sim.cli import main
+    from evora_sim.experiments import search
+    from evora_sim.runner import read_manifest
+
+    out = tmp_path / "new"
+    printed = ok(CliRunner().invoke(main, MIRRORED + ["--out", str(out)]))
+    assert "each seed once, as its rotations would be the same game" in printed
+    given = pd.read_csv(out / "summary" / "card_value_given.csv")
+    assert (given["seeds"] == 20).all() and (given["games"] == 40).all()
+    removed = pd.read_csv(out / "summary" / "card_value_removed.csv")
+    assert (removed["seeds"] == 20).all()
+    for arm in ("baseline", "given/gov_column/seat1", "removed/gov_column"):
+        assert read_manifest(out / arm)["config"]["seat_rotation"] is False, arm
+    assert json.loads((out / "search.json").read_text())["config"]["rotation"] == "as the players need"
+
+    old = tmp_path / "old"
+    real = search.made_rotating
+    monkeypatch.setattr(search, "made_rotating", lambda out, kind: True)     # as the earlier version wrote it
+    ok(CliRunner().invoke(main, MIRRORED + ["--out", str(old)]))
+    monkeypatch.setattr(search, "made_rotating", real)
+    assert "rotation" not in json.loads((old / "search.json").read_text())["config"]
+    assert search.made_rotating(old, "card-value")
+    stamps = {p: p.stat().st_mtime_ns for p in old.rglob("*.parquet")}
+    again = ok(CliRunner().invoke(main, MIRRORED + ["--out", str(old)]))
+    assert {p: p.stat().st_mtime_ns for p in old.rglob("*.parquet")} == stamps     # resumed, nothing replayed
+    assert "10 seeds x 2 seats x 2 rotations = 40 paired games a card" in again
+    assert read_manifest(old / "baseline")["config"]["seat_rotation"] is True
+
+
 def test_card_value_prints_the_rulebooks_names_and_pp(small):
     """Issue 44: card-value printed internal codes (`cent_any`, `emp_flip`) and "points" for
     percentage points. Its lines name every card as the rulebook does and write rates in pp."""

@@ -65,10 +65,12 @@ def card_value(n_players, games, remove_games, spec, seed, out, rules_path, over
         if len(field) != n:
             raise UserError(f"--strategies {spec}: {len(field)} strategies for {n} seats; give one per seat, or one "
                             "for every seat")
-        plan = cardvalue_runs.Plan(n, tuple(field), games, remove_games, seed)
+        made = search.made_rotating(out, cardvalue_runs.KIND)
+        plan = cardvalue_runs.Plan(n, tuple(field), games, remove_games, seed,
+                                   runner.rotation_for(list(field), n, True if made else None), made)
         plan.check()
         cardvalue_runs.check_base_rules(rules)
-        config = runner.make_config(n, plan.given_seeds, list(field), seed, True, None, rules)
+        config = runner.make_config(n, plan.given_seeds, list(field), seed, plan.seat_rotation, None, rules)
         runner.check_strategies(config, rules)
         search.check_search_folder(Path(out), cardvalue_runs.card_value_doc(plan, rules, rules_path, overrides))
     except (StrategyError, RunError) as exc:

@@ -1,7 +1,8 @@
 """``evora card-value``: each card's value by intervention, on common seeds.
 
 Arms (ordinary run folders, :mod:`.arms`; all on the same game seeds, every seed under every seat
-rotation):
+rotation where the seats hold different players, once where every seat holds the same player: its
+rotations would be the same game; a folder made before this resumes as it was made):
 
 - ``baseline/``: the rules as given;
 - ``given/CARD/seatG/``: seat G holds one more CARD from the start (P11, ``experiment.give``),
@@ -41,7 +42,7 @@ from ..manifest import RunError
 from ..rules import EXPERIMENT_DEFAULTS, Rules
 from ..runner import open_run
 from .arms import Arm, Backend, derive_seed, play_arms
-from .search import SUMMARY_KIND, open_folder
+from .search import ROTATION_AS_NEEDED, SUMMARY_KIND, open_folder
 from .space import variant
 
 KIND = "card-value"
@@ -53,36 +54,48 @@ MIN_SEEDS = 10
 @dataclass(frozen=True)
 class Plan:
     """What decides an experiment's games: the table, the field (one strategy per seat,
-    rotation 0), the games per card of each measure (0: the removal measure is not played)."""
+    rotation 0), the games per card of each measure (0: the removal measure is not played).
+    ``seat_rotation``: every seed under every rotation (the default; ``runner.rotation_for`` says
+    whether the field needs it); ``made_rotating``: a folder made before a field of one player
+    stopped rotating (its search file records no ``rotation``, :func:`.search.made_rotating`)."""
 
     players: int
     field: tuple[str, ...]
     games: int
     remove_games: int
     seed: int
+    seat_rotation: bool = True
+    made_rotating: bool = False
+
+    @property
+    def rotations(self) -> int:
+        """Games a seed of each arm: one per seat rotation, or one."""
+        return self.players if self.seat_rotation else 1
 
     @property
     def given_seeds(self) -> int:
-        """Seeds of each card's given arms: every seed is played n x n times (given seat x rotation)."""
-        return math.ceil(self.games / self.players ** 2)
+        """Seeds of each card's given arms: every seed is played n x rotations times (given seat x rotation)."""
+        return math.ceil(self.games / (self.players * self.rotations))
 
     @property
     def removed_seeds(self) -> int:
-        return math.ceil(self.remove_games / self.players)
+        return math.ceil(self.remove_games / self.rotations)
 
     def check(self) -> None:
-        n = self.players
-        if self.games < MIN_SEEDS * n * n:
-            raise RunError(f"--games must be at least {MIN_SEEDS * n * n:,} at {n} players ({MIN_SEEDS} seeds, "
-                           f"each played {n} x {n} times: every seat given the card, every rotation), got {self.games:,}")
-        if self.remove_games and self.remove_games < MIN_SEEDS * n:
-            raise RunError(f"--remove-games must be 0 (no removal measure) or at least {MIN_SEEDS * n:,} at {n} "
-                           f"players ({MIN_SEEDS} seeds x {n} rotations), got {self.remove_games:,}")
+        n, r = self.players, self.rotations
+        each = f"{n} x {n} times: every seat given the card, every rotation" if r > 1 else \
+            f"{n} times: every seat given the card; every seat holds one player, so once a rotation"
+        if self.games < MIN_SEEDS * n * r:
+            raise RunError(f"--games must be at least {MIN_SEEDS * n * r:,} at {n} players ({MIN_SEEDS} seeds, "
+                           f"each played {each}), got {self.games:,}")
+        if self.remove_games and self.remove_games < MIN_SEEDS * r:
+            raise RunError(f"--remove-games must be 0 (no removal measure) or at least {MIN_SEEDS * r:,} at {n} "
+                           f"players ({MIN_SEEDS} seeds x {r} rotation{'s' if r > 1 else ''}), got {self.remove_games:,}")
 
     def total_games(self) -> int:
-        n = self.players
-        base = max(self.given_seeds, self.removed_seeds) * n
-        return len(CARDS) * (self.given_seeds * n * n + self.removed_seeds * n) + base
+        n, r = self.players, self.rotations
+        base = max(self.given_seeds, self.removed_seeds) * r
+        return len(CARDS) * (self.given_seeds * n * r + self.removed_seeds * r) + base
 
 
 def check_base_rules(rules: Rules) -> None:
@@ -94,35 +107,38 @@ def check_base_rules(rules: Rules) -> None:
 
 
 def card_value_doc(plan: Plan, base: Rules, rules_path=None, overrides=()) -> dict:
-    return {"format": "evora-sim search", "version": 1, "kind": KIND,
-            "config": {"players": plan.players, "field": list(plan.field), "games": plan.games,
-                       "remove_games": plan.remove_games, "seed": plan.seed, "base_rules_hash": base.hash,
-                       "rules_file": rules_path, "set": list(overrides)}}
+    config = {"players": plan.players, "field": list(plan.field), "games": plan.games,
+              "remove_games": plan.remove_games, "seed": plan.seed, "base_rules_hash": base.hash,
+              "rules_file": rules_path, "set": list(overrides)}
+    if not plan.made_rotating:
+        config["rotation"] = ROTATION_AS_NEEDED
+    return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
 
 
 def arms_of(plan: Plan, base: Rules, out: Path, rules_path=None, overrides=()) -> tuple[list[Arm], list[int]]:
     """Every arm and the seeds it plays: the baseline first, then each card's given arms (seat
     0 first), then the removed arms."""
     n, field = plan.players, tuple(plan.field)
-    arms = [Arm(str(out / "baseline"), n, field, base)]
+    rotate = plan.seat_rotation
+    arms = [Arm(str(out / "baseline"), n, field, base, rotate)]
     seeds = [max(plan.given_seeds, plan.removed_seeds)]
     for card in CARDS:
         for g in range(n):
             rules = variant(base, [f"experiment.give={card}", f"experiment.give_seat={g}"], rules_path, overrides)
-            arms.append(Arm(str(out / "given" / card / f"seat{g}"), n, field, rules))
+            arms.append(Arm(str(out / "given" / card / f"seat{g}"), n, field, rules, rotate))
             seeds.append(plan.given_seeds)
     if plan.remove_games:
         for card in CARDS:
             arms.append(Arm(str(out / "removed" / card), n, field,
-                            variant(base, [f"experiment.remove={card}"], rules_path, overrides)))
+                            variant(base, [f"experiment.remove={card}"], rules_path, overrides), rotate))
             seeds.append(plan.removed_seeds)
     return arms, seeds
 
 
-def _winners(run, players: int) -> np.ndarray:
-    """Winner seat per (seed, rotation) of a run's first seeds."""
+def _winners(run, rotations: int) -> np.ndarray:
+    """Winner seat per (seed, rotation) of a run's first seeds (``rotations`` games a seed)."""
     games = run.table("games", ["game_id", "winner_seat"]).sort_values("game_id")
-    return games["winner_seat"].to_numpy().reshape(-1, players)
+    return games["winner_seat"].to_numpy().reshape(-1, rotations)
 
 
 def given_outcomes(base_winners: np.ndarray, given_winners: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -147,12 +163,12 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
         notice(f"card-value: {len(arms)} arms, {plan.total_games():,} games in all, into {out}")
     runs = play_arms(arms, seeds, derive_seed(plan.seed, 14), CHUNK, backend, command, quiet=notice is None,
                      root=out)
-    n = plan.players
+    n, rot = plan.players, plan.rotations
     base_run, rest = runs[0], runs[1:]
-    base_winners = _winners(base_run, n)
+    base_winners = _winners(base_run, rot)
     effects, by_position = {}, {}
     for i, card in enumerate(CARDS):
-        outcomes = given_outcomes(base_winners, [_winners(r, n) for r in rest[i * n:(i + 1) * n]])
+        outcomes = given_outcomes(base_winners, [_winners(r, rot) for r in rest[i * n:(i + 1) * n]])
         effects[card] = given_effect(*outcomes)
         by_position[card] = given_by_position(*outcomes)
     given = given_table(effects)
@@ -161,14 +177,14 @@ def run_card_value(plan: Plan, out, base: Rules, *, rules_path=None, overrides=(
     if plan.remove_games:
         removed = rest[len(CARDS) * n:]
         cut = base_run.run.table("games", ["game_id", "rotation", "winner_seat"])
-        cut = cut[cut["game_id"].to_numpy() < plan.removed_seeds * n].sort_values("game_id")
-        s_with, w_with = strategy_wins(cut, n), seat_wins(cut, n)
+        cut = cut[cut["game_id"].to_numpy() < plan.removed_seeds * rot].sort_values("game_id")
+        s_with, w_with = strategy_wins(cut, n, rot), seat_wins(cut, n, rot)
         s_wins, w_wins = {}, {}
         for card, run in zip(CARDS, removed):
             games = run.table("games", ["game_id", "rotation", "winner_seat"])
-            s_wins[card] = (s_with, strategy_wins(games, n))
-            w_wins[card] = (w_with, seat_wins(games, n))
-        strategy_rows, fairness_rows = removal_table(s_wins, w_wins, list(plan.field), n)
+            s_wins[card] = (s_with, strategy_wins(games, n, rot))
+            w_wins[card] = (w_with, seat_wins(games, n, rot))
+        strategy_rows, fairness_rows = removal_table(s_wins, w_wins, list(plan.field), rot)
     observed = _observed(out / "baseline")
     lines = summary_lines(plan, given, strategy_rows, fairness_rows)
     summary = _write(out, doc, command, plan, given, by_strategy, strategy_rows, fairness_rows, observed, lines)
@@ -189,15 +205,18 @@ def _points(x: float) -> str:
 def widest_half(table: pd.DataFrame) -> float:
     """The widest half-width of a table's intervals (an interval may be off-centre by rounding;
     a card not exercised has none)."""
-    return float(np.nanmax(np.maximum(table["hi"] - table["change"], table["change"] - table["lo"])))
+    half = np.maximum(table["hi"] - table["change"], table["change"] - table["lo"]).to_numpy(dtype=float)
+    half = half[np.isfinite(half)]
+    return float(half.max()) if len(half) else float("nan")
 
 
 def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows) -> list[str]:
-    n = plan.players
+    n, rot = plan.players, plan.rotations
     g = given.iloc[0]
+    times = f" x {rot} rotations" if rot > 1 else " (every seat holds one player: each seed once, as its rotations would be the same game)"
     lines = [f"Card value by experiment at {n} players ({', '.join(plan.field)}): each card given to one seat "
-             f"at the start, against the same games without it; {int(g['seeds']):,} seeds x {n} seats x {n} "
-             f"rotations = {int(g['games']):,} paired games a card.",
+             f"at the start, against the same games without it; {int(g['seeds']):,} seeds x {n} seats{times}"
+             f" = {int(g['games']):,} paired games a card.",
              "Change in the given seat's win rate, pp (95% interval; * = significant after Holm over the "
              f"{int(given['exercised'].sum())} cards exercised):"]
     for r in given.sort_values("change", ascending=False).itertuples():
@@ -211,8 +230,8 @@ def summary_lines(plan: Plan, given: pd.DataFrame, strategy_rows, fairness_rows)
         s = strategy_rows
         half = widest_half(s)
         sig = s[s["significant"]]
-        lines.append(f"Each card removed: {int(s['seeds'].iloc[0]):,} seeds x {n} rotations a card; each strategy's "
-                     f"change in win rate (widest half-width {100 * half:.2f} pp); "
+        lines.append(f"Each card removed: {int(s['seeds'].iloc[0]):,} seeds x {rot} rotation{'s' if rot > 1 else ''} a card; each strategy's "
+                     f"change in win rate" + (f" (widest half-width {100 * half:.2f} pp); " if np.isfinite(half) else "; ")
                      + (f"{len(sig)} of {int(s['exercised'].sum())} significant after Holm: "
                         + "; ".join(f"{card_title(r.card)} -> {r.strategy} {_points(r.change)} pp"
                                     for r in sig.itertuples())
