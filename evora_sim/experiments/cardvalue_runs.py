@@ -42,7 +42,7 @@ from ..manifest import RunError
 from ..rules import EXPERIMENT_DEFAULTS, Rules
 from ..runner import open_run
 from .arms import Arm, Backend, derive_seed, play_arms
-from .search import ROTATION_AS_NEEDED, SUMMARY_KIND, open_folder
+from .search import SUMMARY_KIND, open_folder, rotating_doc
 from .space import variant
 
 KIND = "card-value"
@@ -56,7 +56,7 @@ class Plan:
     """What decides an experiment's games: the table, the field (one strategy per seat,
     rotation 0), the games per card of each measure (0: the removal measure is not played).
     ``seat_rotation``: every seed under every rotation (the default; ``runner.rotation_for`` says
-    whether the field needs it); ``made_rotating``: a folder made before a field of one player
+    whether the field needs it); ``every_rotation``: a folder made before a field of one player
     stopped rotating (its search file records no ``rotation``, :func:`.search.made_rotating`)."""
 
     players: int
@@ -65,7 +65,7 @@ class Plan:
     remove_games: int
     seed: int
     seat_rotation: bool = True
-    made_rotating: bool = False
+    every_rotation: bool = False
 
     @property
     def rotations(self) -> int:
@@ -110,9 +110,7 @@ def card_value_doc(plan: Plan, base: Rules, rules_path=None, overrides=()) -> di
     config = {"players": plan.players, "field": list(plan.field), "games": plan.games,
               "remove_games": plan.remove_games, "seed": plan.seed, "base_rules_hash": base.hash,
               "rules_file": rules_path, "set": list(overrides)}
-    if not plan.made_rotating:
-        config["rotation"] = ROTATION_AS_NEEDED
-    return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
+    return rotating_doc(KIND, config, plan.every_rotation)
 
 
 def arms_of(plan: Plan, base: Rules, out: Path, rules_path=None, overrides=()) -> tuple[list[Arm], list[int]]:

@@ -69,7 +69,7 @@ from ..rules import partial_toml, start_vp_text
 from ..runner import rotation_for
 from .arms import Arm, Backend, derive_seed, play_arms
 from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, seed_table
-from .search import ALPHA, ROTATION_AS_NEEDED, SUMMARY_KIND, made_rotating as made_rotating_search, open_folder
+from .search import ALPHA, SUMMARY_KIND, made_rotating as made_rotating_search, open_folder, rotating_doc
 from .space import base_rules, variant
 
 KIND = "compensation"
@@ -158,9 +158,7 @@ class Compensation:
             config["final_seeds"] = self.final_seeds
         if self.confirm_at:
             config["confirm_at"] = list(self.confirm_at)
-        if not self.every_rotation:
-            config["rotation"] = ROTATION_AS_NEEDED
-        return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
+        return rotating_doc(KIND, config, self.every_rotation)
 
 
 def made_rotating(out) -> bool:

@@ -56,7 +56,7 @@ from ..runner import RunResult, open_run
 from .arms import Arm, Backend, derive_seed, play_arms
 from .confirm import check_fresh, parse_rungs
 from .confirm import confirm_at as confirm_at_rungs
-from .search import ROTATION_AS_NEEDED, SUMMARY_KIND, check_search_folder, made_rotating, open_folder
+from .search import SUMMARY_KIND, check_search_folder, made_rotating, open_folder, rotating_doc
 from .space import variant
 
 KIND = "explain"
@@ -161,9 +161,7 @@ def explain_doc(plan: Plan, out) -> dict:
     run = Path(os.path.relpath(Path(plan.run.out).absolute(), Path(out).absolute())).as_posix()
     config = {"run": run, "run_config": cfg, "seeds": plan.seeds, "compensation": plan.compensation,
               "confirm_seeds": plan.confirm_seeds, "confirm_at": list(plan.confirm_at)}
-    if not plan.every_rotation:
-        config["rotation"] = ROTATION_AS_NEEDED
-    return {"format": "evora-sim search", "version": 1, "kind": KIND, "config": config}
+    return rotating_doc(KIND, config, plan.every_rotation)
 
 
 def _strategies(plan: Plan) -> tuple:

@@ -184,6 +184,14 @@ def check_search_folder(out: Path, doc: dict) -> None:
 ROTATION_AS_NEEDED = "as the players need"     # a search file's mark of a folder that rotates only mixed fields
 
 
+def rotating_doc(kind: str, config: dict, every_rotation: bool) -> dict:
+    """The search file of a ``kind`` whose fields of one player play each seed once: ``config``
+    marked so (``rotation``), unless the folder was made before that (``every_rotation``,
+    :func:`made_rotating`), whose file must stay as it was for the folder to resume."""
+    mark = {} if every_rotation else {"rotation": ROTATION_AS_NEEDED}
+    return {"format": FORMAT, "version": 1, "kind": kind, "config": {**config, **mark}}
+
+
 def made_rotating(out, kind: str) -> bool:
     """Whether ``out`` holds a search of ``kind`` made before fields of one player stopped
     rotating (its search file's config has no ``rotation``): it resumes as it was made, every
