@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 import tempfile
 from dataclasses import dataclass, field as dataclass_field
-from pathlib import Path
 
 import numpy as np
 
@@ -34,12 +33,8 @@ from analysis.stats import clustered_wilson, mean_ci
 from strategies.errors import StrategyError
 from strategies.registry import parse_spec, resolve_each, split_specs
 
-from .manifest import MANIFEST, read_manifest
-from .runner import DEFAULT_CHUNK, Execution, RunError, check_jobs, simulate
+from .runner import Execution, RunError, check_jobs, simulate
 
-# chunks each job plays: progress off a terminal is reported as chunks finish, and a duel of
-# search players runs for an hour, so it must not come in one chunk a job
-CHUNKS_PER_JOB = 8
 # how each way of settling a tie on VP reads in the duel's last line (evora_sim.ranking.DECIDED_BY)
 TIE_WORDS = {"half_point": "by the half point (V2)", "parts_left": "by fewer parts left (D18)",
              "seat_order": "by the later seat (D18)"}
@@ -118,21 +113,6 @@ def duel_field(specs, players: int | None) -> list:
     return resolve_each(items, parse_spec)
 
 
-def duel_chunk(seeds: int, jobs: int) -> int:
-    """Seeds in each chunk of a duel: ``CHUNKS_PER_JOB`` chunks a job, so the progress lines
-    (one as chunks finish, at most every 15 s) come through a long duel, not only at its end."""
-    return max(1, min(DEFAULT_CHUNK, math.ceil(seeds / (max(1, jobs) * CHUNKS_PER_JOB))))
-
-
-def kept_chunk(out) -> int | None:
-    """The chunk size of the duel already in folder ``out`` (None: no run there yet). A duel
-    resumed with other ``--jobs`` keeps its chunks, so it resumes instead of clashing."""
-    folder = Path(out)
-    if not (folder / MANIFEST).is_file():
-        return None
-    return read_manifest(folder)["config"]["chunk_size"]      # checked by read_manifest
-
-
 def seed_leads(seats, strategy: str, other: str, players: int) -> np.ndarray:
     """Each seed's mean lead of ``strategy`` over ``other``: per game, its seats' mean score
     minus the other's seats' mean score, then the mean over the seed's rotations (``game_id`` is
@@ -170,21 +150,22 @@ def duel(field: list, games: int, seed: int = 1, jobs: int = 1, rules=None,
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise RunError(f"--games must be a positive whole number, got {games!r}")
     seeds = math.ceil(games / players)
-    n_jobs = check_jobs(jobs)
-    chunk = duel_chunk(seeds, n_jobs)
+    check_jobs(jobs)
 
-    def play(folder, chunk_size):
+    def play(folder):
+        # no chunk size: several chunks a job (progress comes through an hour-long duel), and a
+        # duel kept in a folder resumes in its own chunks whatever --jobs says now
         run = simulate(players, seeds, list(field), seed=seed, out=folder, seat_rotation=True, rules=rules,
-                       execution=Execution(jobs=jobs, chunk_size=chunk_size, quiet=quiet, command="evora duel",
+                       execution=Execution(jobs=jobs, quiet=quiet, command="evora duel",
                                            decision_timeout=decision_timeout))
         decided = run.table("games", columns=["decided_by"])["decided_by"].astype(str).value_counts()
         return run.table("seats", columns=["game_id", "strategy", "score", "win"]), decided.to_dict()
 
     if out is None:
         with tempfile.TemporaryDirectory(prefix="evora-duel-") as tmp:
-            seats, decided = play(f"{tmp}/run", chunk)
+            seats, decided = play(f"{tmp}/run")
     else:
-        seats, decided = play(out, kept_chunk(out) or chunk)
+        seats, decided = play(out)
     seats["strategy"] = seats["strategy"].astype(str)
     names = list(dict.fromkeys(x.name for x in field))
     rows = []

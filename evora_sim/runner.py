@@ -22,7 +22,7 @@ import time
 import uuid
 from concurrent.futures import CancelledError
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -486,6 +486,36 @@ def check_size(players: int, games: int, seat_rotation: bool, chunk_size: int | 
     return int(chunk_size)
 
 
+# chunks each process plays when no chunk size is asked: a run in one chunk is played by one
+# process whatever --jobs says, and says nothing off a terminal until it ends (600 seeds of the
+# search player at 4 players: two and a half hours on one core of two, silent)
+CHUNKS_PER_JOB = 8
+
+
+def jobs_chunk(seeds: int, jobs: int, most: int = DEFAULT_CHUNK) -> int:
+    """Seeds in each chunk when ``jobs`` processes play ``seeds``: ``CHUNKS_PER_JOB`` chunks a
+    process, so every one gets work and none waits long on another's last chunk, at most
+    ``most``."""
+    return max(1, min(most, math.ceil(seeds / (max(1, jobs) * CHUNKS_PER_JOB))))
+
+
+def kept_chunk(out) -> int | None:
+    """The chunk size of the run already in folder ``out`` (None: no run there yet). A run
+    resumed with other ``--jobs`` keeps its chunks, so it resumes instead of clashing."""
+    folder = Path(out)
+    if not (folder / MANIFEST).is_file():
+        return None
+    return read_manifest(folder)["config"]["chunk_size"]      # checked by read_manifest
+
+
+def chunk_for(out, config: RunConfig, jobs: int) -> RunConfig:
+    """``config`` (made without a chunk size) with the chunks a run into ``out`` by ``jobs``
+    processes plays: the run's own if ``out`` holds one, else :func:`jobs_chunk`'s. How a run
+    is chunked changes none of its games."""
+    kept = kept_chunk(out)
+    return replace(config, chunk_size=kept if kept is not None else jobs_chunk(config.games, jobs, config.chunk_size))
+
+
 MAX_JOBS = 1024
 
 
@@ -540,7 +570,8 @@ class Execution:
     these say (game seeds depend only on the run seed and the game's index), so they travel
     together and are not part of what a run is. ``jobs``: local processes (-1: one per core);
     ``backend``: ``"loky"`` (this machine) or ``"dask"`` (a cluster at ``scheduler``, waited
-    for ``scheduler_timeout``); ``chunk_size``: games per chunk file (None: the default);
+    for ``scheduler_timeout``); ``chunk_size``: seeds per chunk file (None: the run's own when its folder holds one, else
+    several chunks a process, :func:`jobs_chunk`);
     ``decision_timeout``: seconds a custom strategy may take for one decision (default 60);
     ``quiet``: no progress bar; ``command``: the command line the manifest records;
     ``notice``: called with a line to show the user (damaged chunks played again; default:
@@ -592,6 +623,8 @@ def simulate(players: int, games: int, strategies, seed: int = 1, out: str | Pat
         no_workers_limit()                   # a bad setting is refused before anything is written
     jobs = check_jobs(jobs)
     out = Path(out)
+    if chunk_size is None:
+        config = chunk_for(out, config, jobs)
     check_folder(out, config, extend)
     check_strategies(config, rules, decision_timeout)
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from evora_sim.cli import main
 from evora_sim.ladderplan import default_ladder
 from evora_sim.manifest import read_manifest
-from evora_sim.runner import simulate
+from evora_sim.runner import Execution, simulate
 
 from cli_results import one_error_line
 
@@ -65,7 +65,8 @@ def test_evora_run_plays_the_expert_fields_in_several_chunks_a_core_and_resumes_
     """The 2-player expert field takes minutes: in the default chunks of 5,000 seeds one core
     played the long chunk alone while the other stood idle. Its chunks are now a duel's (several
     a core); a folder made before, in other chunks, resumes with its own instead of clashing."""
-    simulate(3, 4, "expert", seed=1, out=tmp_path / "o" / "expert" / "p3")      # the default chunk: 4 seeds
+    # a folder in the old default chunk (5,000 seeds, here all 4 in one)
+    simulate(3, 4, "expert", seed=1, out=tmp_path / "o" / "expert" / "p3", execution=Execution(chunk_size=4))
     res = cli.invoke(main, ["run", "--games", "4", "--jobs", "1", "--out", str(tmp_path / "o"),
                             "--report-dir", str(tmp_path / "r"), "-q"])
     assert res.exit_code == 0, res.output

@@ -205,6 +205,25 @@ def test_results_do_not_depend_on_chunk_size_or_jobs(ref, tmp_path):
     assert_same_tables(par, ref)
 
 
+def test_without_a_chunk_size_every_process_gets_chunks_and_a_resume_keeps_its_own(ref, tmp_path, monkeypatch):
+    """A run smaller than the old default chunk (5,000 seeds) came in one chunk, so ``--jobs 2``
+    played it on one core and said nothing off a terminal until it ended. Now each process gets
+    ``CHUNKS_PER_JOB`` chunks; a folder made with other chunks resumes in its own."""
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    two = run(tmp_path / "j2", chunk_size=None, jobs=2)
+    assert len(two.manifest["chunks"]) == 2 * R.CHUNKS_PER_JOB == 16      # 300 seeds: 19 a chunk
+    assert two.manifest["config"]["chunk_size"] == R.jobs_chunk(300, 2) == 19
+    assert_same_tables(two, ref)
+    one = run(tmp_path / "j1", chunk_size=None, jobs=1)
+    assert len(one.manifest["chunks"]) == R.CHUNKS_PER_JOB
+    # a run made in one chunk of 300 (as before this change), resumed without a chunk size and
+    # with other --jobs: its own chunk, nothing played again
+    old = run(tmp_path / "old", chunk_size=300, jobs=1)
+    before = folder_state(old.out)
+    again = run(tmp_path / "old", chunk_size=None, jobs=2)
+    assert again.manifest["config"]["chunk_size"] == 300 and folder_state(old.out) == before
+
+
 def test_jobs_1_runs_in_this_process(tmp_path, monkeypatch):
     """--jobs 1 must not start worker processes (it used to start one per core)."""
     def no_pool(*a, **k):

@@ -695,11 +695,12 @@ def test_a_duel_comes_in_chunks_and_they_do_not_change_its_games(monkeypatch):
     """A duel plays several chunks a job, so progress lines come during a long duel (a search
     player's duel runs for an hour); how it is chunked never changes a game."""
     from evora_sim import duel as D
-    assert D.duel_chunk(1000, 2) == 63 and D.duel_chunk(1000, 1) == 125 and D.duel_chunk(3, 2) == 1
-    assert D.duel_chunk(10**7, 1) == D.DEFAULT_CHUNK
+    from evora_sim import runner as R
+    assert R.jobs_chunk(1000, 2) == 63 and R.jobs_chunk(1000, 1) == 125 and R.jobs_chunk(3, 2) == 1
+    assert R.jobs_chunk(10**7, 1) == R.DEFAULT_CHUNK
     field = D.duel_field(["greedy(plan=action)", "random"], 2)
     many = D.duel(field, 60, seed=9)
-    monkeypatch.setattr(D, "CHUNKS_PER_JOB", 1)
+    monkeypatch.setattr(R, "CHUNKS_PER_JOB", 1)
     one = D.duel(field, 60, seed=9)
     assert many.rows == one.rows
 
@@ -715,7 +716,7 @@ def test_a_duel_kept_in_a_folder_resumes_after_a_stop(tmp_path, monkeypatch):
     kept = D.duel(field, 60, seed=9, out=out)
     assert kept.rows == ref.rows and kept.out == str(out)
     assert "games kept in" in "\n".join(D.duel_lines(kept))
-    chunk = D.kept_chunk(out)
+    chunk = R.kept_chunk(out)
     m = json.loads((out / "manifest.json").read_text())
     assert chunk == m["config"]["chunk_size"] and len(m["chunks"]) > 2
     # stopped before its chunk 1 was written
@@ -725,7 +726,7 @@ def test_a_duel_kept_in_a_folder_resumes_after_a_stop(tmp_path, monkeypatch):
     played = []
     original = R.play_chunk
     monkeypatch.setattr(R, "play_chunk", lambda config, rules, k, *a: played.append(k) or original(config, rules, k, *a))
-    monkeypatch.setattr(D, "CHUNKS_PER_JOB", 1)         # another chunking than the folder's
+    monkeypatch.setattr(R, "CHUNKS_PER_JOB", 1)         # another chunking than the folder's
     assert D.duel(field, 60, seed=9, out=out).rows == ref.rows
     assert played == [1]
     played.clear()

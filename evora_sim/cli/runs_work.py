@@ -17,7 +17,6 @@ from strategies.errors import StrategyError
 from strategies.registry import EXPERT_NAME
 
 from .. import ladderplan, runner   # through the modules: tests stand in for runner.simulate, default_ladder
-from ..duel import duel_chunk, kept_chunk
 from ..fields import DEFAULT_FIELD, EXPERT_GAMES, SHORT_BUDGET
 from ..fsutil import OutputError, check_output_folder
 from ..manifest import RunError
@@ -156,15 +155,11 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
     analyse_work.check_report_dir(report_dir, "--report-dir")        # every output checked before any game
     try:
         cores = runner.check_jobs(jobs)
-        for n, spec, folder, seeds in plan:
-            runner.check_folder(Path(folder), runner.make_config(n, seeds, spec, seed, seat_rotation, None, rules))
-        # the expert's 2-player games are slow (a field takes minutes): in the default chunks of
-        # 5,000 seeds one core played 5,000 while the other finished 3,000 and stood idle; in a
-        # duel's chunks (several a core) both stay busy. A folder made before keeps its chunks.
-        expert_chunk = {folder: kept_chunk(folder) or duel_chunk(seeds, cores) for _, _, folder, seeds in experts}
-        for n, spec, folder, seeds in experts:
-            runner.check_folder(Path(folder), runner.make_config(n, seeds, spec, seed, False, expert_chunk[folder],
-                                                                 rules))
+        # each field as runner.simulate will chunk it (a folder made before keeps its chunks)
+        fields = [(*field, seat_rotation) for field in plan] + [(*field, False) for field in experts]
+        for n, spec, folder, seeds, rotate in fields:
+            config = runner.make_config(n, seeds, spec, seed, rotate, None, rules)
+            runner.check_folder(Path(folder), runner.chunk_for(folder, config, cores))
     except RunError as exc:
         raise UserError(str(exc)) from None
     ladder_dir = ladder = None
@@ -185,7 +180,7 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
     for n, spec, folder, seeds in experts:
         if not quiet:
             click.echo(f"{n} players, strong play: {seeds:,} games of the {spec} in every seat -> {folder}", err=True)
-        run_experiment(n, seeds, spec, seed, folder, False, rules, replace(execution, chunk_size=expert_chunk[folder]))
+        run_experiment(n, seeds, spec, seed, folder, False, rules, execution)
     if ladder is not None:
         skill_work.play_ladder(ladder_dir, ladder, rules, jobs, quiet=quiet)
     path = analyse_work.write_report(dirs, report_dir, option="--report-dir", ladder_dir=ladder_dir,
