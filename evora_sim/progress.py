@@ -47,6 +47,12 @@ class NoBar:
         pass
 
 
+def per_second(rate: float) -> str:
+    """A rate as a progress line shows it: whole numbers from 10 up, else two significant digits,
+    so the search player's 0.13 games a second does not read as 0."""
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+
+
 class Lines:
     """Progress off a terminal: one line on ``stream`` (stderr) at most every ``interval``
     seconds of ``clock``, with games done, games/s and the time left."""
@@ -69,7 +75,8 @@ class Lines:
         rate = (self.done - self.start_done) / max(now - self.start, 1e-9)
         left = (self.total - self.done) / rate if rate > 0 else float("nan")
         print(f"evora: {self.done:,} of {self.total:,} {self.what} ({100 * self.done / self.total:.0f}%), "
-              f"{rate:,.0f} {self.what}/s, about {duration(left)} left", file=self.stream or sys.stderr, flush=True)
+              f"{per_second(rate)} {self.what}/s, about {duration(left)} left", file=self.stream or sys.stderr,
+              flush=True)
 
     def close(self):
         pass

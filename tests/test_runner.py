@@ -364,7 +364,7 @@ def test_full_disk_keeps_finished_chunks_and_the_rerun_completes(ref, tmp_path, 
     assert_same_tables(res, ref)
 
 
-PROGRESS_LINE = re.compile(r"evora: [\d,]+ of [\d,]+ games \(\d+%\), [\d,]+ games/s, about .+ left")
+PROGRESS_LINE = re.compile(r"evora: [\d,]+ of [\d,]+ games \(\d+%\), [\d,.]+(e-\d+)? games/s, about .+ left")
 
 
 def test_a_killed_run_is_completed_by_the_same_command(tmp_path):
@@ -588,7 +588,7 @@ def test_cli_quiet_prints_only_the_summary(tmp_path, cli):
     assert open_run(out).n_games == 20
 
 
-LINE_30 = re.compile(r"evora: [\d,]+ of 30 games \(\d+%\), [\d,]+ games/s, about .+ left")
+LINE_30 = re.compile(r"evora: [\d,]+ of 30 games \(\d+%\), [\d,.]+(e-\d+)? games/s, about .+ left")
 
 
 def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
@@ -601,6 +601,19 @@ def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
     monkeypatch.undo()
     lines = stream.getvalue().splitlines()
     assert lines and all(LINE_30.fullmatch(x) for x in lines), lines
+
+
+def test_a_slow_run_shows_its_rate_not_zero():
+    """The search player at 4 players plays about 0.13 games a second on a core: the progress
+    line said "0 games/s". A rate under 10 keeps two significant digits."""
+    from evora_sim import progress
+
+    stream = io.StringIO()
+    clock = iter([0.0, 60.0])
+    lines = progress.Lines(600, 0, interval=1.0, clock=lambda: next(clock), stream=stream)
+    lines.update(8)                                      # 8 games in a minute
+    assert ", 0.13 games/s, about 74 min left" in stream.getvalue(), stream.getvalue()
+    assert [progress.per_second(r) for r in (2345.6, 10.0, 7.46, 0.0)] == ["2,346", "10", "7.5", "0"]
 
 
 def test_progress_moves_within_a_chunk(tmp_path, monkeypatch):
