@@ -496,3 +496,30 @@ def test_the_rotations_of_a_field_of_one_player_are_the_same_game(tmp_path, spec
                     for _, g in seats.assign(r=seats["game_id"] % 3).groupby("r")]
     for other in per_rotation[1:]:
         pd.testing.assert_frame_equal(per_rotation[0], other)
+
+
+def test_one_arm_is_played_by_every_process_in_the_runners_chunks(tmp_path, monkeypatch):
+    """An iteration of ``balance --compensation`` is one arm, and one arm was played in one process
+    in one chunk whatever --jobs said (a 4-player expert fit ran on one core of two). Now it is
+    played by the jobs in the runner's chunks, with the same games; a folder made before resumes
+    in its own chunk."""
+    from evora_sim import runner as R
+    from evora_sim.experiments.arms import Arm, play_arms
+    from evora_sim.manifest import read_manifest
+
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    rules = load_rules()
+
+    def arm(name):
+        return Arm(str(tmp_path / name), 2, ("greedy(plan=action)", "random"), rules, True)
+
+    two = play_arms([arm("two")], 80, 7, 80, Backend(jobs=2), root=tmp_path)[0]
+    one = play_arms([arm("one")], 80, 7, 80, Backend(jobs=1), root=tmp_path)[0]
+    assert len(read_manifest(tmp_path / "two")["chunks"]) == 2 * R.CHUNKS_PER_JOB
+    assert len(read_manifest(tmp_path / "one")["chunks"]) == 1
+    key = ["game_id", "seat"]
+    pd.testing.assert_frame_equal(two.run.table("seats").sort_values(key).reset_index(drop=True),
+                                  one.run.table("seats").sort_values(key).reset_index(drop=True))
+    before = (tmp_path / "one" / "manifest.json").read_bytes()
+    again = play_arms([arm("one")], 80, 7, 80, Backend(jobs=2), root=tmp_path)[0]
+    assert (tmp_path / "one" / "manifest.json").read_bytes() == before and len(again.run.table("games")) == 160

@@ -103,12 +103,12 @@ def _played(folder: str) -> int:
     return int(read_manifest(path)["config"]["games"]) if (path / MANIFEST).is_file() else 0
 
 
-def _play(arm: Arm, seeds: int, run_seed: int, chunk: int, backend: Backend, command: str,
-          progress=None) -> FirstSeeds:
+def _play(arm: Arm, seeds: int, run_seed: int, chunk: int | None, backend: Backend, command: str,
+          progress=None, jobs: int = 1) -> FirstSeeds:
     run = simulate(arm.players, max(seeds, _played(arm.folder)), list(arm.strategies), seed=run_seed,
                    out=arm.folder, seat_rotation=arm.seat_rotation, rules=arm.rules, extend=True,
-                   execution=Execution(jobs=1, backend=backend.backend, scheduler=backend.scheduler, chunk_size=chunk,
-                                       quiet=True, command=command, progress=progress))
+                   execution=Execution(jobs=jobs, backend=backend.backend, scheduler=backend.scheduler,
+                                       chunk_size=chunk, quiet=True, command=command, progress=progress))
     return FirstSeeds(run, seeds)
 
 
@@ -144,6 +144,12 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
                 done_runs = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
                     delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command,
                                    Sent(relay.send) if relay is not None else None) for a in unique)
+        elif backend.jobs > 1:
+            # one arm (an iteration of balance --compensation): played by every process, in the
+            # runner's chunks by the jobs (a folder made before keeps its own), not in one process
+            a, = unique
+            done_runs = [_play(a, most[a.folder], run_seed, None, backend, command, None if quiet else shown,
+                               jobs=backend.jobs)]
         else:
             done_runs = [_play(a, most[a.folder], run_seed, chunk, backend, command, None if quiet else shown)
                          for a in unique]
