@@ -604,7 +604,7 @@ def test_off_a_terminal_long_runs_print_progress_lines(tmp_path, monkeypatch):
 
 
 def test_a_slow_run_shows_its_rate_not_zero():
-    """The search player at 4 players plays about 0.13 games a second on a core: the progress
+    """The search player at 4 players plays about 0.14 games a second on two cores: the progress
     line said "0 games/s". A rate under 10 keeps two significant digits."""
     from evora_sim import progress
 
