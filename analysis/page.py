@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import textwrap
 
 from .brief import WHY_TITLE
 from .markdown import md, md_code, md_fenced
@@ -149,6 +150,20 @@ def _md_table(shown) -> str:
 
 def _md_figure(title, figure) -> str:
     return f"![{md(title)}]({figure.name})"
+
+
+ANSWER_FILE = "answer.txt"
+ANSWER_WIDTH = 100
+
+
+def answer_text(rep) -> str:
+    """The answer's headline, one paragraph a player count, as plain text (``ANSWER_FILE``).
+
+    Why a file of its own: a command that writes a report prints it on the terminal
+    (``evora_sim.cli.analyse_work.announce``), so a designer reads the answer where the run
+    ended without opening the page, and a script can read it without parsing the page."""
+    return "".join(textwrap.fill(f"{a.players} players: {a.lead}", ANSWER_WIDTH, subsequent_indent="  ",
+                                 break_on_hyphens=False) + "\n" for a in rep.answers)
 
 
 def write_markdown(path, rep, figures, manifests) -> None:

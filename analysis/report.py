@@ -562,5 +562,6 @@ def build_report(runs, out: str | Path, n_boot: int = 1000, min_effect: float = 
             (tmp / "sample_game.txt").write_text(
                 f"$ {rep.sample.command}\n\n" + "\n".join(rep.sample.log) + "\n", encoding="utf-8")
         page.write_markdown(tmp / "report.md", rep, figures, manifests)
+        (tmp / page.ANSWER_FILE).write_text(page.answer_text(rep), encoding="utf-8")
         page.write_html(tmp / "report.html", rep, figures, manifests)
     return out

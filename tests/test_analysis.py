@@ -580,6 +580,20 @@ def test_the_main_job_plays_every_field_under_seat_rotation(tmp_path):
     assert (tmp_path / "rep" / "report.html").exists()
     adv = pd.read_csv(tmp_path / "rep" / "seat_advantage.csv")
     assert set(adv["n_players"]) == {2, 3, 4} and adv["seat_rotation"].all()
+    # the answer is printed where the run ends, before the report's path, as the report states it
+    answer = (tmp_path / "rep" / "answer.txt").read_text(encoding="utf-8")
+    assert res.stdout == answer + f"report: {tmp_path / 'rep' / 'report.html'}\n"
+    paragraphs = []
+    for line in answer.splitlines():
+        if line.startswith("  "):
+            paragraphs[-1] += " " + line.strip()
+        else:
+            paragraphs.append(line)
+    assert [p.split(":")[0] for p in paragraphs] == ["2 players", "3 players", "4 players"]
+    page = " ".join((tmp_path / "rep" / "report.md").read_text(encoding="utf-8").split())
+    for p in paragraphs:
+        assert f"**{p.split(': ', 1)[1]}**" in page, p
+    assert max(len(line) for line in answer.splitlines()) <= 100
 
 
 def test_the_answer_leads_with_the_largest_seat_deviation_named_in_words():

@@ -63,11 +63,11 @@ def report(runs, out, allow_partial, players, as_ladder, card_value, explain, mi
         if as_ladder and len(runs) < 2:
             raise UserError(f"--ladder needs at least two run folders (rungs, weakest first), got {len(runs)}")
         path = work.write_ladder_report(source, out, min_effect=min_effect, backend=backend, scheduler=scheduler)
-        click.echo(f"report: {path / 'report.html'}")
+        work.announce(path)
         return
     path = work.write_report(runs, out, allow_partial, players, min_effect=min_effect, backend=backend,
                         scheduler=scheduler, card_value=card_value, explain=explain, expert_dirs=expert_dirs)
-    click.echo(f"report: {path / 'report.html'}")
+    work.announce(path)
 
 
 # ---------------------------------------------------------------------------------------------

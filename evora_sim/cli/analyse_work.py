@@ -9,10 +9,12 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import click
 import pandas as pd
 
 from analysis.cardvalue_stats import read_summary as read_card_value
 from analysis.explain_stats import read_summary as read_explain
+from analysis.page import ANSWER_FILE
 from analysis.report import REPORT_KIND, build_report
 from analysis.skill_stats import check_ladder, open_ladder
 from analysis.tables import AnalysisError, open_runs, runs_by_count
@@ -25,6 +27,16 @@ from ..fsutil import OutputError, atomic_folder, check_out_path, check_output_fo
 from ..manifest import MANIFEST, RunError
 from ..sample_game import report_sample
 from .group import UserError, check_backend
+
+
+def announce(path) -> None:
+    """What a command that wrote a report prints last, on stdout: the answer's headline per
+    player count (the report's ``ANSWER_FILE``), then where the report is. The answer is what the
+    designer ran the command for, so it is on the terminal when the run ends."""
+    answer = Path(path) / ANSWER_FILE
+    if answer.is_file():
+        click.echo(answer.read_text(encoding="utf-8"), nl=False)
+    click.echo(f"report: {Path(path) / 'report.html'}")
 
 
 def check_report_dir(out, option="--out") -> None:

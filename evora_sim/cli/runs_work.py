@@ -185,7 +185,7 @@ def run(games, seed, jobs, out, report_dir, quiet, rules_path=None, overrides=()
         skill_work.play_ladder(ladder_dir, ladder, rules, jobs, quiet=quiet)
     path = analyse_work.write_report(dirs, report_dir, option="--report-dir", ladder_dir=ladder_dir,
                                      expert_dirs=[folder for _, _, folder, _ in experts])
-    click.echo(f"report: {path / 'report.html'}")
+    analyse_work.announce(path)
 
 
 def sweep(params, until_ci=None, max_games=None, ci_metrics="seats", min_effect=1.0, **kw):

@@ -78,7 +78,7 @@ def skill(options: SkillOptions):
         explain_rungs(Path(out), plan, explain_seeds, jobs, backend, scheduler, quiet)
     path = analyse_work.write_ladder_report(out, report_dir, option="--report-dir", min_effect=options.min_effect,
                                backend="dask" if backend == "dask" else "local", scheduler=scheduler)
-    click.echo(f"report: {path / 'report.html'}")
+    analyse_work.announce(path)
 
 
 def check_ladder_folder(out: Path) -> dict | None:
