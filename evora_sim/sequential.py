@@ -24,7 +24,10 @@ from analysis.variants import GROUPS, game_data, metric_group, run_metrics, subs
 
 from .manifest import write_manifest
 from .runlock import folder_lock
-from .runner import MANIFEST, Execution, RunError, check_size, open_run, read_manifest, rotation_for, simulate
+from .runner import (
+    DEFAULT_CHUNK, MANIFEST, Execution, RunError, check_jobs, check_size, kept_chunk, open_run, read_manifest,
+    rotation_for, simulate,
+)
 
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
           "(doubling from --games up to --max-games, K looks) and each look's intervals use level "
@@ -57,6 +60,31 @@ def schedule(initial: int, max_games: int, chunk_size: int) -> list[int]:
     return looks
 
 
+def looks_chunk(outs, initial: int, jobs: int) -> int:
+    """Seeds in each chunk of a run until sure when ``--chunk-size`` is not given.
+
+    A folder that already holds a run keeps its own chunks, so a run resumes whatever ``--jobs``
+    says. Otherwise every look but the last must be whole chunks (``schedule``), and the looks
+    double from ``initial``, so the chunk divides ``initial``: the divisor nearest (by ratio) to
+    a ``jobs``-th of it, so that the first look gives every process a chunk and each later
+    look twice as many. The first look used to be one chunk, played by one process however many
+    there were: for a slow player, half of a 2-core machine idle for the first two looks. Not
+    smaller than that: each chunk is a file, and a fast player's run that doubles to its
+    maximum would otherwise write hundreds."""
+    for out in outs:
+        kept = kept_chunk(out)
+        if kept is not None:
+            return kept
+    target = min(DEFAULT_CHUNK, math.ceil(initial / max(1, jobs)))
+    divisors = set()
+    for d in range(1, math.isqrt(initial) + 1):
+        if initial % d == 0:
+            divisors.update((d, initial // d))
+    # not thousands of one-seed chunks for a prime first look: then the chunk it always had
+    fitting = [d for d in divisors if target / 16 <= d <= DEFAULT_CHUNK] or [min(DEFAULT_CHUNK, initial)]
+    return min(fitting, key=lambda d: (abs(math.log(d / target)), -d))
+
+
 def parse_ci_metrics(text: str) -> list[str]:
     names = [OLD_NAMES.get(x.strip(), x.strip()) for x in str(text).split(",") if x.strip()]
     known = ci_metrics()
@@ -83,15 +111,16 @@ def run_until_ci(arms, players, strategies, *, initial_games: int, max_games: in
     same seeds) look by look until every arm's named metrics have an adjusted half-width below
     ``width``, or ``max_games`` seeds. Records the method and the looks in each manifest; returns
     the record. ``on_look(look, looks, seeds, worst half-width)`` is told of each look;
-    ``execution``: how the runs are played (its chunk size, when None, is at most 5,000 games and
-    no more than the first look's)."""
+    ``execution``: how the runs are played (its chunk size, when None, :func:`looks_chunk`'s)."""
 
     if not (isinstance(width, (int, float)) and math.isfinite(width) and width > 0):
         raise RunError(f"--until-ci must be a positive width, got {width!r}")
     groups = list(metrics)
     if not isinstance(initial_games, int) or initial_games < 2:
         raise RunError(f"--games must be at least 2 with --until-ci, got {initial_games!r}")
-    chunk = execution.chunk_size if execution.chunk_size is not None else min(5_000, initial_games)
+    chunk = execution.chunk_size
+    if chunk is None:
+        chunk = looks_chunk([out for out, _ in arms], initial_games, check_jobs(execution.jobs))
     execution = replace(execution, chunk_size=chunk)
     seat_rotation = rotation_for(strategies, players, seat_rotation)     # None: rotate a mixed field
     check_size(players, max_games, seat_rotation, chunk)

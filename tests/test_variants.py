@@ -405,6 +405,37 @@ def test_until_ci_stops_at_the_maximum_and_says_so(cli, tmp_path):
     assert json.loads((out / "manifest.json").read_text())["config"]["games"] == 40
 
 
+def test_until_ci_gives_every_process_a_chunk_from_the_first_look(cli, tmp_path):
+    """The first look was one chunk of --games seeds, so one process played it however many
+    --jobs asked for. Now the chunk divides the first look into about one a process (the looks
+    stay whole chunks), a run already in the folder keeps its own chunks, and a first look with
+    no divisor near that keeps the old chunk rather than thousands of tiny ones."""
+    from evora_sim.runner import Execution, check_jobs
+    from evora_sim.sequential import looks_chunk, schedule
+
+    assert looks_chunk([], 400, 2) == 200 and looks_chunk([], 400, 1) == 400
+    assert looks_chunk([], 1000, 8) == 125 and looks_chunk([], 100_000, 2) == 5000
+    assert looks_chunk([], 997, 2) == 997 and looks_chunk([], 10_007, 2) == 5000
+    for initial in (2, 3, 25, 50, 96, 400, 1000, 4096, 6000):
+        for jobs in (1, 2, 3, 8):
+            chunk = looks_chunk([], initial, jobs)
+            schedule(initial, initial * 8, chunk)             # every look but the last is whole chunks
+            assert chunk <= 5000
+    out = tmp_path / "seq"
+    ok(cli.invoke(main, ["simulate", "-n", "2", "--strategies", "greedy", "--games", "20", "--jobs", "2",
+                         "--out", str(out), "-q", "--until-ci", "0.1", "--max-games", "40"]))
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["config"]["chunk_size"] == (10 if check_jobs(2) == 2 else 20)
+    assert len(m["chunks"]) == 40 // m["config"]["chunk_size"]
+    # a run made in one chunk of the first look resumes in its own chunks, whatever --jobs says
+    old = tmp_path / "old"
+    simulate(2, 20, "greedy", seed=1, out=old, execution=Execution(jobs=1, chunk_size=20))
+    assert looks_chunk([old], 20, 2) == 20
+    ok(cli.invoke(main, ["simulate", "-n", "2", "--strategies", "greedy", "--games", "20", "--jobs", "2",
+                         "--out", str(old), "-q", "--until-ci", "0.1", "--max-games", "40"]))
+    assert json.loads((old / "manifest.json").read_text())["config"]["chunk_size"] == 20
+
+
 def test_until_ci_on_a_sweep_brings_every_combination_to_the_same_size(cli, tmp_path):
     out = tmp_path / "sweep"
     text = ok(cli.invoke(main, _sweep_args(out, "white_stone.vp=2,6", games=25,
