@@ -499,6 +499,19 @@ def jobs_chunk(seeds: int, jobs: int, most: int = DEFAULT_CHUNK) -> int:
     return max(1, min(most, math.ceil(seeds / (max(1, jobs) * CHUNKS_PER_JOB))))
 
 
+def dividing_chunk(grid: int, target: int, most: int = DEFAULT_CHUNK) -> int | None:
+    """The divisor of ``grid`` nearest ``target`` by ratio, at most ``most``; None if none lies
+    within a factor of 16 below ``target`` (a prime ``grid``: thousands of one-seed chunks, each
+    a file, would cost more than they save). Why a divisor: a run that grows in steps of
+    ``grid`` seeds (the looks of ``--until-ci``, the rungs of a search) stays whole chunks."""
+    divisors = set()
+    for d in range(1, math.isqrt(grid) + 1):
+        if grid % d == 0:
+            divisors.update((d, grid // d))
+    fitting = [d for d in divisors if target / 16 <= d <= most]
+    return min(fitting, key=lambda d: (abs(math.log(d / target)), -d)) if fitting else None
+
+
 def kept_chunk(out) -> int | None:
     """The chunk size of the run already in folder ``out`` (None: no run there yet). A run
     resumed with other ``--jobs`` keeps its chunks, so it resumes instead of clashing."""

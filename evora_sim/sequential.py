@@ -25,8 +25,8 @@ from analysis.variants import GROUPS, game_data, metric_group, run_metrics, subs
 from .manifest import write_manifest
 from .runlock import folder_lock
 from .runner import (
-    DEFAULT_CHUNK, MANIFEST, Execution, RunError, check_jobs, check_size, kept_chunk, open_run, read_manifest,
-    rotation_for, simulate,
+    DEFAULT_CHUNK, MANIFEST, Execution, RunError, check_jobs, check_size, dividing_chunk, kept_chunk, open_run,
+    read_manifest, rotation_for, simulate,
 )
 
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
@@ -76,13 +76,8 @@ def looks_chunk(outs, initial: int, jobs: int) -> int:
         if kept is not None:
             return kept
     target = min(DEFAULT_CHUNK, math.ceil(initial / max(1, jobs)))
-    divisors = set()
-    for d in range(1, math.isqrt(initial) + 1):
-        if initial % d == 0:
-            divisors.update((d, initial // d))
-    # not thousands of one-seed chunks for a prime first look: then the chunk it always had
-    fitting = [d for d in divisors if target / 16 <= d <= DEFAULT_CHUNK] or [min(DEFAULT_CHUNK, initial)]
-    return min(fitting, key=lambda d: (abs(math.log(d / target)), -d))
+    # a prime first look keeps the chunk it always had
+    return dividing_chunk(initial, target) or min(DEFAULT_CHUNK, initial)
 
 
 def parse_ci_metrics(text: str) -> list[str]:

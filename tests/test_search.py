@@ -523,3 +523,24 @@ def test_one_arm_is_played_by_every_process_in_the_runners_chunks(tmp_path, monk
     before = (tmp_path / "one" / "manifest.json").read_bytes()
     again = play_arms([arm("one")], 80, 7, 80, Backend(jobs=2), root=tmp_path)[0]
     assert (tmp_path / "one" / "manifest.json").read_bytes() == before and len(again.run.table("games")) == 160
+
+
+def test_one_shared_folder_grows_to_the_next_rung_in_whole_chunks(tmp_path, monkeypatch):
+    """A round of `evora balance --param` whose two candidates drew the same values plays one
+    folder, so play_arms played it as one arm in the runner's chunks by the jobs (4 seeds of 50),
+    and the next rung (100 seeds) was refused: a run grows only by whole chunks. The chunk now
+    divides the caller's (the rungs' step); a folder made before keeps its own."""
+    from evora_sim import runner as R
+    from evora_sim.experiments.arms import Arm, play_arms
+    from evora_sim.manifest import read_manifest
+
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    rules = load_rules()
+    arm = Arm(str(tmp_path / "shared"), 2, ("greedy(plan=action)", "random"), rules, True)
+    first = play_arms([arm, arm], 50, 7, 50, Backend(jobs=2), root=tmp_path)
+    chunk = read_manifest(tmp_path / "shared")["config"]["chunk_size"]
+    assert 50 % chunk == 0 and len(read_manifest(tmp_path / "shared")["chunks"]) > 2
+    assert len(first[0].run.table("games")) == 100
+    grown = play_arms([arm, arm], 100, 7, 50, Backend(jobs=2), root=tmp_path)[0]
+    assert len(grown.run.table("games")) == 200
+    assert read_manifest(tmp_path / "shared")["config"]["chunk_size"] == chunk

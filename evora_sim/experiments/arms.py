@@ -21,7 +21,9 @@ from ..fsutil import own_path
 from ..manifest import RunError
 from ..progress import Locked, Relay, Sent, bar
 from ..rules import Rules
-from ..runner import MANIFEST, Execution, RunResult, read_manifest, simulate
+from ..runner import (
+    MANIFEST, Execution, RunResult, dividing_chunk, jobs_chunk, kept_chunk, read_manifest, simulate,
+)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,18 @@ def _played(folder: str) -> int:
     return int(read_manifest(path)["config"]["games"]) if (path / MANIFEST).is_file() else 0
 
 
+def _shared_chunk(folder, seeds: int, chunk: int, jobs: int) -> int:
+    """The chunks of one arm played by ``jobs`` processes: a folder made before keeps its own;
+    else about as many a process as the runner gives (``runner.jobs_chunk``), but a divisor of
+    the caller's ``chunk``: the arm may grow later in steps of it (a search's next rung), and
+    a run grows only by whole chunks. (The runner's own chunk did not divide it, and a round
+    whose two candidates drew the same values could not grow to its second rung.)"""
+    kept = kept_chunk(folder)
+    if kept is not None:
+        return kept
+    return dividing_chunk(chunk, jobs_chunk(seeds, jobs)) or chunk
+
+
 def _play(arm: Arm, seeds: int, run_seed: int, chunk: int | None, backend: Backend, command: str,
           progress=None, jobs: int = 1) -> FirstSeeds:
     run = simulate(arm.players, max(seeds, _played(arm.folder)), list(arm.strategies), seed=run_seed,
@@ -145,11 +159,11 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
                     delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command,
                                    Sent(relay.send) if relay is not None else None) for a in unique)
         elif backend.jobs > 1:
-            # one arm (an iteration of balance --compensation): played by every process, in the
-            # runner's chunks by the jobs (a folder made before keeps its own), not in one process
+            # one arm (an iteration of balance --compensation, or a round whose candidates share
+            # one folder): played by every process, not in one
             a, = unique
-            done_runs = [_play(a, most[a.folder], run_seed, None, backend, command, None if quiet else shown,
-                               jobs=backend.jobs)]
+            done_runs = [_play(a, most[a.folder], run_seed, _shared_chunk(a.folder, most[a.folder], chunk, backend.jobs),
+                               backend, command, None if quiet else shown, jobs=backend.jobs)]
         else:
             done_runs = [_play(a, most[a.folder], run_seed, chunk, backend, command, None if quiet else shown)
                          for a in unique]
