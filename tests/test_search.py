@@ -544,3 +544,32 @@ def test_one_shared_folder_grows_to_the_next_rung_in_whole_chunks(tmp_path, monk
     grown = play_arms([arm, arm], 100, 7, 50, Backend(jobs=2), root=tmp_path)[0]
     assert len(grown.run.table("games")) == 200
     assert read_manifest(tmp_path / "shared")["config"]["chunk_size"] == chunk
+
+
+def test_arms_that_do_not_divide_among_the_processes_are_each_played_by_all_of_them(tmp_path, monkeypatch):
+    """Three arms on two processes were played one process an arm, so one process played the
+    third arm alone while the other idled. Arms that do not divide evenly among the processes are
+    now played in turn by every process: each in several chunks that divide the caller's, with the
+    games one process plays; an even number still goes one process an arm, in the caller's chunk."""
+    from evora_sim import runner as R
+    from evora_sim.experiments.arms import Arm, play_arms
+    from evora_sim.manifest import read_manifest
+
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    rules = load_rules()
+
+    def arms(where, k):
+        return [Arm(str(tmp_path / where / f"a{j}"), 2, ("greedy(plan=action)", "random"), rules, True)
+                for j in range(k)]
+
+    two = play_arms(arms("two", 3), 40, 7, 40, Backend(jobs=2), root=tmp_path)
+    one = play_arms(arms("one", 3), 40, 7, 40, Backend(jobs=1), root=tmp_path)
+    key = ["game_id", "seat"]
+    for j, (a, b) in enumerate(zip(two, one)):
+        chunk = read_manifest(tmp_path / "two" / f"a{j}")["config"]["chunk_size"]
+        assert 40 % chunk == 0 and chunk < 40
+        pd.testing.assert_frame_equal(a.run.table("seats").sort_values(key).reset_index(drop=True),
+                                      b.run.table("seats").sort_values(key).reset_index(drop=True))
+    even = play_arms(arms("even", 2), 40, 7, 40, Backend(jobs=2), root=tmp_path)
+    assert all(read_manifest(tmp_path / "even" / f"a{j}")["config"]["chunk_size"] == 40 for j in range(2))
+    assert len(even[1].run.table("games")) == 80

@@ -153,17 +153,19 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
             with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
                 done_runs = list(pool.map(lambda a: _play(a, most[a.folder], run_seed, chunk, backend, command,
                                                           None if quiet else Locked(shown)), unique))
-        elif backend.jobs > 1 and len(unique) > 1:
+        elif backend.jobs > 1 and len(unique) % backend.jobs == 0:
+            # the arms share the processes evenly: one process an arm, each in one chunk stream
             with Relay(lambda key, n: shown.update(n)) if not quiet else nullcontext() as relay:
                 done_runs = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
                     delayed(_play)(a, most[a.folder], run_seed, chunk, backend, command,
                                    Sent(relay.send) if relay is not None else None) for a in unique)
         elif backend.jobs > 1:
-            # one arm (an iteration of balance --compensation, or a round whose candidates share
-            # one folder): played by every process, not in one
-            a, = unique
+            # fewer arms than processes (one arm: an iteration of balance --compensation, or a round
+            # whose candidates share one folder), or a number that does not divide among them
+            # (3 arms on 2 cores left one idle for the last arm): each arm in turn, played by
+            # every process
             done_runs = [_play(a, most[a.folder], run_seed, _shared_chunk(a.folder, most[a.folder], chunk, backend.jobs),
-                               backend, command, None if quiet else shown, jobs=backend.jobs)]
+                               backend, command, None if quiet else shown, jobs=backend.jobs) for a in unique]
         else:
             done_runs = [_play(a, most[a.folder], run_seed, chunk, backend, command, None if quiet else shown)
                          for a in unique]
