@@ -499,11 +499,17 @@ def jobs_chunk(seeds: int, jobs: int, most: int = DEFAULT_CHUNK) -> int:
     return max(1, min(most, math.ceil(seeds / (max(1, jobs) * CHUNKS_PER_JOB))))
 
 
-def dividing_chunk(grid: int, target: int, most: int = DEFAULT_CHUNK) -> int | None:
-    """The divisor of ``grid`` nearest ``target`` by ratio, at most ``most``; None if none lies
-    within a factor of 16 below ``target`` (a prime ``grid``: thousands of one-seed chunks, each
-    a file, would cost more than they save). Why a divisor: a run that grows in steps of
-    ``grid`` seeds (the looks of ``--until-ci``, the rungs of a search) stays whole chunks."""
+def growing_chunk(outs, grid: int, target: int, most: int = DEFAULT_CHUNK) -> int | None:
+    """The chunk of a run that grows in steps of ``grid`` seeds (the looks of ``--until-ci``, the
+    rungs of a search): the chunk of the first of the folders ``outs`` that already holds a run (a
+    run resumes in its own chunks), else the divisor of ``grid`` nearest ``target`` by ratio, at
+    most ``most``, so every step is whole chunks; None if no divisor lies within a factor of 16
+    below ``target`` (a prime ``grid``: thousands of one-seed chunks, each a file, would cost
+    more than they save)."""
+    for out in outs:
+        kept = kept_chunk(out)
+        if kept is not None:
+            return kept
     divisors = set()
     for d in range(1, math.isqrt(grid) + 1):
         if grid % d == 0:

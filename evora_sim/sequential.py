@@ -25,8 +25,8 @@ from analysis.variants import GROUPS, game_data, metric_group, run_metrics, subs
 from .manifest import write_manifest
 from .runlock import folder_lock
 from .runner import (
-    DEFAULT_CHUNK, MANIFEST, Execution, RunError, check_jobs, check_size, dividing_chunk, kept_chunk, open_run,
-    read_manifest, rotation_for, simulate,
+    DEFAULT_CHUNK, MANIFEST, Execution, RunError, check_jobs, check_size, growing_chunk, open_run, read_manifest,
+    rotation_for, simulate,
 )
 
 METHOD = ("Bonferroni over the planned looks: the run is analysed at the planned sample sizes "
@@ -71,13 +71,9 @@ def looks_chunk(outs, initial: int, jobs: int) -> int:
     there were: for a slow player, half of a 2-core machine idle for the first two looks. Not
     smaller than that: each chunk is a file, and a fast player's run that doubles to its
     maximum would otherwise write hundreds."""
-    for out in outs:
-        kept = kept_chunk(out)
-        if kept is not None:
-            return kept
     target = min(DEFAULT_CHUNK, math.ceil(initial / max(1, jobs)))
     # a prime first look keeps the chunk it always had
-    return dividing_chunk(initial, target) or min(DEFAULT_CHUNK, initial)
+    return growing_chunk(outs, initial, target) or min(DEFAULT_CHUNK, initial)
 
 
 def parse_ci_metrics(text: str) -> list[str]:

@@ -22,7 +22,7 @@ from ..manifest import RunError
 from ..progress import Locked, Relay, Sent, bar
 from ..rules import Rules
 from ..runner import (
-    MANIFEST, Execution, RunResult, dividing_chunk, jobs_chunk, kept_chunk, read_manifest, simulate,
+    MANIFEST, Execution, RunResult, growing_chunk, jobs_chunk, read_manifest, simulate,
 )
 
 
@@ -111,10 +111,7 @@ def _shared_chunk(folder, seeds: int, chunk: int, jobs: int) -> int:
     the caller's ``chunk``: the arm may grow later in steps of it (a search's next rung), and
     a run grows only by whole chunks. (The runner's own chunk did not divide it, and a round
     whose two candidates drew the same values could not grow to its second rung.)"""
-    kept = kept_chunk(folder)
-    if kept is not None:
-        return kept
-    return dividing_chunk(chunk, jobs_chunk(seeds, jobs)) or chunk
+    return growing_chunk([folder], chunk, jobs_chunk(seeds, jobs)) or chunk
 
 
 def _play(arm: Arm, seeds: int, run_seed: int, chunk: int | None, backend: Backend, command: str,
