@@ -675,6 +675,23 @@ def test_the_parts_compiled_ahead_are_compiled_for_the_types_the_driver_passes()
     assert set(warmup.PLANNER_PART) | set(warmup.ENGINE_PART) == set(warmup.part_signatures())
 
 
+@pytest.mark.parametrize("package", ["evora_sim", "analysis"])
+def test_a_helper_process_imports_this_copy_even_beside_another(tmp_path, package):
+    """README's first run is started in the clone it installed from: the current folder holds a
+    second copy of the sources. A helper that imported that copy (``python -c`` puts the current
+    folder first on its path) compiled into a numba cache keyed by the other copy's paths, which
+    the run never read, so the run compiled it all again alone (measured: about 230 s where the
+    split compile takes about 125). Here the current folder holds a decoy of each package the
+    helpers import; the child must import this copy's."""
+    from evora_sim.this_python import ROOT, python_command
+
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text("")
+    command, env = python_command(f"import {package}; print({package}.__file__)")
+    out = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert Path(out.strip()).resolve().parent == Path(ROOT) / package, out
+
+
 def test_a_cold_compile_is_announced_before_the_bar(tmp_path, monkeypatch):
     """Issue 44: a cold first run showed a bar stuck at 0% for minutes while numba compiled. The
     compile is now said first and done before the bar starts (the cache is faked cold)."""
