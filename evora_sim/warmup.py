@@ -47,7 +47,7 @@ from .batch import compiled_batch, play_batch
 from .rules import load_rules
 from .this_python import python_command
 
-COMPILE_MINUTES = "3 to 5"      # measured 2026-12-05: 3 min 25 s at a load of 6 on the 2-core machine
+COMPILE_MINUTES = "2 to 4"      # measured 2026-12-07: 2 min on an idle 2-core machine (3 min 25 s at a load of 6)
 NOTICE = (f"compiling the engine and players (first run only, about {COMPILE_MINUTES} minutes on a 2-core "
           "machine; later runs load it from the cache)")
 
