@@ -174,21 +174,37 @@ def watch_parent(parent: int) -> None:
 # ---------------------------------------------------------------------------------------------
 # the run folder
 # ---------------------------------------------------------------------------------------------
-def _differences(old: dict, new: dict, prefix: str = "") -> str:
-    """``key: old -> new`` for every differing key; nested tables (the strategies' weights) are
-    compared key by key, so the message names the weight that changed. A configuration's
-    ``games`` counts seeds (each played once per rotation), so it is shown as ``seeds``."""
-    keys = sorted(set(old) | set(new))
-    diffs = []
-    for k in keys:
-        a, b = old.get(k), new.get(k)
-        if a == b:
-            continue
-        if isinstance(a, dict) and isinstance(b, dict):
-            diffs.append(_differences(a, b, f"{prefix}{k}."))
-        else:
-            diffs.append(f"{prefix}{'seeds' if k == 'games' and not prefix else k}: {a!r} -> {b!r}")
-    return "; ".join(diffs)
+SHOWN_DIFFERENCES = 4          # a refusal is one line: the first few differences, then a count
+SHOWN_VALUE = 40               # characters of a value shown before it is cut
+
+
+def _differences(old: dict, new: dict) -> str:
+    """The first differences between two run configurations, ``key: old -> new``, and how many
+    more. Nested tables (the strategies' weights) are compared key by key and lists of one length
+    item by item, so the message names the weight that changed (``...players.3[12]``) instead of
+    printing every weight of a player: retrained weights differ in nearly all of them."""
+    diffs = list(_each_difference(old, new, ""))
+    more = len(diffs) - SHOWN_DIFFERENCES
+    return "; ".join(diffs[:SHOWN_DIFFERENCES]) + (f"; and {more} more" if more > 0 else "")
+
+
+def _each_difference(a, b, key: str):
+    if a == b:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            name = "seeds" if k == "games" and not key else k   # a configuration's games counts seeds
+            yield from _each_difference(a.get(k), b.get(k), f"{key}.{name}" if key else name)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from _each_difference(x, y, f"{key}[{i}]")
+    else:
+        yield f"{key}: {_shown(a)} -> {_shown(b)}"
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= SHOWN_VALUE else text[:SHOWN_VALUE - 3] + "..."
 
 
 def _extendable(manifest: dict, config: RunConfig) -> bool:
