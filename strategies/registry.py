@@ -255,9 +255,13 @@ def _expert(spec: str, body: str | None) -> Strategy:
         return learned_strategy(spec, EXPERT_NAME, weights)
     options = split_options(spec, body)
     keys = [key for key, _ in options]
-    if "replies" not in keys or any(key not in ("replies", "ahead_from") for key in keys) or len(set(keys)) < len(keys):
-        raise error(f"{EXPERT_NAME} takes replies=K (its K best turns looked at a round ahead), and with it "
-                    f"ahead_from=T (only from progress T of the game on, 0 to 1); its weights are learned: "
+    unknown = [key for key in keys if key not in ("replies", "ahead_from")]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if unknown or twice or "replies" not in keys:
+        cause = (f"unknown option {', '.join(unknown)}" if unknown else f"{', '.join(twice)} given twice" if twice
+                 else f"ahead_from needs replies=K beside it ({EXPERT_NAME}(replies=4, ahead_from=0.5))")
+        raise error(f"{cause}: {EXPERT_NAME} takes replies=K (its K best turns looked at a round ahead), and with "
+                    f"it ahead_from=T (only from progress T of the game on, 0 to 1); its weights are learned: "
                     f"train other ones with evora train and name their file: FILE.toml:{EXPERT_NAME}")
     given = dict(options)
     k = values.replies(given["replies"], "replies", error)

@@ -2,6 +2,7 @@
 learns from."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -182,6 +183,12 @@ def test_the_shipped_expert_loads_for_every_player_count():
         with pytest.raises(StrategyError) as err:
             parse_spec(bad)
         assert repr(bad) in str(err.value) and "\n" not in str(err.value)
+    # each refusal names its own cause first
+    for bad, cause in (("expert(vp=2)", "unknown option vp:"), ("expert(replies=4, vp=2, x=1)", "unknown option vp, x:"),
+                       ("expert(replies=2, replies=3)", "replies given twice:"),
+                       ("expert(ahead_from=0.5)", "ahead_from needs replies=K beside it")):
+        with pytest.raises(StrategyError, match=re.escape(f"strategy {bad!r}: {cause}")):
+            parse_spec(bad)
     four = parse_spec("expert(replies=4)")
     assert four.name == "expert(replies=4)" and all(four.replies_for(n) == 4 for n in (2, 3, 4))
     assert parse_spec("expert(replies=0)").replies_for(2) == 0 and four.learned == expert.learned
