@@ -195,7 +195,10 @@ def _each_difference(a, b, key: str):
         for k in sorted(set(a) | set(b)):
             name = "seeds" if k == "games" and not key else k   # a configuration's games counts seeds
             yield from _each_difference(a.get(k), b.get(k), f"{key}.{name}" if key else name)
-    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):                    # cut, two long lists would look the same
+            yield f"{key}: {len(a)} items -> {len(b)} items"
+            return
         for i, (x, y) in enumerate(zip(a, b)):
             yield from _each_difference(x, y, f"{key}[{i}]")
     else:

@@ -722,5 +722,7 @@ def test_a_different_run_is_named_in_a_short_line_even_when_every_weight_changed
     assert "[76]" not in line and "100.0" not in line
     # a value of another shape is shown cut, never whole
     line = _differences({"rules": {"k": list(range(200))}}, {"rules": {"k": [1, 2]}})
-    assert line.startswith("rules.k: [0, 1, 2, ") and "..." in line and len(line) < 100
+    assert line == "rules.k: 200 items -> 2 items"
+    line = _differences({"rules": {"k": "x" * 200}}, {"rules": {"k": "y"}})
+    assert line.startswith("rules.k: 'xxx") and "..." in line and len(line) < 100
     assert _differences(old, old) == ""
