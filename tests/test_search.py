@@ -573,3 +573,36 @@ def test_arms_that_do_not_divide_among_the_processes_are_each_played_by_all_of_t
     even = play_arms(arms("even", 2), 40, 7, 40, Backend(jobs=2), root=tmp_path)
     assert all(read_manifest(tmp_path / "even" / f"a{j}")["config"]["chunk_size"] == 40 for j in range(2))
     assert len(even[1].run.table("games")) == 80
+
+
+def test_arms_of_unlike_work_are_each_played_by_every_process(tmp_path, monkeypatch):
+    """Two arms on two processes went one process an arm. A confirmation's rungs are two arms of
+    very unlike cost (the expert's games beside the search player's, or a finished folder reused
+    beside a new one), so one core idled while the other played the dear arm alone. Arms go one
+    process an arm only when their work is alike; otherwise each in turn, by every process."""
+    from pathlib import Path
+
+    from evora_sim import runner as R
+    from evora_sim.experiments import arms as A
+
+    monkeypatch.setattr(R, "cores", lambda: 2)
+    rules = load_rules()
+
+    def arm(name, field=("greedy(plan=action)", "random")):
+        return A.Arm(str(tmp_path / name), 2, field, rules, True)
+
+    calls = []
+    real = A._play
+    monkeypatch.setattr(A, "_play", lambda a, *args, **kw: calls.append((Path(a.folder).name, kw.get("jobs", 1)))
+                        or real(a, *args, **kw))
+    # alike: one process an arm (each call made in a worker, so the list here stays empty)
+    A.play_arms([arm("a"), arm("b")], 20, 7, 20, Backend(jobs=2), root=tmp_path)
+    assert calls == []
+    # unlike players: each arm in turn, by both processes
+    A.play_arms([arm("c"), arm("d", ("random", "random"))], 20, 7, 20, Backend(jobs=2), root=tmp_path)
+    assert calls == [("c", 2), ("d", 2)]
+    calls.clear()
+    # alike players, but one folder already finished (a fit's own games reused by a confirmation)
+    A.play_arms([arm("a"), arm("e")], 20, 7, 20, Backend(jobs=2), root=tmp_path)
+    assert calls == [("a", 2), ("e", 2)]
+    assert A._alike([arm("x"), arm("y")], {str(tmp_path / "x"): 20, str(tmp_path / "y"): 40}) is False

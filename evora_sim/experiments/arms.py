@@ -105,6 +105,24 @@ def _played(folder: str) -> int:
     return int(read_manifest(path)["config"]["games"]) if (path / MANIFEST).is_file() else 0
 
 
+def _alike(arms: list[Arm], most: dict) -> bool:
+    """Whether the arms are about the same work, so that one process an arm keeps every process
+    busy to the end: the same players in the same seats, as many seeds asked and as many chunks
+    finished (none, or a set stopped evenly). Rules may differ (a round's candidates): they change a
+    game's cost far less than the players do."""
+    return len({(repr(a.strategies), a.players, a.seat_rotation, most[a.folder], _chunks_done(a.folder))
+                for a in arms}) == 1
+
+
+def _chunks_done(folder: str) -> tuple[int, int]:
+    """(chunk size, chunks finished) of a run folder; (0, 0) if there is none yet."""
+    path = Path(folder)
+    if not (path / MANIFEST).is_file():
+        return 0, 0
+    manifest = read_manifest(path)
+    return int(manifest["config"]["chunk_size"]), sum(v == "done" for v in manifest["chunks"].values())
+
+
 def _shared_chunk(folder, seeds: int, chunk: int, jobs: int) -> int:
     """The chunks of one arm played by ``jobs`` processes: a folder made before keeps its own;
     else about as many a process as the runner gives (``runner.jobs_chunk``), but a divisor of
@@ -150,7 +168,7 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
             with ThreadPoolExecutor(max(1, min(8, len(unique)))) as pool:
                 done_runs = list(pool.map(lambda a: _play(a, most[a.folder], run_seed, chunk, backend, command,
                                                           None if quiet else Locked(shown)), unique))
-        elif backend.jobs > 1 and len(unique) % backend.jobs == 0:
+        elif backend.jobs > 1 and len(unique) % backend.jobs == 0 and _alike(unique, most):
             # the arms share the processes evenly: one process an arm, each in one chunk stream
             with Relay(lambda key, n: shown.update(n)) if not quiet else nullcontext() as relay:
                 done_runs = Parallel(n_jobs=min(backend.jobs, len(unique)), backend="loky")(
@@ -158,9 +176,10 @@ def play_arms(arms: list[Arm], seeds: int | list[int], run_seed: int, chunk: int
                                    Sent(relay.send) if relay is not None else None) for a in unique)
         elif backend.jobs > 1:
             # fewer arms than processes (one arm: an iteration of balance --compensation, or a round
-            # whose candidates share one folder), or a number that does not divide among them
-            # (3 arms on 2 cores left one idle for the last arm): each arm in turn, played by
-            # every process
+            # whose candidates share one folder), a number that does not divide among them (3 arms
+            # on 2 cores left one idle for the last arm), or arms of unlike work (a confirmation's
+            # expert rung beside its search-player rung left one core idle for the hour the search
+            # players took): each arm in turn, played by every process
             done_runs = [_play(a, most[a.folder], run_seed, _shared_chunk(a.folder, most[a.folder], chunk, backend.jobs),
                                backend, command, None if quiet else shown, jobs=backend.jobs) for a in unique]
         else:
