@@ -178,11 +178,12 @@ SHOWN_DIFFERENCES = 4          # a refusal is one line: the first few difference
 SHOWN_VALUE = 40               # characters of a value shown before it is cut
 
 
-def _differences(old: dict, new: dict) -> str:
+def run_differences(old: dict, new: dict) -> str:
     """The first differences between two run configurations, ``key: old -> new``, and how many
     more. Nested tables (the strategies' weights) are compared key by key and lists of one length
     item by item, so the message names the weight that changed (``...players.3[12]``) instead of
-    printing every weight of a player: retrained weights differ in nearly all of them."""
+    printing every weight of a player: retrained weights differ in nearly all of them. Public for
+    the tests, which check the line's shape on configurations no command makes cheaply."""
     diffs = list(_each_difference(old, new, ""))
     more = len(diffs) - SHOWN_DIFFERENCES
     return "; ".join(diffs[:SHOWN_DIFFERENCES]) + (f"; and {more} more" if more > 0 else "")
@@ -229,7 +230,7 @@ def _extend(manifest: dict, config: RunConfig) -> None:
 
 
 def _check_same_run(out: Path, manifest: dict, config: RunConfig, extend: bool) -> None:
-    diff = _differences(manifest["config"], config.as_dict())
+    diff = run_differences(manifest["config"], config.as_dict())
     if diff and not (extend and _extendable(manifest, config)):
         raise RunError(f"--out {out} holds a different run ({diff}); choose another --out")
 

@@ -713,16 +713,16 @@ def test_a_cold_compile_is_announced_before_the_bar(tmp_path, monkeypatch):
 def test_a_different_run_is_named_in_a_short_line_even_when_every_weight_changed():
     """Retrained weights differ in nearly every one of their numbers: the refusal names the first
     few by index and counts the rest, instead of printing each player's every weight."""
-    from evora_sim.runner import SHOWN_DIFFERENCES, _differences
+    from evora_sim.runner import SHOWN_DIFFERENCES, run_differences
     old = {"games": 10, "strategies": {"expert": {"players": {"3": [0.5] * 76 + [100.0]}}}, "seed": 1}
     new = {"games": 20, "strategies": {"expert": {"players": {"3": [0.25] * 76 + [100.0]}}}, "seed": 1}
-    line = _differences(old, new)
+    line = run_differences(old, new)
     assert line.startswith("seeds: 10 -> 20; strategies.expert.players.3[0]: 0.5 -> 0.25")
     assert line.endswith(f"; and {77 - SHOWN_DIFFERENCES} more") and len(line) < 250
     assert "[76]" not in line and "100.0" not in line
     # a value of another shape is shown cut, never whole
-    line = _differences({"rules": {"k": list(range(200))}}, {"rules": {"k": [1, 2]}})
+    line = run_differences({"rules": {"k": list(range(200))}}, {"rules": {"k": [1, 2]}})
     assert line == "rules.k: 200 items -> 2 items"
-    line = _differences({"rules": {"k": "x" * 200}}, {"rules": {"k": "y"}})
+    line = run_differences({"rules": {"k": "x" * 200}}, {"rules": {"k": "y"}})
     assert line.startswith("rules.k: 'xxx") and "..." in line and len(line) < 100
-    assert _differences(old, old) == ""
+    assert run_differences(old, old) == ""

@@ -579,30 +579,27 @@ def test_arms_of_unlike_work_are_each_played_by_every_process(tmp_path, monkeypa
     """Two arms on two processes went one process an arm. A confirmation's rungs are two arms of
     very unlike cost (the expert's games beside the search player's, or a finished folder reused
     beside a new one), so one core idled while the other played the dear arm alone. Arms go one
-    process an arm only when their work is alike; otherwise each in turn, by every process."""
-    from pathlib import Path
-
+    process an arm only when their work is alike; otherwise each in turn, by every process. Which
+    way an arm went shows in its chunks: one process an arm plays it in the caller's one chunk,
+    every process in the runner's chunks, several a process."""
     from evora_sim import runner as R
-    from evora_sim.experiments import arms as A
+    from evora_sim.experiments.arms import Arm, play_arms
+    from evora_sim.manifest import read_manifest
 
     monkeypatch.setattr(R, "cores", lambda: 2)
     rules = load_rules()
 
     def arm(name, field=("greedy(plan=action)", "random")):
-        return A.Arm(str(tmp_path / name), 2, field, rules, True)
+        return Arm(str(tmp_path / name), 2, field, rules, True)
 
-    calls = []
-    real = A._play
-    monkeypatch.setattr(A, "_play", lambda a, *args, **kw: calls.append((Path(a.folder).name, kw.get("jobs", 1)))
-                        or real(a, *args, **kw))
-    # alike: one process an arm (each call made in a worker, so the list here stays empty)
-    A.play_arms([arm("a"), arm("b")], 20, 7, 20, Backend(jobs=2), root=tmp_path)
-    assert calls == []
-    # unlike players: each arm in turn, by both processes
-    A.play_arms([arm("c"), arm("d", ("random", "random"))], 20, 7, 20, Backend(jobs=2), root=tmp_path)
-    assert calls == [("c", 2), ("d", 2)]
-    calls.clear()
-    # alike players, but one folder already finished (a fit's own games reused by a confirmation)
-    A.play_arms([arm("a"), arm("e")], 20, 7, 20, Backend(jobs=2), root=tmp_path)
-    assert calls == [("a", 2), ("e", 2)]
-    assert A._alike([arm("x"), arm("y")], {str(tmp_path / "x"): 20, str(tmp_path / "y"): 40}) is False
+    def chunks(*names):
+        return [len(read_manifest(tmp_path / name)["chunks"]) for name in names]
+
+    play_arms([arm("a"), arm("b")], 20, 7, 20, Backend(jobs=2), root=tmp_path)
+    assert chunks("a", "b") == [1, 1]                                  # alike: one process an arm
+    play_arms([arm("c"), arm("d", ("random", "random"))], 20, 7, 20, Backend(jobs=2), root=tmp_path)
+    assert min(chunks("c", "d")) > 1                                   # unlike players
+    play_arms([arm("a"), arm("e")], 20, 7, 20, Backend(jobs=2), root=tmp_path)
+    assert chunks("a")[0] == 1 and chunks("e")[0] > 1                  # one already finished (kept as it was)
+    play_arms([arm("f"), arm("g")], [20, 40], 7, 20, Backend(jobs=2), root=tmp_path)
+    assert min(chunks("f", "g")) > 1                                   # unlike numbers of seeds
