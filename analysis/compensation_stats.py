@@ -34,6 +34,9 @@ import numpy as np
 from scipy import stats
 
 from evora_sim.ranking import order_key
+from evora_sim.rules import start_vp_text
+
+from .numbers import bracket
 
 STEP = 0.5           # half-width of the central differences (VP)
 
@@ -206,3 +209,18 @@ def step(games: Games, played, alpha: float = 0.05) -> tuple[Compensation, np.nd
     est = estimate(games, alpha)
     nxt = playable_vp(games, est.offsets) + np.asarray(played, dtype=float)
     return est, nxt - nxt.min()
+
+
+def needed_line(label: str, rung: int, games: Games, played, alpha: float = 0.05) -> str:
+    """What a rung where a compensation does not hold would need instead, in one line: the
+    starting VP its own games, re-scored, say would equalise its seats, each over seat 0 with its
+    interval. Why: a designer told only "does not hold at the top rung" cannot see whether the
+    top players need a little more of the same or the opposite; two good players that need
+    different compensations (docs: reports/p2_compensation_expert) are then shown side by side.
+    An estimate from games played under ``played``, not played itself or confirmed."""
+    est, nxt = step(games, played, alpha)
+    over = np.asarray(played, dtype=float) - float(played[0])
+    seats = ", ".join(f"seat {k} {bracket(over[k] + est.offsets[k], over[k] + est.lo[k], over[k] + est.hi[k], 1.0, ' VP', signed=True)}"
+                      for k in range(1, games.players))
+    return (f"  rung {rung + 1} ({label}) would need players.start_vp={start_vp_text(nxt)} instead "
+            f"(over seat 0: {seats}; {100 * est.level:.4g}% intervals, {est.seeds:,} seeds)")

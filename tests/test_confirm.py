@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -305,3 +306,20 @@ def test_a_confirmation_the_base_rules_pass_too_says_it_cannot_tell():
     confirmed."""
     assert _verdict(0.03, 500).startswith("Not told apart")
     assert _verdict(0.03, 5000).startswith("Confirmed")
+
+
+def test_a_rung_where_the_fix_fails_is_told_what_it_would_need(tmp_path):
+    """One iteration from a planted 30 VP for seat 1 plays 0,0, and the default bots' last seat is
+    ahead there: at that rung the fix does not hold, and the lines say what the rung's own games,
+    re-scored, would need (VP for seat 0); at the rung where it holds, nothing is said."""
+    out = tmp_path / "c"
+    res = CliRunner().invoke(main, ["balance", "--compensation", "--players", "2", "--set", "players.start_vp=0,30",
+                                    "--budget", "5000", "--iterations", "1", "--confirm-seeds", "600",
+                                    "--confirm-at", "random;balanced,greedy", "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Verdict: the fix does not hold at the top rung (balanced,greedy)" in res.output
+    needed = [line for line in res.output.splitlines() if "would need players.start_vp=" in line]
+    assert len(needed) == 1 and needed[0].startswith("  rung 2 (balanced,greedy) would need")
+    first, second = (float(x) for x in re.search(r"start_vp=([\d.]+),([\d.]+) ", needed[0]).groups())
+    assert first > 0 and second == 0                          # the bots' last seat is ahead: VP for seat 0
+    assert needed[0] in (out / "summary" / "report.md").read_text()

@@ -603,3 +603,25 @@ def test_arms_of_unlike_work_are_each_played_by_every_process(tmp_path, monkeypa
     assert chunks("a")[0] == 1 and chunks("e")[0] > 1                  # one already finished (kept as it was)
     play_arms([arm("f"), arm("g")], [20, 40], 7, 20, Backend(jobs=2), root=tmp_path)
     assert min(chunks("f", "g")) > 1                                   # unlike numbers of seeds
+
+
+def test_what_a_rung_would_need_is_read_from_its_own_games():
+    """Where a compensation does not hold at a rung, the line says what that rung's games, re-scored,
+    would need: planted, seat 1 ends a median 6 VP ahead of seat 0 in games played under 0,20, so
+    the rung needs about 6 VP less for seat 1 (0,14), and seat 1's interval over seat 0 holds 14."""
+    import re
+
+    from analysis.compensation_stats import Games, needed_line
+
+    rng = np.random.default_rng(5)
+    seeds = 4000
+    lead = rng.integers(-4, 17, seeds)                   # seat 1's lead over seat 0, a median of 6
+    totals = np.stack([np.full(seeds, 100), 100 + lead], axis=1)
+    games = Games(totals, np.zeros((seeds, 2), dtype=np.int64), np.arange(seeds))
+    line = needed_line("mcts(iterations=400)", 1, games, np.array([0.0, 20.0]))
+    assert line.startswith("  rung 2 (mcts(iterations=400)) would need players.start_vp=")
+    m = re.search(r"start_vp=([\d.]+),([\d.]+) instead \(over seat 0: seat 1 ([+-][\d.]+) VP \[([+-][\d.]+), ([+-][\d.]+)\]", line)
+    assert m, line
+    first, second, est, lo, hi = map(float, m.groups())
+    assert first == 0 and 13 <= second <= 15 and lo <= 14 <= hi and lo <= est <= hi and hi - lo < 2
+    assert "4,000 seeds" in line and "\n" not in line

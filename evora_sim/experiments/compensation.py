@@ -53,7 +53,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.compensation_stats import games_from_seats, step
+from analysis.compensation_stats import games_from_seats, needed_line, step
 from analysis.confirm_stats import per_seed_wins, rotations_phrase, rung_lines, seat_rows, verdict
 from analysis.fairness import change_words, compare_fairness
 from analysis.markdown import md as md_text
@@ -252,15 +252,34 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
         # a rung of the fitting's own players is the confirmation's compensated run: read, not played again
         ladder = [(r, tuple(field) if _same_players(r, field) else rung_field(r, players)) for r in confirm_at]
         same = {(i, 0): arms[1].folder for i, r in enumerate(confirm_at) if _same_players(r, field)}
+        rung_runs: dict = {}
         rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
                                  (derive_seed(seed, 2), confirm_seeds), backend, command, notice is None, root=out,
-                                 reuse=same, seat_rotation=True if plan.every_rotation else None)
+                                 reuse=same, seat_rotation=True if plan.every_rotation else None, played=rung_runs)
         lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
-                  *rung_lines(rungs, "compensated", players)]
+                  *rung_lines(rungs, "compensated", players), *_needed_lines(rungs, rung_runs, final, comp_rules, players)]
     tables = Tables(pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation, rungs, seed_table(stages))
     summary = write_compensation_summary(out, doc, command, tables, lines, comp_rules, final, players, final_seeds)
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
             "comparison": cmp, "lines": lines, "summary": summary, "rungs": rungs}
+
+
+def _needed_lines(rungs: pd.DataFrame, runs: dict, final, rules, players: int) -> list[str]:
+    """At each rung where a seat's interval excludes the fair share under the compensation, what
+    that rung's own games say it would need instead (re-scored, no game played)."""
+    rates = rungs[(rungs["arm"] == "compensated") & (rungs["measure"] == "win rate")]
+    lines = []
+    for r, g in rates.groupby("rung", sort=True):
+        if g["contains_fair_share"].all():
+            continue
+        run = runs[int(r), 0]
+        games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
+                                 rules.half_points(players), run.rotations)
+        lines.append(needed_line(str(g["label"].iloc[0]), int(r), games, final, ALPHA))
+    if lines:
+        lines.insert(0, "Where it does not hold, what that rung's own games say it would need, by re-scoring them "
+                        "(an estimate, not played or confirmed):")
+    return lines
 
 
 def _same_players(rung: str, field) -> bool:
