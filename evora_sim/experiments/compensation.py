@@ -67,8 +67,9 @@ from ..fsutil import atomic_folder
 from ..manifest import RunError
 from ..rules import partial_toml, start_vp_text
 from ..runner import rotation_for
-from .arms import Arm, Backend, derive_seed, play_arms
-from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, seed_table
+from ..storage import open_run
+from .arms import Arm, Backend, FirstSeeds, derive_seed, play_arms
+from .confirm import check_fresh, confirm_at as confirm_at_rungs, rung_field, rung_folder, seed_table
 from .search import ALPHA, SUMMARY_KIND, made_rotating as made_rotating_search, open_folder, rotating_doc
 from .space import base_rules, variant
 
@@ -252,27 +253,29 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
         # a rung of the fitting's own players is the confirmation's compensated run: read, not played again
         ladder = [(r, tuple(field) if _same_players(r, field) else rung_field(r, players)) for r in confirm_at]
         same = {(i, 0): arms[1].folder for i, r in enumerate(confirm_at) if _same_players(r, field)}
-        rung_runs: dict = {}
         rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
                                  (derive_seed(seed, 2), confirm_seeds), backend, command, notice is None, root=out,
-                                 reuse=same, seat_rotation=True if plan.every_rotation else None, played=rung_runs)
+                                 reuse=same, seat_rotation=True if plan.every_rotation else None)
+        runs_at = [FirstSeeds(open_run(rung_folder(out / "confirm" / "rungs", i, 0, same)), confirm_seeds)
+                   for i in range(len(confirm_at))]
         lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
-                  *rung_lines(rungs, "compensated", players), *_needed_lines(rungs, rung_runs, final, comp_rules, players)]
+                  *rung_lines(rungs, "compensated", players), *_needed_lines(rungs, runs_at, final, comp_rules, players)]
     tables = Tables(pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation, rungs, seed_table(stages))
     summary = write_compensation_summary(out, doc, command, tables, lines, comp_rules, final, players, final_seeds)
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
             "comparison": cmp, "lines": lines, "summary": summary, "rungs": rungs}
 
 
-def _needed_lines(rungs: pd.DataFrame, runs: dict, final, rules, players: int) -> list[str]:
+def _needed_lines(rungs: pd.DataFrame, runs: list, final, rules, players: int) -> list[str]:
     """At each rung where a seat's interval excludes the fair share under the compensation, what
-    that rung's own games say it would need instead (re-scored, no game played)."""
+    that rung's own games (``runs``, a run a rung) say it would need instead (re-scored, no game
+    played)."""
     rates = rungs[(rungs["arm"] == "compensated") & (rungs["measure"] == "win rate")]
     lines = []
     for r, g in rates.groupby("rung", sort=True):
         if g["contains_fair_share"].all():
             continue
-        run = runs[int(r), 0]
+        run = runs[int(r)]
         games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
                                  rules.half_points(players), run.rotations)
         lines.append(needed_line(str(g["label"].iloc[0]), int(r), games, final, ALPHA))

@@ -66,10 +66,17 @@ def seed_table(stages) -> pd.DataFrame:
                           "seeds": seeds} for name, run_seed, seeds in stages])
 
 
+def rung_folder(out, rung: int, arm: int, reuse: dict | None = None) -> str:
+    """The run folder of arm ``arm`` at rung ``rung`` (both counted from 0) of :func:`confirm_at`
+    into ``out``: the one ``reuse`` names for it, else ``out/r<rung + 1>/a<arm>``. One rule for
+    playing the rungs and for a caller that reads more of their games than the table holds."""
+    return str((reuse or {}).get((rung, arm), Path(out) / f"r{rung + 1}" / f"a{arm}"))
+
+
 def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], fresh: tuple[int, int],
                backend: Backend = Backend(), command: str = "", quiet: bool = True, *, root,
                paired_with: str | None = None, reuse: dict | None = None,
-               seat_rotation: bool | None = True, played: dict | None = None) -> pd.DataFrame:
+               seat_rotation: bool | None = True) -> pd.DataFrame:
     """A rung is a spec (:func:`parse_rungs`) or a (label, strategy per seat) pair.
     Play every arm (label, rules) at every rung on the ``fresh`` seeds ((run seed, seeds), as
     :func:`check_fresh` takes them): seeds ``0 .. seeds - 1`` of the run seed, into
@@ -82,20 +89,17 @@ def confirm_at(out, players: int, rungs: list, arms: list[tuple[str, object]], f
     and run seed (the fitting field's own confirmation), grown or read instead of played again.
     ``seat_rotation``: every seed under every rotation (True), or (None) as each rung's players
     need (``runner.default_rotation``: a rung of one player plays each seed once, as its rotations
-    would all be the same game). ``played``: a dict filled with {(rung, arm number): its run}, for
-    a caller that reads more of the games than the table holds."""
+    would all be the same game). Each run's folder: :func:`rung_folder`."""
     out = Path(out)
     run_seed, seeds = fresh
     rungs = [(r, rung_field(r, players)) if isinstance(r, str) else (r[0], tuple(r[1])) for r in rungs]
     plan = [(i, rung, j, label, rules) for i, rung in enumerate(rungs) for j, (label, rules) in enumerate(arms)]
     reuse = reuse or {}
-    runs = play_arms([Arm(str(reuse.get((i, j), out / f"r{i + 1}" / f"a{j}")), players, rung[1], rules,
+    runs = play_arms([Arm(rung_folder(out, i, j, reuse), players, rung[1], rules,
                           rotation_for(rung[1], players, seat_rotation))
                       for i, rung, j, _, rules in plan], seeds, run_seed, min(seeds, CHUNK), backend, command,
                      quiet=quiet, root=root)
     rows, wins, changes = [], {}, []
-    if played is not None:
-        played.update({(i, j): run for (i, _, j, _, _), run in zip(plan, runs)})
     for (i, rung, _, label, _), run in zip(plan, runs):
         w = per_seed_wins(run.table("seats", ["game_id", "seat", "win"]), players, run.rotations)
         wins[i, label] = w
