@@ -24,6 +24,7 @@ from ..rules import Rules
 from ..runner import (
     MANIFEST, Execution, RunResult, growing_chunk, jobs_chunk, read_manifest, simulate,
 )
+from ..storage import n_games
 
 
 @dataclass(frozen=True)
@@ -107,20 +108,17 @@ def _played(folder: str) -> int:
 
 def _alike(arms: list[Arm], most: dict) -> bool:
     """Whether the arms are about the same work, so that one process an arm keeps every process
-    busy to the end: the same players in the same seats, as many seeds asked and as many chunks
+    busy to the end: the same players in the same seats, as many seeds asked and as many games
     finished (none, or a set stopped evenly). Rules may differ (a round's candidates): they change a
     game's cost far less than the players do."""
-    return len({(repr(a.strategies), a.players, a.seat_rotation, most[a.folder], _chunks_done(a.folder))
+    return len({(repr(a.strategies), a.players, a.seat_rotation, most[a.folder], _games_done(a.folder))
                 for a in arms}) == 1
 
 
-def _chunks_done(folder: str) -> tuple[int, int]:
-    """(chunk size, chunks finished) of a run folder; (0, 0) if there is none yet."""
+def _games_done(folder: str) -> int:
+    """Games in a run folder's finished chunks (0 if there is no run yet)."""
     path = Path(folder)
-    if not (path / MANIFEST).is_file():
-        return 0, 0
-    manifest = read_manifest(path)
-    return int(manifest["config"]["chunk_size"]), sum(v == "done" for v in manifest["chunks"].values())
+    return n_games(path, read_manifest(path)) if (path / MANIFEST).is_file() else 0
 
 
 def _shared_chunk(folder, seeds: int, chunk: int, jobs: int) -> int:
