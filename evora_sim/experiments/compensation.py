@@ -256,26 +256,27 @@ def run_compensation(plan: Compensation, out, *, backend: Backend = Backend(), c
         rungs = confirm_at_rungs(out / "confirm" / "rungs", players, ladder, [("compensated", comp_rules)],
                                  (derive_seed(seed, 2), confirm_seeds), backend, command, notice is None, root=out,
                                  reuse=same, seat_rotation=True if plan.every_rotation else None)
-        runs_at = [FirstSeeds(open_run(rung_folder(out / "confirm" / "rungs", i, 0, same)), confirm_seeds)
-                   for i in range(len(confirm_at))]
+        def run_at(i):
+            return FirstSeeds(open_run(rung_folder(out / "confirm" / "rungs", i, 0, same)), confirm_seeds)
+
         lines += ["At each rung of --confirm-at (weakest first), the compensated rules:",
-                  *rung_lines(rungs, "compensated", players), *_needed_lines(rungs, runs_at, final, comp_rules, players)]
+                  *rung_lines(rungs, "compensated", players), *_needed_lines(rungs, run_at, final, comp_rules, players)]
     tables = Tables(pd.DataFrame(history), pd.DataFrame(estimate_rows), confirmation, rungs, seed_table(stages))
     summary = write_compensation_summary(out, doc, command, tables, lines, comp_rules, final, players, final_seeds)
     return {"start_vp": final.tolist(), "estimate": estimate_rows, "confirmation": confirmation,
             "comparison": cmp, "lines": lines, "summary": summary, "rungs": rungs}
 
 
-def _needed_lines(rungs: pd.DataFrame, runs: list, final, rules, players: int) -> list[str]:
+def _needed_lines(rungs: pd.DataFrame, run_at, final, rules, players: int) -> list[str]:
     """At each rung where a seat's interval excludes the fair share under the compensation, what
-    that rung's own games (``runs``, a run a rung) say it would need instead (re-scored, no game
-    played)."""
+    that rung's own games (``run_at(rung)``, opened only there) say it would need instead
+    (re-scored, no game played)."""
     rates = rungs[(rungs["arm"] == "compensated") & (rungs["measure"] == "win rate")]
     lines = []
     for r, g in rates.groupby("rung", sort=True):
         if g["contains_fair_share"].all():
             continue
-        run = runs[int(r)]
+        run = run_at(int(r))
         games = games_from_seats(run.table("seats", ["game_id", "seat", "score", "parts_left", "win"]), players,
                                  rules.half_points(players), run.rotations)
         lines.append(needed_line(str(g["label"].iloc[0]), int(r), games, final, ALPHA))
